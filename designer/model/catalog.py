@@ -1,0 +1,347 @@
+"""The component catalog: device models and cables with their published figures.
+
+The built-in catalog is ``resources/catalog/*.json``; a user catalog file of the same format
+is merged over it (same id replaces, new ids are added). Every figure carries its source in
+the file's ``sources`` map. Units: port ``speed_gbps`` and cable ``rate_gbps`` are
+per-direction line rates in Gb/s; power in W; prices in USD (indicative); lengths in m.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from designer.model.entities import DEVICE_KINDS, MEDIA, Device, PortGroup
+from designer.model.errors import DesignError
+
+CATALOG_FORMAT = "topo-designer-catalog"
+CATALOG_VERSION = 1
+MAX_CATALOG_BYTES = 8 * 1024 * 1024
+
+
+class CatalogError(DesignError):
+    """A catalog file is unreadable or holds an invalid entry."""
+
+
+def resources_dir() -> Path:
+    """The ``resources/`` folder shipped next to the ``designer`` package."""
+    env = os.environ.get("TOPO_DESIGNER_RESOURCES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "resources"
+
+
+def user_catalog_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "topo-designer" / "catalog.json"
+
+
+@dataclass(frozen=True)
+class Component:
+    """A device model: GPU, NIC, NVLink switch fabric, network switch or storage node."""
+
+    id: str
+    kind: str
+    name: str
+    vendor: str
+    ports: tuple[PortGroup, ...]
+    power_w: float = 0.0
+    price_usd: float = 0.0
+    latency_ns: float = 0.0
+    specs: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    sources: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def make_device(self, device_id: str, **kwargs: Any) -> Device:
+        """A new design device of this model (ports copied from the catalog)."""
+        return Device(device_id, self.kind, self.ports, model=self.id, **kwargs)
+
+    def port_speed_gbps(self, kind: str) -> float:
+        """The speed of this model's first port of a kind (0 if none)."""
+        for g in self.ports:
+            if g.kind == kind:
+                return g.speed_gbps
+        return 0.0
+
+
+@dataclass(frozen=True)
+class Transceiver:
+    id: str
+    name: str
+    form_factor: str
+    rate_gbps: float
+    reach_m: float
+    fibre: str | None
+    power_w: float
+    price_usd: float
+    sources: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Cable:
+    """A cable model (or a board connection for media ``nvlink`` and ``pcie``)."""
+
+    id: str
+    name: str
+    medium: str
+    rate_gbps: float
+    reach_m: float
+    lengths_m: tuple[float, ...] = ()
+    latency_ns_per_m: float = 5.0
+    power_w_per_end: float = 0.0
+    price_usd: float = 0.0
+    price_usd_per_m: float = 0.0
+    transceiver: str | None = None
+    fibre: str | None = None
+    sources: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def standard_length(self, length_m: float) -> float:
+        """The shortest orderable length covering ``length_m`` (the length itself if none listed)."""
+        for ln in sorted(self.lengths_m):
+            if ln >= length_m - 1e-9:
+                return ln
+        return length_m
+
+
+class Catalog:
+    """Components, cables and transceivers by id."""
+
+    def __init__(self) -> None:
+        self.components: dict[str, Component] = {}
+        self.cables: dict[str, Cable] = {}
+        self.transceivers: dict[str, Transceiver] = {}
+        self.origins: dict[str, str] = {}
+
+    def component(self, model_id: str) -> Component:
+        try:
+            return self.components[model_id]
+        except KeyError:
+            raise CatalogError(f"no component {model_id!r} in the catalog") from None
+
+    def cable(self, cable_id: str) -> Cable:
+        try:
+            return self.cables[cable_id]
+        except KeyError:
+            raise CatalogError(f"no cable {cable_id!r} in the catalog") from None
+
+    def by_kind(self, kind: str) -> list[Component]:
+        return [c for c in self.components.values() if c.kind == kind]
+
+    def cables_for(self, rate_gbps: float, medium: str | None = None) -> list[Cable]:
+        """Cables whose rate is at least ``rate_gbps`` (optionally of one medium), shortest reach first."""
+        out = [
+            c
+            for c in self.cables.values()
+            if c.rate_gbps >= rate_gbps - 1e-9 and (medium is None or c.medium == medium)
+        ]
+        return sorted(out, key=lambda c: (c.reach_m, c.rate_gbps, c.id))
+
+    def choose_cable(self, rate_gbps: float, length_m: float, *, board: str | None = None) -> Cable | None:
+        """The cheapest-to-run cable for a link: copper if it reaches, else AOC/optics.
+
+        ``board`` selects the ``nvlink`` or ``pcie`` board connection instead.
+        """
+        if board is not None:
+            cands = [c for c in self.cables.values() if c.medium == board]
+            return min(cands, key=lambda c: c.id) if cands else None
+        order = {"passive_copper": 0, "active_copper": 1, "aoc": 2, "optical": 3}
+        cands = [
+            c
+            for c in self.cables.values()
+            if c.medium in order and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
+        ]
+        if not cands:
+            return None
+        # Prefer the exact rate class (a 400G port takes a 400G cable, not an 800G one), then medium.
+        return min(cands, key=lambda c: (c.rate_gbps, order[c.medium], c.reach_m, c.id))
+
+    def merge(self, data: dict[str, Any], origin: str) -> None:
+        """Merge one parsed catalog file (entries with an existing id replace it)."""
+        for comp in data.get("components", ()):
+            c = _component(comp, origin)
+            self.components[c.id] = c
+            self.origins[c.id] = origin
+        for cab in data.get("cables", ()):
+            c2 = _cable(cab, origin)
+            self.cables[c2.id] = c2
+            self.origins[c2.id] = origin
+        for tr in data.get("transceivers", ()):
+            t = _transceiver(tr, origin)
+            self.transceivers[t.id] = t
+            self.origins[t.id] = origin
+
+
+def _num(obj: dict[str, Any], key: str, where: str, default: float | None = None) -> float:
+    v = obj.get(key, default)
+    if v is None:
+        raise CatalogError(f"{where}: missing {key!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise CatalogError(f"{where}: {key} must be a finite number >= 0, not {v!r}")
+    return float(v)
+
+
+def _str(obj: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
+    v = obj.get(key, default)
+    if not isinstance(v, str):
+        raise CatalogError(f"{where}: {key} must be text, not {v!r}")
+    return v
+
+
+def _sources(obj: dict[str, Any], where: str) -> dict[str, str]:
+    s = obj.get("sources", {})
+    if not isinstance(s, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in s.items()):
+        raise CatalogError(f"{where}: sources must map field names to citation text")
+    return dict(s)
+
+
+def _component(obj: Any, origin: str) -> Component:
+    if not isinstance(obj, dict):
+        raise CatalogError(f"{origin}: a component must be an object")
+    cid = _str(obj, "id", origin)
+    where = f"{origin}: component {cid!r}"
+    kind = _str(obj, "kind", where)
+    if kind not in DEVICE_KINDS:
+        raise CatalogError(f"{where}: kind must be one of {', '.join(DEVICE_KINDS)}")
+    ports_raw = obj.get("ports")
+    if not isinstance(ports_raw, list) or not ports_raw:
+        raise CatalogError(f"{where}: ports must be a non-empty list")
+    ports = []
+    for i, p in enumerate(ports_raw):
+        if not isinstance(p, dict):
+            raise CatalogError(f"{where}: ports[{i}] must be an object")
+        try:
+            ports.append(
+                PortGroup(
+                    prefix=p.get("prefix"),
+                    count=p.get("count"),
+                    speed_gbps=p.get("speed_gbps"),
+                    kind=p.get("kind", "network"),
+                    form_factor=p.get("form_factor", ""),
+                    lanes=p.get("lanes", 1),
+                    per_cage=p.get("per_cage", 1),
+                )
+            )
+        except DesignError as e:
+            raise CatalogError(f"{where}: ports[{i}]: {e}") from None
+    specs = obj.get("specs", {})
+    if not isinstance(specs, dict):
+        raise CatalogError(f"{where}: specs must be an object")
+    return Component(
+        id=cid,
+        kind=kind,
+        name=_str(obj, "name", where, cid),
+        vendor=_str(obj, "vendor", where, ""),
+        ports=tuple(ports),
+        power_w=_num(obj, "power_w", where, 0.0),
+        price_usd=_num(obj, "price_usd", where, 0.0),
+        latency_ns=_num(obj, "latency_ns", where, 0.0),
+        specs=dict(specs),
+        sources=_sources(obj, where),
+    )
+
+
+def _cable(obj: Any, origin: str) -> Cable:
+    if not isinstance(obj, dict):
+        raise CatalogError(f"{origin}: a cable must be an object")
+    cid = _str(obj, "id", origin)
+    where = f"{origin}: cable {cid!r}"
+    medium = _str(obj, "medium", where)
+    if medium not in MEDIA:
+        raise CatalogError(f"{where}: medium must be one of {', '.join(MEDIA)}")
+    lengths = obj.get("lengths_m", [])
+    if not isinstance(lengths, list):
+        raise CatalogError(f"{where}: lengths_m must be a list")
+    tr = obj.get("transceiver")
+    fibre = obj.get("fibre")
+    return Cable(
+        id=cid,
+        name=_str(obj, "name", where, cid),
+        medium=medium,
+        rate_gbps=_num(obj, "rate_gbps", where),
+        reach_m=_num(obj, "reach_m", where),
+        lengths_m=tuple(_num({"l": v}, "l", f"{where}: lengths_m") for v in lengths),
+        latency_ns_per_m=_num(obj, "latency_ns_per_m", where, 5.0),
+        power_w_per_end=_num(obj, "power_w_per_end", where, 0.0),
+        price_usd=_num(obj, "price_usd", where, 0.0),
+        price_usd_per_m=_num(obj, "price_usd_per_m", where, 0.0),
+        transceiver=tr if isinstance(tr, str) else None,
+        fibre=fibre if isinstance(fibre, str) else None,
+        sources=_sources(obj, where),
+    )
+
+
+def _transceiver(obj: Any, origin: str) -> Transceiver:
+    if not isinstance(obj, dict):
+        raise CatalogError(f"{origin}: a transceiver must be an object")
+    tid = _str(obj, "id", origin)
+    where = f"{origin}: transceiver {tid!r}"
+    fibre = obj.get("fibre")
+    return Transceiver(
+        id=tid,
+        name=_str(obj, "name", where, tid),
+        form_factor=_str(obj, "form_factor", where, ""),
+        rate_gbps=_num(obj, "rate_gbps", where),
+        reach_m=_num(obj, "reach_m", where),
+        fibre=fibre if isinstance(fibre, str) else None,
+        power_w=_num(obj, "power_w", where, 0.0),
+        price_usd=_num(obj, "price_usd", where, 0.0),
+        sources=_sources(obj, where),
+    )
+
+
+def read_catalog_file(path: Path) -> dict[str, Any]:
+    """Parse and check the envelope of one catalog file."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_CATALOG_BYTES:
+            raise CatalogError(f"{path}: catalog file is {size} bytes, over the {MAX_CATALOG_BYTES} byte limit")
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except CatalogError:
+        raise
+    except (OSError, UnicodeDecodeError) as e:
+        raise CatalogError(f"{path}: cannot read catalog: {e}") from None
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise CatalogError(f"{path}: not valid JSON: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != CATALOG_FORMAT:
+        raise CatalogError(f"{path}: not a catalog file (format must be {CATALOG_FORMAT!r})")
+    if data.get("version") != CATALOG_VERSION:
+        raise CatalogError(f"{path}: catalog version {data.get('version')!r} is not supported (expected {CATALOG_VERSION})")
+    return data
+
+
+def load_catalog(extra: Iterable[Path] = (), *, include_user: bool = True) -> Catalog:
+    """The built-in catalog, then the user catalog (if present), then ``extra`` files, merged."""
+    cat = Catalog()
+    builtin = resources_dir() / "catalog"
+    files = sorted(builtin.glob("*.json")) if builtin.is_dir() else []
+    if not files:
+        raise CatalogError(f"built-in catalog not found in {builtin}: is the package installed from its source tree?")
+    for f in files:
+        cat.merge(read_catalog_file(f), f.name)
+    paths = list(extra)
+    if include_user and user_catalog_path().is_file():
+        paths.insert(0, user_catalog_path())
+    for p in paths:
+        cat.merge(read_catalog_file(Path(p)), str(p))
+    return cat
+
+
+_DEFAULT: Catalog | None = None
+
+
+def default_catalog() -> Catalog:
+    """The built-in catalog merged with the user's, loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_catalog()
+    return _DEFAULT
+
+
+def set_default_catalog(catalog: Catalog | None) -> None:
+    """Replace the process-wide catalog (``--catalog`` option, tests)."""
+    global _DEFAULT
+    _DEFAULT = catalog

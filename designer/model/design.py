@@ -1,0 +1,528 @@
+"""The design: an ordered collection of devices, links and groups with invertible edits.
+
+Every change goes through a primitive here. Each primitive checks the model's invariants,
+applies the change, emits a past-tense event, and returns what is needed to invert it:
+``remove_*`` returns the removed object and its index, ``add_*`` accepts that index, and
+``set_*`` / ``move_*`` return the previous value. Undo commands are built from these alone.
+
+Invariants: ids are unique per table; a port holds at most one link; a link joins two
+different devices through ports that exist; a device in a group names an existing group;
+groups nest without cycles; a device is removed only after its links are removed.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from designer.model.entities import (
+    DEVICE_KINDS,
+    GROUP_KINDS,
+    MEDIA,
+    Device,
+    Group,
+    Link,
+    PortGroup,
+    check_finite,
+    check_id,
+)
+from designer.model.errors import (
+    DuplicateIdError,
+    InvalidValueError,
+    ModelError,
+    PortInUseError,
+    SelfLinkError,
+    UnknownIdError,
+)
+from designer.model.events import Signal
+
+DEVICE_FIELDS = ("name", "model", "tier", "kind", "ports")
+LINK_FIELDS = ("medium", "length_m", "cable", "failed")
+GROUP_FIELDS = ("name", "kind", "parent", "collapsed")
+
+_SUFFIX_RE = re.compile(r"^(.*?)-(\d+)$")
+
+
+class _Table:
+    """Ordered id -> object table with O(1) lookup and positional insert/remove."""
+
+    __slots__ = ("order", "by_id")
+
+    def __init__(self) -> None:
+        self.order: list[Any] = []
+        self.by_id: dict[str, Any] = {}
+
+    def insert(self, obj: Any, index: int | None) -> int:
+        if index is None or index >= len(self.order):
+            self.order.append(obj)
+            index = len(self.order) - 1
+        else:
+            if index < 0:
+                raise InvalidValueError(f"index must be >= 0, not {index}")
+            self.order.insert(index, obj)
+        self.by_id[obj.id] = obj
+        return index
+
+    def remove(self, obj_id: str) -> tuple[Any, int]:
+        obj = self.by_id.pop(obj_id)
+        # Search from the end: undo and most GUI edits touch recent objects.
+        order = self.order
+        for i in range(len(order) - 1, -1, -1):
+            if order[i] is obj:
+                del order[i]
+                return obj, i
+        raise AssertionError("table order and index disagree")  # pragma: no cover
+
+
+class Design:
+    """A fabric design: devices, links, groups, positions and free-form metadata.
+
+    Examples
+    --------
+    >>> from designer.model import Design, Device, Link, PortGroup
+    >>> d = Design("two GPUs")
+    >>> net = (PortGroup("p", 1, 400.0),)
+    >>> _ = d.add_device(Device("a", "nic", net))
+    >>> _ = d.add_device(Device("b", "nic", net))
+    >>> _ = d.add_link(Link("l1", "a", "p1", "b", "p1", medium="passive_copper", length_m=2))
+    >>> [l.id for l in d.links_of("a")]
+    ['l1']
+    """
+
+    def __init__(self, name: str = "Untitled", description: str = "") -> None:
+        self.name = name
+        self.description = description
+        self.properties: dict[str, Any] = {}
+        self._devices = _Table()
+        self._links = _Table()
+        self._groups = _Table()
+        self._port_link: dict[tuple[str, str], str] = {}
+        self._device_links: dict[str, dict[str, None]] = {}
+        self._group_members: dict[str, dict[str, None]] = {}
+        self._group_children: dict[str, dict[str, None]] = {}
+        self._suffix_hint: dict[str, int] = {}
+        self._batch_depth = 0
+        self._batch_dirty = False
+        # Events (past tense). Arguments are documented next to each emit.
+        self.device_added = Signal("device_added")  # (device, index)
+        self.device_removed = Signal("device_removed")  # (device, index)
+        self.link_added = Signal("link_added")  # (link, index)
+        self.link_removed = Signal("link_removed")  # (link, index)
+        self.group_added = Signal("group_added")  # (group, index)
+        self.group_removed = Signal("group_removed")  # (group, index)
+        self.devices_moved = Signal("devices_moved")  # (list of device ids)
+        self.device_changed = Signal("device_changed")  # (device id, field, old, new)
+        self.link_changed = Signal("link_changed")  # (link id, field, old, new)
+        self.group_changed = Signal("group_changed")  # (group id, field, old, new)
+        self.design_changed = Signal("design_changed")  # (field, old, new)
+        self.batch_finished = Signal("batch_finished")  # ()
+        self.changed = Signal("changed")  # () once per primitive, or once per outermost batch
+
+    # ------------------------------------------------------------------ queries
+    def __repr__(self) -> str:
+        return (
+            f"Design({self.name!r}, {len(self._devices.order)} devices, "
+            f"{len(self._links.order)} links, {len(self._groups.order)} groups)"
+        )
+
+    @property
+    def devices(self) -> list[Device]:
+        """Devices in order (a copy of the list; the devices themselves are live)."""
+        return list(self._devices.order)
+
+    @property
+    def links(self) -> list[Link]:
+        return list(self._links.order)
+
+    @property
+    def groups(self) -> list[Group]:
+        return list(self._groups.order)
+
+    def iter_devices(self) -> Iterator[Device]:
+        return iter(self._devices.order)
+
+    def iter_links(self) -> Iterator[Link]:
+        return iter(self._links.order)
+
+    def device_count(self) -> int:
+        return len(self._devices.order)
+
+    def link_count(self) -> int:
+        return len(self._links.order)
+
+    def has_device(self, device_id: str) -> bool:
+        return device_id in self._devices.by_id
+
+    def has_link(self, link_id: str) -> bool:
+        return link_id in self._links.by_id
+
+    def has_group(self, group_id: str) -> bool:
+        return group_id in self._groups.by_id
+
+    def device(self, device_id: str) -> Device:
+        try:
+            return self._devices.by_id[device_id]
+        except KeyError:
+            raise UnknownIdError(f"no device {device_id!r}") from None
+
+    def link(self, link_id: str) -> Link:
+        try:
+            return self._links.by_id[link_id]
+        except KeyError:
+            raise UnknownIdError(f"no link {link_id!r}") from None
+
+    def group(self, group_id: str) -> Group:
+        try:
+            return self._groups.by_id[group_id]
+        except KeyError:
+            raise UnknownIdError(f"no group {group_id!r}") from None
+
+    def device_index(self, device_id: str) -> int:
+        return self._devices.order.index(self.device(device_id))
+
+    def links_of(self, device_id: str) -> list[Link]:
+        """Links attached to a device, in the order they were added."""
+        by_id = self._links.by_id
+        return [by_id[i] for i in self._device_links.get(device_id, ())]
+
+    def link_at(self, device_id: str, port_id: str) -> Link | None:
+        lid = self._port_link.get((device_id, port_id))
+        return None if lid is None else self._links.by_id[lid]
+
+    def free_ports(self, device_id: str, kind: str | None = None) -> list[str]:
+        """Ids of the device's ports that hold no link, optionally of one port kind."""
+        dev = self.device(device_id)
+        used = self._port_link
+        return [
+            p.id
+            for p in dev.iter_ports()
+            if (kind is None or p.kind == kind) and (device_id, p.id) not in used
+        ]
+
+    def members(self, group_id: str) -> list[Device]:
+        """Devices directly in a group (not in its sub-groups)."""
+        by_id = self._devices.by_id
+        return [by_id[i] for i in self._group_members.get(group_id, ())]
+
+    def child_groups(self, group_id: str | None) -> list[Group]:
+        if group_id is None:
+            return [g for g in self._groups.order if g.parent is None]
+        by_id = self._groups.by_id
+        return [by_id[i] for i in self._group_children.get(group_id, ())]
+
+    def all_members(self, group_id: str) -> list[Device]:
+        """Devices in a group or any of its sub-groups."""
+        out: list[Device] = []
+        stack = [group_id]
+        while stack:
+            gid = stack.pop()
+            out.extend(self.members(gid))
+            stack.extend(self._group_children.get(gid, ()))
+        return out
+
+    def ancestors(self, group_id: str | None) -> list[str]:
+        """The group and its enclosing groups, innermost first."""
+        out: list[str] = []
+        while group_id is not None:
+            out.append(group_id)
+            group_id = self._groups.by_id[group_id].parent
+        return out
+
+    def unique_id(self, base: str, table: str = "device") -> str:
+        """A free id in the table ``device``, ``link`` or ``group``: ``base`` or ``base-N``."""
+        check_id(base)
+        by_id = {"device": self._devices, "link": self._links, "group": self._groups}[table].by_id
+        if base not in by_id:
+            return base
+        m = _SUFFIX_RE.match(base)
+        stem = m.group(1) if m and m.group(1) else base
+        n = max(self._suffix_hint.get(f"{table}:{stem}", 1), int(m.group(2)) if m else 1) + 1
+        while f"{stem}-{n}" in by_id:
+            n += 1
+        self._suffix_hint[f"{table}:{stem}"] = n
+        return f"{stem}-{n}"
+
+    # ------------------------------------------------------------------ batching
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group primitives: listeners of ``changed`` hear once, at the end of the outermost batch."""
+        self._batch_depth += 1
+        try:
+            yield
+        finally:
+            self._batch_depth -= 1
+            if self._batch_depth == 0:
+                self.batch_finished.emit()
+                if self._batch_dirty:
+                    self._batch_dirty = False
+                    self.changed.emit()
+
+    def _touched(self) -> None:
+        if self._batch_depth:
+            self._batch_dirty = True
+        else:
+            self.changed.emit()
+
+    # ------------------------------------------------------------------ devices
+    def add_device(self, device: Device, index: int | None = None) -> int:
+        """Insert a device (at ``index``, default the end) and return its index."""
+        if device.id in self._devices.by_id:
+            raise DuplicateIdError(f"a device named {device.id!r} already exists")
+        if device.group is not None and device.group not in self._groups.by_id:
+            raise UnknownIdError(f"device {device.id!r}: no group {device.group!r}")
+        index = self._devices.insert(device, index)
+        self._device_links[device.id] = {}
+        if device.group is not None:
+            self._group_members.setdefault(device.group, {})[device.id] = None
+        self.device_added.emit(device, index)
+        self._touched()
+        return index
+
+    def remove_device(self, device_id: str) -> tuple[Device, int]:
+        """Remove a device that has no links; return it and the index it had."""
+        dev = self.device(device_id)
+        if self._device_links.get(device_id):
+            n = len(self._device_links[device_id])
+            raise ModelError(f"device {device_id!r} still has {n} link(s): remove them first")
+        _, index = self._devices.remove(device_id)
+        del self._device_links[device_id]
+        if dev.group is not None:
+            self._group_members.get(dev.group, {}).pop(device_id, None)
+        self.device_removed.emit(dev, index)
+        self._touched()
+        return dev, index
+
+    def move_devices(self, positions: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        """Move devices to new (x, y); return their previous positions (pass back to undo)."""
+        old: dict[str, tuple[float, float]] = {}
+        checked: list[tuple[Device, float, float]] = []
+        for did, (x, y) in positions.items():
+            dev = self.device(did)
+            checked.append((dev, check_finite(x, "x", minimum=-1e9), check_finite(y, "y", minimum=-1e9)))
+        for dev, x, y in checked:
+            old[dev.id] = (dev.x, dev.y)
+            dev.x, dev.y = x, y
+        if checked:
+            self.devices_moved.emit([d.id for d, _, _ in checked])
+            self._touched()
+        return old
+
+    def set_device_field(self, device_id: str, name: str, value: Any) -> Any:
+        """Set ``name``, ``model``, ``tier``, ``kind`` or ``ports``; return the old value."""
+        dev = self.device(device_id)
+        if name not in DEVICE_FIELDS:
+            raise InvalidValueError(f"device field must be one of {', '.join(DEVICE_FIELDS)}, not {name!r}")
+        if name in ("name", "model", "tier"):
+            if not isinstance(value, str):
+                raise InvalidValueError(f"device {device_id!r}: {name} must be text")
+        elif name == "kind":
+            if value not in DEVICE_KINDS:
+                raise InvalidValueError(f"device kind must be one of {', '.join(DEVICE_KINDS)}, not {value!r}")
+        elif name == "ports":
+            value = tuple(value)
+            if not all(isinstance(g, PortGroup) for g in value):
+                raise InvalidValueError("ports must be PortGroup records")
+            probe = Device(dev.id, dev.kind, value)
+            for lid in self._device_links[device_id]:
+                link = self._links.by_id[lid]
+                for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+                    if d == device_id and probe.port(p) is None:
+                        raise ModelError(
+                            f"device {device_id!r}: port {p!r} holds link {lid!r} and would disappear; remove the link first"
+                        )
+        old = getattr(dev, name)
+        setattr(dev, name, value)
+        self.device_changed.emit(device_id, name, old, value)
+        self._touched()
+        return old
+
+    def set_device_group(self, device_id: str, group_id: str | None) -> str | None:
+        """Put a device in a group (None: in no group); return the previous group."""
+        dev = self.device(device_id)
+        if group_id is not None and group_id not in self._groups.by_id:
+            raise UnknownIdError(f"no group {group_id!r}")
+        old = dev.group
+        if old is not None:
+            self._group_members.get(old, {}).pop(device_id, None)
+        dev.group = group_id
+        if group_id is not None:
+            self._group_members.setdefault(group_id, {})[device_id] = None
+        self.device_changed.emit(device_id, "group", old, group_id)
+        self._touched()
+        return old
+
+    def set_device_property(self, device_id: str, key: str, value: Any) -> Any:
+        """Set a free-form property (None deletes it); return the old value (None if absent)."""
+        dev = self.device(device_id)
+        old = dev.properties.get(key)
+        if value is None:
+            dev.properties.pop(key, None)
+        else:
+            dev.properties[key] = value
+        self.device_changed.emit(device_id, f"properties.{key}", old, value)
+        self._touched()
+        return old
+
+    # ------------------------------------------------------------------ links
+    def check_link(self, link: Link) -> None:
+        """Raise a ModelError if ``link`` cannot be added to this design as it stands."""
+        if link.id in self._links.by_id:
+            raise DuplicateIdError(f"a link named {link.id!r} already exists")
+        if link.a_device == link.b_device:
+            raise SelfLinkError(f"link {link.id!r} joins device {link.a_device!r} to itself")
+        for dev_id, port_id in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+            dev = self._devices.by_id.get(dev_id)
+            if dev is None:
+                raise UnknownIdError(f"link {link.id!r}: no device {dev_id!r}")
+            if dev.port(port_id) is None:
+                raise UnknownIdError(f"link {link.id!r}: device {dev_id!r} has no port {port_id!r}")
+            held = self._port_link.get((dev_id, port_id))
+            if held is not None:
+                raise PortInUseError(f"link {link.id!r}: port {dev_id}:{port_id} already holds link {held!r}")
+
+    def add_link(self, link: Link, index: int | None = None) -> int:
+        """Insert a link between two free ports of two different devices; return its index."""
+        self.check_link(link)
+        index = self._links.insert(link, index)
+        self._port_link[(link.a_device, link.a_port)] = link.id
+        self._port_link[(link.b_device, link.b_port)] = link.id
+        self._device_links[link.a_device][link.id] = None
+        self._device_links[link.b_device][link.id] = None
+        self.link_added.emit(link, index)
+        self._touched()
+        return index
+
+    def remove_link(self, link_id: str) -> tuple[Link, int]:
+        """Remove a link; return it and the index it had."""
+        self.link(link_id)
+        link, index = self._links.remove(link_id)
+        del self._port_link[(link.a_device, link.a_port)]
+        del self._port_link[(link.b_device, link.b_port)]
+        self._device_links[link.a_device].pop(link_id, None)
+        self._device_links[link.b_device].pop(link_id, None)
+        self.link_removed.emit(link, index)
+        self._touched()
+        return link, index
+
+    def set_link_field(self, link_id: str, name: str, value: Any) -> Any:
+        """Set ``medium``, ``length_m``, ``cable`` or ``failed``; return the old value."""
+        link = self.link(link_id)
+        if name not in LINK_FIELDS:
+            raise InvalidValueError(f"link field must be one of {', '.join(LINK_FIELDS)}, not {name!r}")
+        if name == "medium" and value not in MEDIA:
+            raise InvalidValueError(f"medium must be one of {', '.join(MEDIA)}, not {value!r}")
+        if name == "length_m":
+            value = check_finite(value, f"link {link_id!r} length_m")
+        if name == "cable" and not isinstance(value, str):
+            raise InvalidValueError("cable must be a catalog id (text)")
+        if name == "failed" and not isinstance(value, bool):
+            raise InvalidValueError("failed must be true or false")
+        old = getattr(link, name)
+        setattr(link, name, value)
+        self.link_changed.emit(link_id, name, old, value)
+        self._touched()
+        return old
+
+    def set_link_property(self, link_id: str, key: str, value: Any) -> Any:
+        link = self.link(link_id)
+        old = link.properties.get(key)
+        if value is None:
+            link.properties.pop(key, None)
+        else:
+            link.properties[key] = value
+        self.link_changed.emit(link_id, f"properties.{key}", old, value)
+        self._touched()
+        return old
+
+    # ------------------------------------------------------------------ groups
+    def add_group(self, group: Group, index: int | None = None) -> int:
+        if group.id in self._groups.by_id:
+            raise DuplicateIdError(f"a group named {group.id!r} already exists")
+        if group.parent is not None and group.parent not in self._groups.by_id:
+            raise UnknownIdError(f"group {group.id!r}: no parent group {group.parent!r}")
+        index = self._groups.insert(group, index)
+        self._group_members.setdefault(group.id, {})
+        self._group_children.setdefault(group.id, {})
+        if group.parent is not None:
+            self._group_children.setdefault(group.parent, {})[group.id] = None
+        self.group_added.emit(group, index)
+        self._touched()
+        return index
+
+    def remove_group(self, group_id: str) -> tuple[Group, int]:
+        """Remove an empty group (no devices, no sub-groups); return it and its index."""
+        group = self.group(group_id)
+        if self._group_members.get(group_id) or self._group_children.get(group_id):
+            raise ModelError(f"group {group_id!r} is not empty: move its members and sub-groups out first")
+        _, index = self._groups.remove(group_id)
+        self._group_members.pop(group_id, None)
+        self._group_children.pop(group_id, None)
+        if group.parent is not None:
+            self._group_children.get(group.parent, {}).pop(group_id, None)
+        self.group_removed.emit(group, index)
+        self._touched()
+        return group, index
+
+    def set_group_field(self, group_id: str, name: str, value: Any) -> Any:
+        """Set ``name``, ``kind``, ``parent`` or ``collapsed``; return the old value."""
+        group = self.group(group_id)
+        if name not in GROUP_FIELDS:
+            raise InvalidValueError(f"group field must be one of {', '.join(GROUP_FIELDS)}, not {name!r}")
+        if name == "name" and not isinstance(value, str):
+            raise InvalidValueError("group name must be text")
+        if name == "kind" and value not in GROUP_KINDS:
+            raise InvalidValueError(f"group kind must be one of {', '.join(GROUP_KINDS)}, not {value!r}")
+        if name == "collapsed" and not isinstance(value, bool):
+            raise InvalidValueError("collapsed must be true or false")
+        if name == "parent":
+            if value is not None:
+                if value not in self._groups.by_id:
+                    raise UnknownIdError(f"no group {value!r}")
+                if group_id in self.ancestors(value):
+                    raise ModelError(f"group {group_id!r} cannot be put inside itself or its own sub-group")
+            if group.parent is not None:
+                self._group_children.get(group.parent, {}).pop(group_id, None)
+            if value is not None:
+                self._group_children.setdefault(value, {})[group_id] = None
+        old = getattr(group, name)
+        setattr(group, name, value)
+        self.group_changed.emit(group_id, name, old, value)
+        self._touched()
+        return old
+
+    # ------------------------------------------------------------------ design
+    def set_design_field(self, name: str, value: Any) -> Any:
+        if name not in ("name", "description"):
+            raise InvalidValueError(f"design field must be name or description, not {name!r}")
+        if not isinstance(value, str):
+            raise InvalidValueError(f"design {name} must be text")
+        old = getattr(self, name)
+        setattr(self, name, value)
+        self.design_changed.emit(name, old, value)
+        self._touched()
+        return old
+
+    # ------------------------------------------------------------------ bulk
+    def extend(self, groups: Iterable[Group] = (), devices: Iterable[Device] = (), links: Iterable[Link] = ()) -> None:
+        """Append groups, then devices, then links, inside one batch (used by generators and loading)."""
+        with self.batch():
+            for g in groups:
+                self.add_group(g)
+            for d in devices:
+                self.add_device(d)
+            for link in links:
+                self.add_link(link)
+
+    def copy(self) -> Design:
+        """A deep, listener-free copy of this design."""
+        other = Design(self.name, self.description)
+        other.properties = copy.deepcopy(self.properties)
+        other.extend(
+            (copy.deepcopy(g) for g in self._groups.order),
+            (copy.deepcopy(d) for d in self._devices.order),
+            (copy.deepcopy(link) for link in self._links.order),
+        )
+        return other
