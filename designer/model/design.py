@@ -147,6 +147,12 @@ class Design:
     def iter_links(self) -> Iterator[Link]:
         return iter(self._links.order)
 
+    def iter_groups(self) -> Iterator[Group]:
+        return iter(self._groups.order)
+
+    def group_count(self) -> int:
+        return len(self._groups.order)
+
     def device_count(self) -> int:
         return len(self._devices.order)
 
