@@ -245,7 +245,7 @@ class Design:
             return base
         m = _SUFFIX_RE.match(base)
         stem = m.group(1) if m and m.group(1) else base
-        n = max(self._suffix_hint.get(f"{table}:{stem}", 1), int(m.group(2)) if m else 1) + 1
+        n = max(self._suffix_hint.get(f"{table}:{stem}", 2), int(m.group(2)) if m else 2)
         while f"{stem}-{n}" in by_id:
             n += 1
         self._suffix_hint[f"{table}:{stem}"] = n
