@@ -1,0 +1,168 @@
+"""Contracts of design files: round trip, exact errors, versions, hostile input, atomic saves."""
+
+import json
+import os
+
+import pytest
+
+from designer.io import VERSION, DesignFileError, FileWriteError, design_to_text, load_design, save_design
+from designer.io import design_file as df
+from designer.model import Design, Device, Group, Link, PortGroup
+
+NET = (PortGroup("p", 64, 400.0, "network", "OSFP", per_cage=2),)
+GPU = (PortGroup("nvl", 1, 3600.0, "nvlink", lanes=18), PortGroup("pcie", 1, 512.0, "pcie", lanes=16))
+
+
+def sample() -> Design:
+    d = Design("round trip", "a small fabric")
+    d.properties = {"generator": {"kind": "test", "k": 4}}
+    d.add_group(Group("su1", "su", "Scalable unit 1"))
+    d.add_group(Group("n1", "server", parent="su1", collapsed=True))
+    d.add_device(Device("leaf3", "switch", NET, model="qm9700", tier="leaf", x=1.5, y=-2.25))
+    d.add_device(Device("spine1", "switch", NET, model="qm9700", tier="spine", properties={"note": "é ✓"}))
+    d.add_device(Device("gpu1", "gpu", GPU, model="h100-sxm", group="n1", properties={"rail": 1}))
+    d.add_link(Link("l1", "leaf3", "p64", "spine1", "p1", medium="optical", length_m=30.0, cable="sr4"))
+    d.add_link(Link("l2", "leaf3", "p2", "spine1", "p2", medium="aoc", length_m=0.1 + 0.2, failed=True))
+    return d
+
+
+def test_load_save_load_save_is_byte_identical(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    save_design(sample(), a)
+    save_design(load_design(a), b)
+    assert a.read_bytes() == b.read_bytes()
+    d = load_design(b)
+    assert d.device("spine1").properties == {"note": "é ✓"}
+    assert d.link("l2").failed and d.link("l2").length_m == 0.1 + 0.2
+    assert d.group("n1").collapsed and d.group("n1").parent == "su1"
+    assert d.device("leaf3").ports[0].per_cage == 2
+
+
+def test_the_shipped_schema_accepts_what_we_write_and_rejects_what_we_refuse(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    from designer.model.catalog import resources_dir
+
+    schema = json.loads((resources_dir() / "schema" / "design.schema.json").read_text())
+    data = json.loads(design_to_text(sample()))
+    jsonschema.validate(data, schema)
+    data["links"][0]["length_m"] = -1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
+
+
+def _text_with(mutate) -> str:
+    data = json.loads(design_to_text(sample()))
+    mutate(data)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d["links"][1].update(b="spine1:p65"), "links[1].b: device 'spine1' has no port 'p65'"),
+        (lambda d: d["links"][0].update(a="leaf9:p1"), "links[0].a: no device 'leaf9'"),
+        (lambda d: d["links"][1].update(a="leaf3:p64"), "links[1].a: port leaf3:p64 already holds links[0]"),
+        (lambda d: d["links"][0].update(b="leaf3:p5"), "links[0]: link joins device 'leaf3' to itself"),
+        (lambda d: d["devices"][1].update(id="leaf3"), "devices[1].id: device 'leaf3' is already defined"),
+        (lambda d: d["devices"][0]["ports"][0].update(speed_gbps=-400), "devices[0].ports[0].speed_gbps: must be > 0"),
+        (lambda d: d["devices"][0]["ports"][0].update(count=10**6), "devices[0].ports[0].count: must be an integer"),
+        (lambda d: d["devices"][2].update(group="nope"), "devices[2].group: no group 'nope'"),
+        (lambda d: d["devices"][0].update(kind="toaster"), "devices[0].kind: must be one of"),
+        (lambda d: d["devices"][0].update(colour="red"), "devices[0]: unknown field 'colour'"),
+        (lambda d: d["links"][0].update(length_m="long"), "links[0].length_m: must be a number"),
+        (lambda d: d["groups"][0].update(parent="n1"), "groups nest in a cycle"),
+        (lambda d: d.update(devices=1000000), "devices: must be a list"),
+        (lambda d: d.update(version=999), "file version 999 is newer than this program reads"),
+        (lambda d: d.update(format="something-else"), "not a design file"),
+    ],
+)
+def test_invalid_files_name_the_exact_problem(tmp_path, mutate, message):
+    path = tmp_path / "bad.json"
+    path.write_text(_text_with(mutate))
+    with pytest.raises(DesignFileError) as err:
+        load_design(path)
+    assert message in str(err.value)
+    assert str(path) in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "file is empty"),
+        (b'{"format": "topo-designer-design", "version": 1, "devices": [', "not valid JSON"),
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        (b"[" * 200_000, "nested too deeply"),
+        (b'{"format": "topo-designer-design", "version": 1, "design": {"name": NaN}}', "NaN is not allowed"),
+        (b'{"format": "topo-designer-design", "format": "x", "version": 1}', "duplicate key 'format'"),
+    ],
+)
+def test_hostile_bytes_fail_with_one_line(tmp_path, content, message):
+    path = tmp_path / "hostile.json"
+    path.write_bytes(content)
+    with pytest.raises(DesignFileError, match=message):
+        load_design(path)
+
+
+def test_ten_megabytes_of_garbage_fail_fast(tmp_path):
+    path = tmp_path / "garbage.json"
+    path.write_bytes(os.urandom(10 * 2**20))
+    with pytest.raises(DesignFileError):
+        load_design(path)
+
+
+def test_oversized_file_is_refused_before_reading(tmp_path, monkeypatch):
+    monkeypatch.setattr(df, "MAX_FILE_BYTES", 1000)
+    path = tmp_path / "big.json"
+    path.write_text(" " * 2000)
+    with pytest.raises(DesignFileError, match="over the"):
+        load_design(path)
+
+
+def test_older_versions_migrate_forward_step_by_step(tmp_path, monkeypatch):
+    # A version-(VERSION-1) file whose links were written as objects; the step rewrites them.
+    def step(data):
+        for link in data.get("links", []):
+            for side in ("a", "b"):
+                link[side] = f"{link[side]['device']}:{link[side]['port']}"
+        return data
+
+    monkeypatch.setitem(df.MIGRATIONS, VERSION - 1, step)
+    old = json.loads(design_to_text(sample()))
+    old["version"] = VERSION - 1
+    for link in old["links"]:
+        for side in ("a", "b"):
+            dev, port = link[side].split(":")
+            link[side] = {"device": dev, "port": port}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    assert design_to_text(load_design(path)) == design_to_text(sample())
+
+
+def test_a_version_without_migration_is_refused(tmp_path):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"format": "topo-designer-design", "version": VERSION - 1}))
+    with pytest.raises(DesignFileError, match=f"no migration from file version {VERSION - 1}"):
+        load_design(path)
+
+
+def test_failed_save_leaves_the_previous_file_intact(tmp_path, monkeypatch):
+    path = tmp_path / "keep.json"
+    save_design(sample(), path)
+    before = path.read_bytes()
+
+    def boom(*_a, **_k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    d = sample()
+    d.set_design_field("name", "changed")
+    with pytest.raises(FileWriteError, match="No space left"):
+        save_design(d, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.json"]
+
+
+def test_save_to_a_missing_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(FileWriteError, match="does not exist"):
+        save_design(sample(), tmp_path / "nope" / "x.json")

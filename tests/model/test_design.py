@@ -1,0 +1,185 @@
+"""Contracts of the design model: invariants, invertible primitives, events."""
+
+import pytest
+
+from designer.model import (
+    Design,
+    Device,
+    DuplicateIdError,
+    Group,
+    InvalidValueError,
+    Link,
+    ModelError,
+    PortGroup,
+    PortInUseError,
+    SelfLinkError,
+    UnknownIdError,
+)
+
+NET4 = (PortGroup("p", 4, 400.0, "network", "OSFP"),)
+
+
+def make(n=3):
+    d = Design("test")
+    for i in range(n):
+        d.add_device(Device(f"s{i}", "switch", NET4, x=10.0 * i))
+    return d
+
+
+def test_port_ids_resolve_only_inside_their_group():
+    dev = Device("h", "gpu", (PortGroup("p", 2, 400.0), PortGroup("pcie", 1, 512.0, "pcie")))
+    assert dev.port("p2").speed_gbps == 400.0
+    assert dev.port("pcie1").kind == "pcie"
+    for bad in ("p3", "p0", "p01", "pcie2", "x1", "p", ""):
+        assert dev.port(bad) is None
+    assert [p.id for p in dev.iter_ports()] == ["p1", "p2", "pcie1"]
+
+
+def test_a_port_holds_one_link():
+    d = make()
+    d.add_link(Link("l1", "s0", "p1", "s1", "p1"))
+    with pytest.raises(PortInUseError, match="s0:p1 already holds link 'l1'"):
+        d.add_link(Link("l2", "s0", "p1", "s2", "p1"))
+
+
+def test_self_links_and_missing_ends_are_refused():
+    d = make()
+    with pytest.raises(SelfLinkError):
+        d.add_link(Link("l1", "s0", "p1", "s0", "p2"))
+    with pytest.raises(UnknownIdError, match="no device 'nope'"):
+        d.add_link(Link("l1", "s0", "p1", "nope", "p1"))
+    with pytest.raises(UnknownIdError, match="has no port 'p9'"):
+        d.add_link(Link("l1", "s0", "p9", "s1", "p1"))
+    assert d.link_count() == 0
+
+
+def test_duplicate_ids_are_refused():
+    d = make()
+    with pytest.raises(DuplicateIdError):
+        d.add_device(Device("s0", "switch", NET4))
+
+
+@pytest.mark.parametrize("bad", ["", "a:b", "with space", "-lead", "x" * 129])
+def test_ids_must_be_readable(bad):
+    with pytest.raises(InvalidValueError):
+        Device(bad, "switch", NET4)
+
+
+@pytest.mark.parametrize("speed", [0, -1, float("nan"), float("inf")])
+def test_port_speed_must_be_positive_and_finite(speed):
+    with pytest.raises(InvalidValueError):
+        PortGroup("p", 1, speed)
+
+
+def test_remove_then_insert_at_index_restores_order():
+    d = make(5)
+    dev, idx = d.remove_device("s2")
+    assert idx == 2 and [x.id for x in d.devices] == ["s0", "s1", "s3", "s4"]
+    d.add_device(dev, idx)
+    assert [x.id for x in d.devices] == ["s0", "s1", "s2", "s3", "s4"]
+
+
+def test_undo_restores_link_order():
+    d = make()
+    for i in range(3):
+        d.add_link(Link(f"l{i}", "s0", f"p{i + 1}", "s1", f"p{i + 1}"))
+    link, idx = d.remove_link("l1")
+    assert idx == 1
+    d.add_link(link, idx)
+    assert [x.id for x in d.links] == ["l0", "l1", "l2"]
+    assert d.link_at("s1", "p2").id == "l1"
+
+
+def test_device_with_links_cannot_be_removed_until_links_are():
+    d = make()
+    d.add_link(Link("l1", "s0", "p1", "s1", "p1"))
+    with pytest.raises(ModelError, match="still has 1 link"):
+        d.remove_device("s0")
+    d.remove_link("l1")
+    d.remove_device("s0")
+    assert not d.has_device("s0")
+    assert d.free_ports("s1") == ["p1", "p2", "p3", "p4"]
+
+
+def test_setters_return_the_old_value_and_emit_events():
+    d = make()
+    d.add_link(Link("l1", "s0", "p1", "s1", "p1", length_m=2.0))
+    seen = []
+    d.device_changed.connect(lambda *a: seen.append(("dev",) + a))
+    d.link_changed.connect(lambda *a: seen.append(("link",) + a))
+    d.devices_moved.connect(lambda ids: seen.append(("moved", tuple(ids))))
+    assert d.set_device_field("s0", "name", "Leaf A") == ""
+    assert d.set_link_field("l1", "length_m", 5) == 2.0
+    assert d.move_devices({"s1": (3.0, 4.0)}) == {"s1": (10.0, 0.0)}
+    assert seen == [
+        ("dev", "s0", "name", "", "Leaf A"),
+        ("link", "l1", "length_m", 2.0, 5.0),
+        ("moved", ("s1",)),
+    ]
+
+
+def test_invalid_values_leave_the_design_unchanged():
+    d = make()
+    d.add_link(Link("l1", "s0", "p1", "s1", "p1", length_m=2.0))
+    for field, value in [("length_m", -1), ("length_m", float("nan")), ("medium", "string"), ("failed", "yes")]:
+        with pytest.raises(InvalidValueError):
+            d.set_link_field("l1", field, value)
+    assert d.link("l1").length_m == 2.0
+    with pytest.raises(InvalidValueError):
+        d.move_devices({"s0": (1.0, 1.0), "s1": (float("nan"), 0.0)})
+    assert (d.device("s0").x, d.device("s0").y) == (0.0, 0.0)
+
+
+def test_changing_ports_refuses_to_orphan_a_link():
+    d = make()
+    d.add_link(Link("l1", "s0", "p4", "s1", "p1"))
+    with pytest.raises(ModelError, match="port 'p4' holds link 'l1'"):
+        d.set_device_field("s0", "ports", (PortGroup("p", 2, 400.0),))
+    old = d.set_device_field("s0", "ports", (PortGroup("p", 8, 800.0),))
+    assert old == NET4
+
+
+def test_groups_nest_without_cycles():
+    d = make()
+    d.add_group(Group("su1", "su"))
+    d.add_group(Group("r1", "rack", parent="su1"))
+    d.set_device_group("s0", "r1")
+    assert [x.id for x in d.all_members("su1")] == ["s0"]
+    assert d.ancestors("r1") == ["r1", "su1"]
+    with pytest.raises(ModelError, match="inside itself"):
+        d.set_group_field("su1", "parent", "r1")
+    with pytest.raises(ModelError, match="not empty"):
+        d.remove_group("r1")
+    assert d.set_device_group("s0", None) == "r1"
+    d.remove_group("r1")
+    assert d.child_groups("su1") == []
+
+
+def test_batch_emits_changed_once():
+    d = make()
+    count = []
+    d.changed.connect(lambda: count.append(1))
+    with d.batch():
+        d.add_device(Device("x", "switch", NET4))
+        d.add_link(Link("l1", "x", "p1", "s0", "p1"))
+    assert len(count) == 1
+    d.set_device_field("x", "tier", "leaf")
+    assert len(count) == 2
+
+
+def test_unique_id_skips_taken_names():
+    d = make()
+    assert d.unique_id("new") == "new"
+    assert d.unique_id("s0") == "s0-2"
+    d.add_device(Device("s0-2", "switch", NET4))
+    assert d.unique_id("s0") == "s0-3"
+    assert d.unique_id("s0-2") == "s0-3"
+
+
+def test_copy_is_deep_and_silent():
+    d = make()
+    d.add_link(Link("l1", "s0", "p1", "s1", "p1"))
+    c = d.copy()
+    c.move_devices({"s0": (99.0, 99.0)})
+    assert d.device("s0").x == 0.0
+    assert [x.id for x in c.links] == ["l1"]
