@@ -71,7 +71,9 @@ def _run_gui(path: str | None) -> int:
     try:
         from designer.gui.app import run_gui
     except ImportError as e:
-        raise DesignError(f"the designer window needs PySide6 and pyqtgraph ({e}); the other commands work without") from None
+        raise DesignError(
+            f"the designer window needs PySide6 and pyqtgraph ({e}); the other commands work without"
+        ) from None
     return run_gui(path)
 
 

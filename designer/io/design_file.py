@@ -377,7 +377,8 @@ def _build(data: dict[str, Any]) -> Design:
             if entry[0].port(port_id) is None:
                 raise _Invalid(f"{p}.{side}", f"device {dev_id!r} has no port {port_id!r}")
             if (dev_id, port_id) in port_used:
-                raise _Invalid(f"{p}.{side}", f"port {dev_id}:{port_id} already holds links[{port_used[(dev_id, port_id)]}]")
+                held = port_used[(dev_id, port_id)]
+                raise _Invalid(f"{p}.{side}", f"port {dev_id}:{port_id} already holds links[{held}]")
             ends.append((dev_id, port_id))
         if ends[0][0] == ends[1][0]:
             raise _Invalid(p, f"link joins device {ends[0][0]!r} to itself")

@@ -309,7 +309,9 @@ def read_catalog_file(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != CATALOG_FORMAT:
         raise CatalogError(f"{path}: not a catalog file (format must be {CATALOG_FORMAT!r})")
     if data.get("version") != CATALOG_VERSION:
-        raise CatalogError(f"{path}: catalog version {data.get('version')!r} is not supported (expected {CATALOG_VERSION})")
+        raise CatalogError(
+            f"{path}: catalog version {data.get('version')!r} is not supported (expected {CATALOG_VERSION})"
+        )
     return data
 
 

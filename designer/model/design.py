@@ -337,7 +337,8 @@ class Design:
                 for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
                     if d == device_id and probe.port(p) is None:
                         raise ModelError(
-                            f"device {device_id!r}: port {p!r} holds link {lid!r} and would disappear; remove the link first"
+                            f"device {device_id!r}: port {p!r} holds link {lid!r} and would disappear; "
+                            "remove the link first"
                         )
         old = getattr(dev, name)
         setattr(dev, name, value)

@@ -204,7 +204,9 @@ class Group:
     def __post_init__(self) -> None:
         check_id(self.id, "group id")
         if self.kind not in GROUP_KINDS:
-            raise InvalidValueError(f"group {self.id!r}: kind must be one of {', '.join(GROUP_KINDS)}, not {self.kind!r}")
+            raise InvalidValueError(
+                f"group {self.id!r}: kind must be one of {', '.join(GROUP_KINDS)}, not {self.kind!r}"
+            )
 
     @property
     def label(self) -> str:

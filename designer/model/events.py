@@ -5,6 +5,7 @@ The GUI bridges these to Qt signals; analysis runners subscribe to debounce reco
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -23,10 +24,8 @@ class Signal:
             self._slots.append(slot)
 
     def disconnect(self, slot: Callable[..., Any]) -> None:
-        try:
+        with contextlib.suppress(ValueError):
             self._slots.remove(slot)
-        except ValueError:
-            pass
 
     def emit(self, *args: Any) -> None:
         for slot in tuple(self._slots):
