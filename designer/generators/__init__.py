@@ -1,0 +1,25 @@
+"""Parametric fabric generators: pure functions returning a ``Design``.
+
+``GENERATORS[kind].build(**params)`` builds a design of a kind; each :class:`GeneratorSpec`
+lists its parameters (name, type, default, help, limits) so the GUI and the CLI need no
+per-kind code. Impossible parameters raise :class:`GeneratorError` naming the limit.
+"""
+
+from designer.generators.base import GeneratorError, GeneratorSpec, Param
+from designer.generators.fat_tree import build_fat_tree
+from designer.generators.leaf_spine import build_leaf_spine
+from designer.generators.rail_optimized import build_rail_optimized
+from designer.generators.registry import GENERATORS, generate
+from designer.generators.server import build_server
+
+__all__ = [
+    "GENERATORS",
+    "GeneratorError",
+    "GeneratorSpec",
+    "Param",
+    "build_fat_tree",
+    "build_leaf_spine",
+    "build_rail_optimized",
+    "build_server",
+    "generate",
+]

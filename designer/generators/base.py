@@ -1,0 +1,481 @@
+"""Shared machinery of the generators: declarative parameters, a fast design builder, cabling.
+
+A generator is a pure function ``build(catalog=None, **params) -> Design`` described by a
+:class:`GeneratorSpec`: its kind, a one-line description and its :class:`Param` list. The GUI
+builds its dialogs and the CLI its ``--help`` from the specs alone.
+
+The :class:`Builder` collects groups, devices and links in plain lists (no per-item search),
+hands out network ports in order, places devices in racks on a floor and picks each cable by
+the length that floor gives it. ``Builder.design()`` adds everything with one ``Design.extend``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from designer.model import Design, DesignError, Device, Group, Link
+from designer.model.catalog import Cable, Catalog, Component, default_catalog
+
+
+class GeneratorError(DesignError):
+    """Generator parameters are impossible; the message names the limit that was crossed."""
+
+
+# --------------------------------------------------------------------------- parameters
+PARAM_TYPES = ("int", "float", "bool", "str", "dims", "choice", "model", "cable")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One generator parameter.
+
+    ``type`` is one of PARAM_TYPES: ``model`` names a catalog component of kind ``model_kind``
+    (``""`` allowed when ``default`` is ``""``: chosen automatically), ``cable`` names a catalog
+    cable or ``""`` (chosen by reach), ``dims`` is a size like ``4x4x8``, ``choice`` is one of
+    ``choices``. ``minimum``/``maximum`` bound ints and floats (and every size of ``dims``).
+    """
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    model_kind: str = ""
+
+    def __post_init__(self) -> None:
+        if self.type not in PARAM_TYPES:
+            raise ValueError(f"parameter {self.name}: unknown type {self.type!r}")
+
+    @property
+    def cli_flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def limits_text(self) -> str:
+        """The limits in words, e.g. ``2..64``, ``even``, ``one of aoc, optical``."""
+        parts = []
+        if self.type in ("int", "float", "dims"):
+            lo = "" if self.minimum is None else f"{self.minimum:g}"
+            hi = "" if self.maximum is None else f"{self.maximum:g}"
+            if lo or hi:
+                parts.append(f"{lo}..{hi}" if hi else f">= {lo}")
+        if self.choices:
+            parts.append("one of " + ", ".join(self.choices))
+        if self.type == "model":
+            parts.append(f"a catalog {self.model_kind} model" + (" ('' = automatic)" if self.default == "" else ""))
+        if self.type == "cable":
+            parts.append("a catalog cable id ('' = chosen by reach)")
+        return "; ".join(parts)
+
+    def coerce(self, kind: str, value: Any) -> Any:
+        """``value`` checked and converted to this parameter's type; GeneratorError if out of limits."""
+        what = f"{kind}: {self.name}"
+        if self.type == "int":
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise GeneratorError(f"{what} must be a whole number, got {value!r}")
+            self._bounds(what, value)
+            return value
+        if self.type == "float":
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                raise GeneratorError(f"{what} must be a number, got {value!r}") from None
+            if isinstance(value, bool) or not math.isfinite(v):
+                raise GeneratorError(f"{what} must be a finite number, got {value!r}")
+            self._bounds(what, v)
+            return v
+        if self.type == "bool":
+            if isinstance(value, str) and value.lower() in ("true", "yes", "1", "false", "no", "0"):
+                return value.lower() in ("true", "yes", "1")
+            if not isinstance(value, bool):
+                raise GeneratorError(f"{what} must be true or false, got {value!r}")
+            return value
+        if self.type == "dims":
+            dims = parse_dims(kind, self.name, value)
+            for d in dims:
+                self._bounds(what + " (each size)", d)
+            return dims
+        if not isinstance(value, str):
+            raise GeneratorError(f"{what} must be text, got {value!r}")
+        if self.type == "choice" and value not in self.choices:
+            raise GeneratorError(f"{what} must be one of {', '.join(self.choices)}, got {value!r}")
+        return value
+
+    def _bounds(self, what: str, v: float) -> None:
+        if self.minimum is not None and v < self.minimum:
+            raise GeneratorError(f"{what} must be >= {self.minimum:g}, got {v:g}")
+        if self.maximum is not None and v > self.maximum:
+            raise GeneratorError(f"{what} must be <= {self.maximum:g}, got {v:g}")
+
+
+def parse_dims(kind: str, name: str, value: Any) -> tuple[int, ...]:
+    """``'4x4x8'``, ``[4, 4, 8]`` or ``(4, 4, 8)`` -> ``(4, 4, 8)``."""
+    if isinstance(value, str):
+        parts = value.lower().replace("×", "x").split("x")
+        try:
+            dims = tuple(int(p) for p in parts)
+        except ValueError:
+            raise GeneratorError(f"{kind}: {name} must look like 4x4x8, got {value!r}") from None
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        dims = tuple(value)
+    else:
+        raise GeneratorError(f"{kind}: {name} must look like 4x4x8, got {value!r}")
+    if not 1 <= len(dims) <= 6:
+        raise GeneratorError(f"{kind}: {name} must have 1 to 6 dimensions, got {len(dims)}")
+    return dims
+
+
+def dims_text(dims: tuple[int, ...]) -> str:
+    return "x".join(str(d) for d in dims)
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    """A generator: kind name, one-line description, parameters, and the function that builds."""
+
+    kind: str
+    description: str
+    params: tuple[Param, ...]
+    func: Callable[..., Design] = field(repr=False)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise GeneratorError(f"{self.kind}: no parameter {name!r}")
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def check(self, params: dict[str, Any]) -> dict[str, Any]:
+        """All parameters (defaults filled in), each checked against its type and limits."""
+        names = {p.name for p in self.params}
+        unknown = sorted(set(params) - names)
+        if unknown:
+            raise GeneratorError(
+                f"{self.kind}: unknown parameter {unknown[0]!r} (known: {', '.join(sorted(names))})"
+            )
+        return {p.name: p.coerce(self.kind, params.get(p.name, p.default)) for p in self.params}
+
+    def build(self, catalog: Catalog | None = None, **params: Any) -> Design:
+        """Check the parameters and build the design (``catalog`` default: the built-in one)."""
+        checked = self.check(params)
+        return self.func(catalog=catalog, **checked)
+
+
+# --------------------------------------------------------------------------- common parameters
+def cabling_params(long_medium: str = "auto") -> tuple[Param, ...]:
+    """Parameters every cabled generator takes: forced cable, copper limit, long-reach medium."""
+    return (
+        Param("cable", "cable", "", "catalog cable for every network link instead of choosing by reach"),
+        Param("copper_max_m", "float", 0.0,
+              "longest link that may use copper, in metres (0 = as far as the catalog's copper reaches)",
+              minimum=0.0, maximum=100.0),
+        Param("long_medium", "choice", long_medium,
+              "medium for links copper cannot reach: aoc, optical (transceivers + fibre), or auto "
+              "(the catalog's cheapest that reaches)", choices=("auto", "aoc", "optical")),
+        Param("racks_per_row", "int", 18, "racks in one row of the floor plan (sets cable lengths)",
+              minimum=1, maximum=1000),
+    )
+
+
+def node_params(gpus_per_node: int = 8, gpu: str = "h100-sxm", nic: str = "connectx-7-400g") -> tuple[Param, ...]:
+    """Parameters of the servers a fabric connects: GPU, NIC and NVLink fabric models."""
+    return (
+        Param("gpus_per_node", "int", gpus_per_node,
+              "GPUs per server (one NIC per GPU; an NVLink switch fabric when more than one)",
+              minimum=1, maximum=72),
+        Param("gpu", "model", gpu, "GPU model", model_kind="gpu"),
+        Param("nic", "model", nic, "NIC model (one per GPU)", model_kind="nic"),
+        Param("nvswitch", "model", "", "NVLink switch fabric model ('' = the HGX board of the GPU)",
+              model_kind="nvswitch"),
+        Param("nodes_per_rack", "int", 4, "servers per rack (sets cable lengths)", minimum=1, maximum=64),
+    )
+
+
+# --------------------------------------------------------------------------- canvas layout
+#: Scene units between device centres in a row (devices are drawn about 60 x 40).
+DX = 80.0
+#: Scene units between tier rows.
+TIER_DY = 160.0
+#: Height of one server block (NIC row + GPU row) and the gap under it.
+NODE_DY = 140.0
+#: Gap between server columns.
+COLUMN_GAP = 80.0
+
+
+def spread(count: int, left: float, right: float) -> list[float]:
+    """``count`` x positions centred in [left, right], at least DX apart."""
+    if count <= 0:
+        return []
+    width = max(right - left, (count - 1) * DX)
+    centre = (left + right) / 2
+    if count == 1:
+        return [centre]
+    step = width / (count - 1)
+    start = centre - width / 2
+    return [start + i * step for i in range(count)]
+
+
+# --------------------------------------------------------------------------- physical floor
+@dataclass(frozen=True)
+class FloorPlan:
+    """Racks in rows on a floor: the source of cable lengths (metres).
+
+    Same rack: vertical distance + ``slack_m`` / 2. Different racks: up to the overhead tray at
+    ``tray_height_m``, Manhattan distance along the floor, down again, plus ``slack_m``.
+    Lengths are rounded up to the next ``round_m``.
+    """
+
+    rack_width_m: float = 0.6
+    row_pitch_m: float = 2.4
+    tray_height_m: float = 2.4
+    slack_m: float = 1.0
+    round_m: float = 0.5
+
+    def length_m(self, a: tuple[float, float, float], b: tuple[float, float, float], same_rack: bool) -> float:
+        """Cable length between two (x_m, y_m, height_m) points."""
+        if same_rack:
+            raw = abs(a[2] - b[2]) + self.slack_m / 2
+        else:
+            raw = (
+                (self.tray_height_m - a[2]) + (self.tray_height_m - b[2])
+                + abs(a[0] - b[0]) + abs(a[1] - b[1]) + self.slack_m
+            )
+        return math.ceil(raw / self.round_m - 1e-9) * self.round_m
+
+
+#: Default NVLink fabric for each GPU model (an HGX board of the same generation).
+DEFAULT_NVSWITCH = {
+    "h100-sxm": "hgx-h100-nvswitch",
+    "h200-sxm": "hgx-h100-nvswitch",
+    "h800-sxm": "hgx-h100-nvswitch",
+    "a100-sxm": "hgx-a100-nvswitch",
+    "b200": "hgx-b200-nvswitch",
+}
+
+#: Length given to board connections (NVLink, PCIe), metres.
+BOARD_LENGTH_M = 0.5
+
+
+class Builder:
+    """Collects a design's groups, devices and links, with ports, racks and cables handled."""
+
+    def __init__(
+        self,
+        kind: str,
+        catalog: Catalog | None,
+        *,
+        cable: str = "",
+        copper_max_m: float = 0.0,
+        long_medium: str = "auto",
+        racks_per_row: int = 18,
+        floor: FloorPlan | None = None,
+    ) -> None:
+        self.kind = kind
+        self.catalog = catalog if catalog is not None else default_catalog()
+        self.copper_max_m = copper_max_m
+        self.long_medium = long_medium
+        self.racks_per_row = racks_per_row
+        self.floor = floor or FloorPlan()
+        self.forced_cable: Cable | None = self.cable_model(cable) if cable else None
+        self.groups: list[Group] = []
+        self.devices: list[Device] = []
+        self.links: list[Link] = []
+        self._net_ports: dict[str, list[Any]] = {}
+        self._place: dict[str, tuple[int, float]] = {}
+        self._racks: list[tuple[float, float]] = []
+        self._cables: dict[tuple[float, float], Cable] = {}
+        self._boards: dict[str, Cable | None] = {}
+        self._next_rack = 0
+
+    # ---------------------------------------------------------------- catalog
+    def error(self, message: str) -> GeneratorError:
+        return GeneratorError(f"{self.kind}: {message}")
+
+    def model(self, model_id: str, kind: str, role: str) -> Component:
+        """The catalog component ``model_id``, which must be of device kind ``kind``."""
+        comp = self.catalog.components.get(model_id)
+        if comp is None:
+            known = ", ".join(sorted(c.id for c in self.catalog.by_kind(kind)))
+            raise self.error(f"{role} model {model_id!r} is not in the catalog (known {kind} models: {known})")
+        if comp.kind != kind:
+            raise self.error(f"{role} model {model_id!r} is a {comp.kind}, not a {kind}")
+        return comp
+
+    def cable_model(self, cable_id: str) -> Cable:
+        cab = self.catalog.cables.get(cable_id)
+        if cab is None:
+            raise self.error(f"cable {cable_id!r} is not in the catalog")
+        if cab.medium in ("nvlink", "pcie"):
+            raise self.error(f"cable {cable_id!r} is a {cab.medium} board connection, not a network cable")
+        return cab
+
+    # ---------------------------------------------------------------- floor
+    def rack(self, group_id: str, name: str = "", parent: str | None = None, *, new_row: bool = False) -> int:
+        """Add a rack group at the next floor position (optionally starting a new row); return its index."""
+        if new_row and self._next_rack % self.racks_per_row:
+            self._next_rack += self.racks_per_row - self._next_rack % self.racks_per_row
+        row, col = divmod(self._next_rack, self.racks_per_row)
+        self._next_rack += 1
+        self._racks.append((col * self.floor.rack_width_m, row * self.floor.row_pitch_m))
+        self.groups.append(Group(group_id, "rack", name, parent, properties={"row": row + 1, "position": col + 1}))
+        return len(self._racks) - 1
+
+    @property
+    def rack_count(self) -> int:
+        return len(self._racks)
+
+    def place(self, device_id: str, rack: int, height_m: float) -> None:
+        self._place[device_id] = (rack, height_m)
+
+    def length_m(self, a: str, b: str) -> float:
+        ra, ha = self._place[a]
+        rb, hb = self._place[b]
+        xa, ya = self._racks[ra]
+        xb, yb = self._racks[rb]
+        return self.floor.length_m((xa, ya, ha), (xb, yb, hb), ra == rb)
+
+    # ---------------------------------------------------------------- records
+    def group(self, group_id: str, kind: str, name: str = "", parent: str | None = None, **props: Any) -> str:
+        self.groups.append(Group(group_id, kind, name, parent, properties=props))
+        return group_id
+
+    def device(self, comp: Component, device_id: str, *, name: str = "", tier: str = "", x: float = 0.0,
+               y: float = 0.0, group: str | None = None, properties: dict[str, Any] | None = None) -> Device:
+        dev = comp.make_device(device_id, name=name, tier=tier, x=x, y=y, group=group,
+                               properties=properties if properties is not None else {})
+        self.devices.append(dev)
+        return dev
+
+    def add(self, dev: Device) -> Device:
+        """Add a device made by hand (not from a catalog model)."""
+        self.devices.append(dev)
+        return dev
+
+    def _take_port(self, dev: Device) -> tuple[str, float]:
+        state = self._net_ports.get(dev.id)
+        if state is None:
+            groups = [(g.prefix, g.count, g.speed_gbps) for g in dev.ports if g.kind == "network"]
+            state = self._net_ports[dev.id] = [groups, 0, 0]
+        groups, gi, used = state
+        while gi < len(groups) and used >= groups[gi][1]:
+            gi += 1
+            used = 0
+        if gi >= len(groups):
+            total = sum(g[1] for g in groups)
+            raise self.error(f"{dev.id} ({dev.model or dev.kind}) has only {total} network ports")
+        prefix, _, speed = groups[gi]
+        state[1], state[2] = gi, used + 1
+        return f"{prefix}{used + 1}", speed
+
+    def ports_used(self, device_id: str) -> int:
+        """Network ports handed out so far on a device."""
+        state = self._net_ports.get(device_id)
+        if state is None:
+            return 0
+        groups, gi, used = state
+        return sum(g[1] for g in groups[:gi]) + used
+
+    def choose_cable(self, rate_gbps: float, length_m: float) -> Cable:
+        key = (rate_gbps, length_m)
+        cab = self._cables.get(key)
+        if cab is not None:
+            return cab
+        if self.forced_cable is not None:
+            cab = self.forced_cable
+            if cab.rate_gbps < rate_gbps - 1e-9:
+                raise self.error(
+                    f"cable {cab.id} carries {cab.rate_gbps:g} Gb/s but the ports run at {rate_gbps:g} Gb/s")
+            if cab.reach_m < length_m - 1e-9:
+                raise self.error(f"cable {cab.id} reaches {cab.reach_m:g} m but a link needs {length_m:g} m")
+        else:
+            order = {"passive_copper": 0, "active_copper": 1, "aoc": 2, "optical": 3}
+            copper_ok = self.copper_max_m <= 0 or length_m <= self.copper_max_m + 1e-9
+            cands = [
+                c for c in self.catalog.cables.values()
+                if c.medium in order and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
+                and (c.medium in ("passive_copper", "active_copper") and copper_ok
+                     or c.medium not in ("passive_copper", "active_copper")
+                     and self.long_medium in ("auto", c.medium))
+            ]
+            if not cands:
+                extra = "" if self.long_medium == "auto" else f" ({self.long_medium} required beyond copper)"
+                raise self.error(f"no {rate_gbps:g}G cable in the catalog reaches {length_m:g} m{extra}")
+            cab = min(cands, key=lambda c: (c.rate_gbps, order[c.medium], c.reach_m, c.id))
+        self._cables[key] = cab
+        return cab
+
+    def cable_link(self, link_id: str, a: Device, b: Device, **props: Any) -> Link:
+        """A cabled network link between the next free network ports of ``a`` and ``b``."""
+        pa, sa = self._take_port(a)
+        pb, sb = self._take_port(b)
+        rate = min(sa, sb)
+        length = self.length_m(a.id, b.id)
+        cab = self.choose_cable(rate, length)
+        link = Link(link_id, a.id, pa, b.id, pb, medium=cab.medium, length_m=length, cable=cab.id,
+                    properties=props)
+        self.links.append(link)
+        return link
+
+    def board_link(self, link_id: str, a: str, a_port: str, b: str, b_port: str, board: str) -> Link:
+        """A board connection (medium ``nvlink`` or ``pcie``) between two named ports."""
+        if board not in self._boards:
+            self._boards[board] = self.catalog.choose_cable(0.0, 0.0, board=board)
+        cab = self._boards[board]
+        link = Link(link_id, a, a_port, b, b_port, medium=board, length_m=BOARD_LENGTH_M,
+                    cable=cab.id if cab is not None else "")
+        self.links.append(link)
+        return link
+
+    def design(self, name: str, description: str, **properties: Any) -> Design:
+        """The finished design (everything added in one batch)."""
+        design = Design(name, description)
+        design.properties = {"generator": self.kind, **properties}
+        design.extend(self.groups, self.devices, self.links)
+        return design
+
+
+def check_positive(kind: str, name: str, value: int) -> None:
+    if value <= 0:
+        raise GeneratorError(f"{kind}: {name} must be at least 1, got {value}")
+
+
+def whole(kind: str, what: str, value: float) -> int:
+    """``value`` as int if it is a whole number, else GeneratorError naming ``what``."""
+    n = round(value)
+    if abs(value - n) > 1e-6 or n < 1:
+        raise GeneratorError(f"{kind}: {what} must be a whole number >= 1, got {value:g}")
+    return int(n)
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def upper_tier_size(kind: str, lower: int, uplinks: int, upper_ports: int, lower_name: str, upper_name: str,
+                    upper_model: str) -> tuple[int, int]:
+    """Fewest upper switches so every lower switch has the same links to each: (count, links per pair).
+
+    The count divides ``uplinks`` (equal-cost paths) and each upper switch takes
+    ``lower x links per pair`` <= ``upper_ports`` ports.
+
+    >>> upper_tier_size("x", 24, 32, 64, "leaves", "spines", "qm9700")
+    (16, 2)
+    """
+    for s in divisors(uplinks):
+        per_pair = uplinks // s
+        if lower * per_pair <= upper_ports:
+            return s, per_pair
+    raise GeneratorError(
+        f"{kind}: {lower} {lower_name} need one port each on every {upper_name[:-1]} but {upper_model} has "
+        f"{upper_ports}; use fewer {lower_name} or another tier"
+    )

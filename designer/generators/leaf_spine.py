@@ -1,0 +1,139 @@
+"""``leaf-spine``: a 2-tier folded Clos with any oversubscription.
+
+``leaves`` leaf switches, each a top-of-rack switch for ``hosts_per_leaf`` NICs (whole servers
+of ``gpus_per_node`` GPUs) and ``hosts_per_leaf / oversubscription`` uplinks spread evenly over
+the spines (the same number of links to every spine). Ids: ``leafL``, ``spineS``, ``nodeN-gpuI``.
+"""
+
+from __future__ import annotations
+
+from designer.generators.base import (
+    DX,
+    NODE_DY,
+    TIER_DY,
+    Builder,
+    GeneratorSpec,
+    Param,
+    cabling_params,
+    node_params,
+    upper_tier_size,
+    whole,
+)
+from designer.generators.clos import TOR_HEIGHT_M, connect_all, switch_row
+from designer.generators.server import add_node, node_height_m, node_kit
+from designer.model import Design
+from designer.model.catalog import Catalog
+
+KIND = "leaf-spine"
+
+
+def switch_ports(comp) -> int:
+    return sum(g.count for g in comp.ports if g.kind == "network")
+
+
+def build_leaf_spine(
+    catalog: Catalog | None = None,
+    *,
+    leaves: int = 4,
+    hosts_per_leaf: int = 32,
+    spines: int = 0,
+    oversubscription: float = 1.0,
+    switch: str = "qm9700",
+    spine_switch: str = "",
+    gpus_per_node: int = 8,
+    gpu: str = "h100-sxm",
+    nic: str = "connectx-7-400g",
+    nvswitch: str = "",
+    nodes_per_rack: int = 4,
+    cable: str = "",
+    copper_max_m: float = 0.0,
+    long_medium: str = "auto",
+    racks_per_row: int = 18,
+) -> Design:
+    """A 2-tier leaf-spine fabric of ``leaves x hosts_per_leaf`` GPUs.
+
+    >>> d = build_leaf_spine(leaves=2, hosts_per_leaf=16)
+    >>> sorted(x.id for x in d.devices if x.kind == "switch")
+    ['leaf1', 'leaf2', 'spine1']
+    """
+    b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
+                racks_per_row=racks_per_row)
+    if leaves < 1:
+        raise b.error(f"leaves must be at least 1, got {leaves}")
+    if hosts_per_leaf < 1:
+        raise b.error(f"hosts_per_leaf must be at least 1, got {hosts_per_leaf}")
+    leaf_c = b.model(switch, "switch", "leaf switch")
+    spine_c = b.model(spine_switch or switch, "switch", "spine switch")
+    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
+    if hosts_per_leaf % gpus_per_node:
+        raise b.error(f"hosts_per_leaf={hosts_per_leaf} is not a multiple of gpus_per_node={gpus_per_node}")
+    uplinks = whole(
+        KIND, f"uplinks per leaf (hosts_per_leaf / oversubscription = {hosts_per_leaf}/{oversubscription:g})",
+        hosts_per_leaf / oversubscription)
+    leaf_ports = switch_ports(leaf_c)
+    if hosts_per_leaf + uplinks > leaf_ports:
+        raise b.error(
+            f"each leaf needs {hosts_per_leaf} host + {uplinks} uplink ports but {leaf_c.id} has {leaf_ports}")
+    spine_ports = switch_ports(spine_c)
+    if spines:
+        if uplinks % spines:
+            raise b.error(f"{uplinks} uplinks per leaf cannot be spread evenly over {spines} spines; "
+                          "choose spines dividing the uplinks")
+        per_pair = uplinks // spines
+        if leaves * per_pair > spine_ports:
+            raise b.error(f"each spine needs {leaves} x {per_pair} leaf ports but {spine_c.id} has {spine_ports}")
+    else:
+        spines, per_pair = upper_tier_size(KIND, leaves, uplinks, spine_ports, "leaves", "spines", spine_c.id)
+
+    nodes_per_leaf = hosts_per_leaf // gpus_per_node
+    col_w = kit.width + DX
+    leaf_y, node_y = TIER_DY, 2 * TIER_DY
+    leaf_devs = []
+    node_no = 0
+    for li in range(1, leaves + 1):
+        left = (li - 1) * col_w
+        rack = -1
+        rack_gid = ""
+        for n in range(nodes_per_leaf):
+            slot = n % nodes_per_rack
+            if slot == 0:
+                rack_gid = f"rack{b.rack_count + 1}"
+                rack = b.rack(rack_gid)
+            if n == 0:
+                leaf = b.device(leaf_c, f"leaf{li}", tier="leaf", x=left + (kit.gpus - 1) * DX / 2, y=leaf_y,
+                                group=rack_gid)
+                b.place(leaf.id, rack, TOR_HEIGHT_M)
+                leaf_devs.append(leaf)
+            node_no += 1
+            nics = add_node(b, kit, f"node{node_no}", name="", parent=rack_gid,
+                            x=left, y=node_y + n * NODE_DY, rack=rack, height_m=node_height_m(slot))
+            for nic_dev in nics:
+                b.cable_link(f"{nic_dev.id}--{leaf.id}", nic_dev, leaf)
+    spine_devs = switch_row(b, spine_c, [f"spine{s}" for s in range(1, spines + 1)], tier="spine", y=0.0,
+                            left=leaf_devs[0].x, right=leaf_devs[-1].x, group_prefix="spine")
+    connect_all(b, leaf_devs, spine_devs, per_pair)
+    gpus = leaves * hosts_per_leaf
+    return b.design(
+        f"leaf-spine {gpus} GPUs",
+        f"2-tier leaf-spine: {leaves} x {leaf_c.id} leaves with {hosts_per_leaf} hosts and {uplinks} uplinks "
+        f"({hosts_per_leaf / uplinks:g}:1), {spines} x {spine_c.id} spines, {gpus} {gpu} GPUs",
+        oversubscription=hosts_per_leaf / uplinks,
+    )
+
+
+SPEC = GeneratorSpec(
+    kind=KIND,
+    description="2-tier leaf-spine (folded Clos) with any oversubscription ratio",
+    params=(
+        Param("leaves", "int", 4, "leaf switches", minimum=1, maximum=4096),
+        Param("hosts_per_leaf", "int", 32, "NIC ports per leaf (a multiple of gpus_per_node)", minimum=1, maximum=4096),
+        Param("spines", "int", 0, "spine switches (0 = fewest giving every leaf equal links to each spine)",
+              minimum=0, maximum=4096),
+        Param("oversubscription", "float", 1.0, "leaf host ports per uplink (2 = 2:1)", minimum=1.0, maximum=64.0),
+        Param("switch", "model", "qm9700", "leaf switch model", model_kind="switch"),
+        Param("spine_switch", "model", "", "spine switch model ('' = same as leaf)", model_kind="switch"),
+    )
+    + node_params()
+    + cabling_params(),
+    func=build_leaf_spine,
+)
