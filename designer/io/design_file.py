@@ -328,7 +328,7 @@ def _build(data: dict[str, Any]) -> Design:
             raise _Invalid(f"{p}.id", f"device {did!r} is already defined at devices[{device_ports[did][1]}]")
         kind = _choice(d, "kind", p, DEVICE_KINDS)
         ports_raw = _list(d.get("ports", []), f"{p}.ports")
-        key = _dumps(ports_raw)
+        key = repr(ports_raw)
         ports = ports_cache.get(key)
         if ports is None:
             built = []
@@ -370,7 +370,12 @@ def _build(data: dict[str, Any]) -> Design:
             raise _Invalid(f"{p}.id", f"link {lid!r} is already defined at links[{link_ids[lid]}]")
         ends = []
         for side in ("a", "b"):
-            dev_id, port_id = _port_ref(raw, side, p)
+            ref = raw.get(side)
+            parts = ref.split(":") if isinstance(ref, str) else ()
+            if len(parts) != 2 or not parts[0] or not parts[1]:
+                dev_id, port_id = _port_ref(raw, side, p)
+            else:
+                dev_id, port_id = parts
             entry = device_ports.get(dev_id)
             if entry is None:
                 raise _Invalid(f"{p}.{side}", f"no device {dev_id!r}")
@@ -393,7 +398,7 @@ def _build(data: dict[str, Any]) -> Design:
         link_ids[lid] = i
         links.append(link)
 
-    design.extend(ordered, devices, links)
+    design._extend_validated(ordered, devices, links)
     return design
 
 

@@ -523,6 +523,33 @@ class Design:
             for link in links:
                 self.add_link(link)
 
+    def _extend_validated(self, groups: list[Group], devices: list[Device], links: list[Link]) -> None:
+        """Append records already checked against every invariant (by the file loader).
+
+        Same effect and events as :meth:`extend`, without checking each link a second time.
+        """
+        with self.batch():
+            for g in groups:
+                self.add_group(g)
+            for d in devices:
+                self.add_device(d)
+            port_link = self._port_link
+            device_links = self._device_links
+            table = self._links
+            emit = self.link_added.emit if len(self.link_added) else None
+            for link in links:
+                if link.id in table.by_id:
+                    raise DuplicateIdError(f"a link named {link.id!r} already exists")
+                index = table.insert(link, None)
+                port_link[(link.a_device, link.a_port)] = link.id
+                port_link[(link.b_device, link.b_port)] = link.id
+                device_links[link.a_device][link.id] = None
+                device_links[link.b_device][link.id] = None
+                if emit is not None:
+                    emit(link, index)
+            if links:
+                self._batch_dirty = True
+
     def copy(self) -> Design:
         """A deep, listener-free copy of this design."""
         other = Design(self.name, self.description)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from designer.model.errors import InvalidValueError
@@ -93,6 +94,17 @@ class PortGroup:
         return [f"{self.prefix}{i}" for i in range(1, self.count + 1)]
 
 
+@lru_cache(maxsize=8192)
+def _port_index(ports: tuple[PortGroup, ...]) -> dict[str, PortSpec]:
+    """Port id -> PortSpec for a tuple of port groups (shared by every device with these ports)."""
+    index: dict[str, PortSpec] = {}
+    for gi, g in enumerate(ports):
+        for i in range(1, g.count + 1):
+            pid = f"{g.prefix}{i}"
+            index[pid] = PortSpec(pid, g.speed_gbps, g.kind, g.form_factor, g.lanes, gi)
+    return index
+
+
 @dataclass(slots=True, eq=False)
 class Device:
     """A GPU, NIC, NVLink switch (fabric), network switch or storage node.
@@ -112,6 +124,8 @@ class Device:
     y: float = 0.0
     group: str | None = None
     properties: dict[str, Any] = field(default_factory=dict)
+    _indexed: tuple[PortGroup, ...] = field(default=(), init=False, repr=False, compare=False)
+    _index: dict[str, PortSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_id(self.id, "device id")
@@ -136,19 +150,16 @@ class Device:
 
     def port(self, port_id: str) -> PortSpec | None:
         """The port named ``port_id``, or None if the device has no such port."""
-        for gi, g in enumerate(self.ports):
-            if port_id.startswith(g.prefix):
-                rest = port_id[len(g.prefix):]
-                if rest.isdigit() and rest[0] != "0" and 1 <= int(rest) <= g.count:
-                    return PortSpec(port_id, g.speed_gbps, g.kind, g.form_factor, g.lanes, gi)
-        return None
+        if self._indexed is not self.ports:
+            self._index = _port_index(self.ports)
+            self._indexed = self.ports
+        return self._index.get(port_id)
 
     def iter_ports(self) -> list[PortSpec]:
-        out = []
-        for gi, g in enumerate(self.ports):
-            for i in range(1, g.count + 1):
-                out.append(PortSpec(f"{g.prefix}{i}", g.speed_gbps, g.kind, g.form_factor, g.lanes, gi))
-        return out
+        if self._indexed is not self.ports:
+            self._index = _port_index(self.ports)
+            self._indexed = self.ports
+        return list(self._index.values())
 
 
 @dataclass(slots=True, eq=False)
