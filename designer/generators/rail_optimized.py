@@ -84,6 +84,8 @@ def build_rail_optimized(
                 racks_per_row=racks_per_row)
     if sus < 1:
         raise b.error(f"sus must be at least 1, got {sus}")
+    if tiers not in (0, 2, 3):
+        raise b.error(f"tiers must be 2, 3 or 0 (automatic), got {tiers}")
     if nodes_per_su < 1:
         raise b.error(f"nodes_per_su must be at least 1, got {nodes_per_su}")
     leaf_c = b.model(switch, "switch", "leaf switch")

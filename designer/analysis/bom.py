@@ -1,0 +1,306 @@
+"""Bill of materials: devices by model and tier, cables by medium and length, optics, power and cost.
+
+Counting rules:
+
+- Devices: one line per (kind, model, tier). A device without a catalog model is priced from
+  its ``properties`` ``power_w`` / ``price_usd`` when present (else 0, with a note).
+- Cables: every link that is not a board connection (``nvlink``, ``pcie``), one line per
+  (cable model, medium, the tiers it joins, length bucket). Endpoints (GPU, NIC, storage) count
+  as tier ``node``. Price = cable price + price per metre x length; power = 2 ends x power per end.
+  Lengths are bucketed <= 1, 3, 5, 10, 30, 100 m and > 100 m.
+- Transceivers: links of medium ``optical`` need one module per end (the cable's transceiver).
+  On a port group with ``per_cage`` > 1 (twin-port OSFP cages) the ends of one device's port
+  group share modules: ceil(ends / per_cage) twin-port modules of the matching fibre.
+- Board connections are not cables; they are counted in ``board_links`` only.
+
+Power in W, prices in indicative USD (see the catalog's ``sources`` for each figure).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from designer.model import Design
+from designer.model.catalog import Catalog, Transceiver, default_catalog
+
+#: Upper bounds of the cable length buckets, metres (the last bucket is "> 100 m").
+LENGTH_BUCKETS_M = (1.0, 3.0, 5.0, 10.0, 30.0, 100.0)
+CATEGORIES = ("gpu", "nic", "nvswitch", "switch", "storage", "cable", "transceiver")
+_BOARD = ("nvlink", "pcie")
+
+
+def length_bucket(length_m: float) -> str:
+    """The bucket label of a cable length: ``<=1 m`` ... ``<=100 m``, ``>100 m``.
+
+    >>> length_bucket(3.0), length_bucket(3.5), length_bucket(250)
+    ('<=3 m', '<=5 m', '>100 m')
+    """
+    for b in LENGTH_BUCKETS_M:
+        if length_m <= b + 1e-9:
+            return f"<={b:g} m"
+    return f">{LENGTH_BUCKETS_M[-1]:g} m"
+
+
+@dataclass(frozen=True)
+class BomLine:
+    """One line: ``quantity`` items with their unit power (W) and unit price (USD, mean over the line).
+
+    ``tier`` is set for switches; ``medium``, ``between`` (e.g. ``leaf-spine``, ``node-leaf``)
+    and ``length_bucket`` for cables.
+    """
+
+    category: str
+    item: str
+    name: str
+    quantity: int
+    unit_power_w: float
+    unit_price_usd: float
+    tier: str = ""
+    medium: str = ""
+    between: str = ""
+    length_bucket: str = ""
+
+    @property
+    def power_w(self) -> float:
+        return self.quantity * self.unit_power_w
+
+    @property
+    def price_usd(self) -> float:
+        return self.quantity * self.unit_price_usd
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"category": self.category, "item": self.item, "name": self.name,
+                             "quantity": self.quantity}
+        for key in ("tier", "medium", "between", "length_bucket"):
+            if getattr(self, key):
+                d[key] = getattr(self, key)
+        d.update(unit_power_w=round(self.unit_power_w, 3), unit_price_usd=round(self.unit_price_usd, 2),
+                 power_w=round(self.power_w, 3), price_usd=round(self.price_usd, 2))
+        return d
+
+
+@dataclass(frozen=True)
+class Bom:
+    """A bill of materials: lines, totals, board connections and notes on what could not be priced."""
+
+    design: str
+    lines: tuple[BomLine, ...]
+    board_links: tuple[tuple[str, int], ...]
+    notes: tuple[str, ...]
+
+    @property
+    def total_power_w(self) -> float:
+        return sum(line.power_w for line in self.lines)
+
+    @property
+    def total_price_usd(self) -> float:
+        return sum(line.price_usd for line in self.lines)
+
+    def quantity(self, category: str, *, item: str | None = None, tier: str | None = None,
+                 between: str | None = None, medium: str | None = None) -> int:
+        """Total quantity of the lines matching every given field."""
+        return sum(
+            line.quantity for line in self.lines
+            if line.category == category
+            and (item is None or line.item == item)
+            and (tier is None or line.tier == tier)
+            and (between is None or line.between == between)
+            and (medium is None or line.medium == medium)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "design": self.design,
+            "lines": [line.to_dict() for line in self.lines],
+            "totals": {
+                **{c: self.quantity(c) for c in CATEGORIES},
+                "power_w": round(self.total_power_w, 3),
+                "price_usd": round(self.total_price_usd, 2),
+            },
+            "board_links": dict(self.board_links),
+            "notes": list(self.notes),
+        }
+
+
+def _role(tier: str) -> str:
+    return tier or "node"
+
+
+_TIER_ORDER = {"node": 0, "edge": 1, "leaf": 1, "router": 1, "aggregation": 2, "spine": 2, "core": 3}
+
+
+def _between(a: str, b: str) -> str:
+    lo, hi = sorted((a, b), key=lambda t: (_TIER_ORDER.get(t, 4), t))
+    return f"{lo}-{hi}"
+
+
+def _between_rank(between: str) -> tuple[int, ...]:
+    return tuple(sorted((_TIER_ORDER.get(t, 4) for t in between.split("-", 1)), reverse=True))
+
+
+def _twin_module(catalog: Catalog, base: Transceiver, per_cage: int) -> Transceiver | None:
+    """The multi-port module carrying ``per_cage`` links of ``base``'s kind in one cage, if any."""
+    cands = [
+        t for t in catalog.transceivers.values()
+        if t.fibre == base.fibre and abs(t.rate_gbps - base.rate_gbps * per_cage) < 1e-6 and t.reach_m >= base.reach_m
+    ]
+    return min(cands, key=lambda t: (t.reach_m, t.id)) if cands else None
+
+
+def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
+    """Count a design's devices, cables and optics, with unit and total power and price.
+
+    Examples
+    --------
+    >>> from designer.model import Design, Device, Link, PortGroup
+    >>> d = Design("pair")
+    >>> net = (PortGroup("p", 1, 400.0),)
+    >>> _ = d.add_device(Device("a", "switch", net, tier="leaf"))
+    >>> _ = d.add_device(Device("b", "switch", net, tier="spine"))
+    >>> _ = d.add_link(Link("l", "a", "p1", "b", "p1", medium="optical", length_m=20, cable="sr4-400g-mm"))
+    >>> bom = bill_of_materials(d)
+    >>> bom.quantity("cable", between="leaf-spine"), bom.quantity("transceiver")
+    (1, 2)
+    """
+    if catalog is None:
+        catalog = default_catalog()
+    notes: list[str] = []
+    devices = {d.id: d for d in design.iter_devices()}
+
+    # Devices ---------------------------------------------------------------------------
+    dev_lines: dict[tuple[str, str, str], list[float]] = {}
+    dev_names: dict[tuple[str, str, str], str] = {}
+    unpriced = 0
+    for dev in devices.values():
+        comp = catalog.components.get(dev.model) if dev.model else None
+        if comp is not None:
+            power, price, name = comp.power_w, comp.price_usd, comp.name
+        else:
+            power = float(dev.properties.get("power_w", 0.0) or 0.0)
+            price = float(dev.properties.get("price_usd", 0.0) or 0.0)
+            name = dev.name or dev.model or f"custom {dev.kind}"
+            if "power_w" not in dev.properties and "price_usd" not in dev.properties:
+                unpriced += 1
+        key = (dev.kind, dev.model if comp is not None else (dev.model or name), dev.tier)
+        acc = dev_lines.setdefault(key, [0, 0.0, 0.0])
+        acc[0] += 1
+        acc[1] += power
+        acc[2] += price
+        dev_names.setdefault(key, name)
+    if unpriced:
+        notes.append(f"{unpriced} device(s) have no catalog model and no power_w/price_usd: counted at 0 W, $0")
+
+    # Cables and transceivers -------------------------------------------------------------
+    cable_acc: dict[tuple[str, str, str, str], list[float]] = {}
+    board: dict[str, int] = defaultdict(int)
+    single_modules: dict[str, int] = defaultdict(int)
+    cage_ends: dict[tuple[str, int, str], int] = defaultdict(int)
+    no_module = 0
+    unknown_cables = 0
+    for link in design.iter_links():
+        if link.medium in _BOARD:
+            board[link.medium] += 1
+            continue
+        da, db = devices[link.a_device], devices[link.b_device]
+        cab = catalog.cables.get(link.cable) if link.cable else None
+        if cab is not None:
+            length = cab.standard_length(link.length_m)
+            price = cab.price_usd + cab.price_usd_per_m * length
+            power = 2 * cab.power_w_per_end
+        else:
+            price = power = 0.0
+            unknown_cables += 1
+        key = (link.cable, link.medium, _between(_role(da.tier), _role(db.tier)), length_bucket(link.length_m))
+        acc = cable_acc.setdefault(key, [0, 0.0, 0.0])
+        acc[0] += 1
+        acc[1] += power
+        acc[2] += price
+        if link.medium != "optical":
+            continue
+        module = cab.transceiver if cab is not None else None
+        if not module or module not in catalog.transceivers:
+            no_module += 2
+            continue
+        for dev, port_id in ((da, link.a_port), (db, link.b_port)):
+            spec = dev.port(port_id)
+            per_cage = dev.ports[spec.group_index].per_cage if spec is not None else 1
+            if per_cage > 1:
+                cage_ends[(dev.id, spec.group_index, module)] += 1
+            else:
+                single_modules[module] += 1
+    if unknown_cables:
+        notes.append(f"{unknown_cables} link(s) name no catalog cable: counted at 0 W, $0")
+    if no_module:
+        notes.append(f"{no_module} optical link end(s) have no catalog transceiver: not counted")
+
+    modules: dict[str, int] = defaultdict(int, single_modules)
+    twin_cache: dict[tuple[str, int], Transceiver | None] = {}
+    for (dev_id, gi, module), ends in cage_ends.items():
+        per_cage = devices[dev_id].ports[gi].per_cage
+        tkey = (module, per_cage)
+        if tkey not in twin_cache:
+            twin_cache[tkey] = _twin_module(catalog, catalog.transceivers[module], per_cage)
+        twin = twin_cache[tkey]
+        if twin is None:
+            modules[module] += ends
+        else:
+            modules[twin.id] += math.ceil(ends / per_cage)
+
+    # Lines ---------------------------------------------------------------------------------
+    lines: list[BomLine] = []
+    order = {c: i for i, c in enumerate(CATEGORIES)}
+    for (kind, item, tier), (qty, power, price) in sorted(
+        dev_lines.items(), key=lambda kv: (order.get(kv[0][0], 9), _TIER_ORDER.get(kv[0][2] or "node", 4), kv[0])
+    ):
+        lines.append(BomLine(kind, item, dev_names[(kind, item, tier)], int(qty), power / qty, price / qty,
+                             tier=tier))
+    bucket_order = {length_bucket(b): i for i, b in enumerate(LENGTH_BUCKETS_M)}
+    for (cable_id, medium, between, bucket), (qty, power, price) in sorted(
+        cable_acc.items(),
+        key=lambda kv: (_between_rank(kv[0][2]), kv[0][2], bucket_order.get(kv[0][3], 99), kv[0][1], kv[0][0]),
+    ):
+        cab = catalog.cables.get(cable_id)
+        name = cab.name if cab is not None else f"{medium.replace('_', ' ')} (no catalog cable)"
+        lines.append(BomLine("cable", cable_id, name, int(qty), power / qty, price / qty,
+                             medium=medium, between=between, length_bucket=bucket))
+    for module, qty in sorted(modules.items()):
+        t = catalog.transceivers[module]
+        lines.append(BomLine("transceiver", module, t.name, qty, t.power_w, t.price_usd))
+    return Bom(design.name, tuple(lines), tuple(sorted(board.items())), tuple(notes))
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    cells = [headers] + rows
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    out = []
+    for n, r in enumerate(cells):
+        parts = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        out.append("  ".join(parts).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def format_bom(bom: Bom) -> str:
+    """The bill of materials as a plain aligned text table, with totals and notes."""
+    rows = []
+    for line in bom.lines:
+        if line.category == "cable":
+            what = f"{line.between} {line.length_bucket}"
+        else:
+            what = line.tier
+        rows.append([
+            line.category, line.item or "-", what, f"{line.quantity:,}", f"{line.unit_power_w:,.1f}",
+            f"{line.unit_price_usd:,.0f}", f"{line.power_w / 1000:,.2f}", f"{line.price_usd:,.0f}",
+        ])
+    headers = ["category", "item", "tier / link, length", "qty", "unit W", "unit USD", "total kW", "total USD"]
+    text = [f"Bill of materials: {bom.design}", "", _table(headers, rows), ""]
+    text.append(f"Total power: {bom.total_power_w / 1000:,.1f} kW    Indicative cost: ${bom.total_price_usd:,.0f}")
+    if bom.board_links:
+        text.append("Board connections (not cables): " + ", ".join(f"{m} {n:,}" for m, n in bom.board_links))
+    for note in bom.notes:
+        text.append(f"Note: {note}")
+    return "\n".join(text) + "\n"

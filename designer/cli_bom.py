@@ -1,0 +1,34 @@
+"""``topo-designer bom FILE [--json PATH|-]``: the bill of materials of a design."""
+
+from __future__ import annotations
+
+import argparse
+
+from designer.analysis.bom import bill_of_materials, format_bom
+from designer.cli_common import write_json
+from designer.io import load_design
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "bom",
+        help="bill of materials: devices, cables, optics, power, cost",
+        description="Count a design's GPUs, NICs and switches (by model and tier), cables (by model, medium, "
+        "the tiers they join and length bucket), transceivers (twin-port modules on twin-port switch cages), "
+        "total power (W) and indicative cost (USD) from the catalog.",
+    )
+    p.add_argument("file", help="design file (.json)")
+    p.add_argument("--json", metavar="PATH", help="write the bill of materials as JSON to PATH ('-' for stdout "
+                   "instead of the table)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    design = load_design(args.file)
+    bom = bill_of_materials(design)
+    if args.json:
+        write_json(bom.to_dict(), args.json)
+        if args.json == "-":
+            return 0
+    print(format_bom(bom), end="")
+    return 0

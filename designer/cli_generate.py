@@ -1,0 +1,76 @@
+"""``topo-designer generate KIND [params] -o FILE``: build a fabric from the generator registry.
+
+One sub-subcommand per generator kind; its options are the generator's parameters, each
+documented with its default and limits, all taken from ``designer.generators.GENERATORS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from designer.generators import GENERATORS, GeneratorError, GeneratorSpec, Param
+from designer.io import save_design
+
+
+def _option_help(p: Param) -> str:
+    default = p.default if p.default != "" else "''"
+    if p.type == "dims":
+        default = "x".join(str(d) for d in p.default) if isinstance(p.default, tuple) else p.default
+    limits = p.limits_text()
+    return f"{p.help} (default: {default}{'; ' + limits if limits else ''})"
+
+
+def _add_option(parser: argparse.ArgumentParser, p: Param) -> None:
+    kwargs: dict = {"dest": p.name, "default": None, "help": _option_help(p)}
+    if p.type == "bool":
+        kwargs["action"] = argparse.BooleanOptionalAction
+    else:
+        kwargs["type"] = {"int": int, "float": float}.get(p.type, str)
+        kwargs["metavar"] = {"int": "N", "float": "X", "dims": "AxBxC", "model": "MODEL", "cable": "CABLE"}.get(
+            p.type, "VALUE")
+        if p.choices:
+            kwargs["choices"] = p.choices
+            kwargs.pop("metavar")
+    parser.add_argument(p.cli_flag, **kwargs)
+
+
+def _add_kind(sub: argparse._SubParsersAction, spec: GeneratorSpec) -> None:
+    p = sub.add_parser(
+        spec.kind,
+        help=spec.description,
+        description=f"{spec.kind}: {spec.description}. Network links run at the speed of the port models "
+        "(400 Gb/s for the defaults); cables are chosen by reach from a floor plan of racks in rows.",
+    )
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="design file to write (.json)")
+    for param in spec.params:
+        _add_option(p, param)
+    p.set_defaults(func=run, kind=spec.kind)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "generate",
+        help="generate a fabric design (fat-tree, leaf-spine, rail-optimized, torus...)",
+        description="Generate a fabric design from a parametric reference architecture and write it to a file. "
+        "'topo-designer generate KIND --help' lists the parameters of a kind.",
+    )
+    sub = p.add_subparsers(dest="kind", metavar="KIND")
+    for spec in GENERATORS.values():
+        _add_kind(sub, spec)
+    p.set_defaults(func=run, kind=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.kind is None:
+        raise GeneratorError(f"generate: choose a KIND: {', '.join(GENERATORS)}")
+    spec = GENERATORS[args.kind]
+    params = {p.name: getattr(args, p.name) for p in spec.params if getattr(args, p.name, None) is not None}
+    design = spec.build(**params)
+    save_design(design, args.output)
+    kinds: dict[str, int] = {}
+    for dev in design.iter_devices():
+        kinds[dev.kind] = kinds.get(dev.kind, 0) + 1
+    counts = ", ".join(f"{n:,} {k}" for k, n in kinds.items())
+    print(f"{args.output}: {design.name}: {design.device_count():,} devices ({counts}), "
+          f"{design.link_count():,} links")
+    return 0
