@@ -171,20 +171,22 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     devices = {d.id: d for d in design.iter_devices()}
 
     # Devices ---------------------------------------------------------------------------
-    dev_lines: dict[tuple[str, str, str], list[float]] = {}
-    dev_names: dict[tuple[str, str, str], str] = {}
+    dev_lines: dict[tuple[str, str, str, str], list[float]] = {}
+    dev_names: dict[tuple[str, str, str, str], str] = {}
     unpriced = 0
     for dev in devices.values():
         comp = catalog.components.get(dev.model) if dev.model else None
         if comp is not None:
             power, price, name = comp.power_w, comp.price_usd, comp.name
+            key = (dev.kind, comp.id, dev.tier, "")
         else:
             power = float(dev.properties.get("power_w", 0.0) or 0.0)
             price = float(dev.properties.get("price_usd", 0.0) or 0.0)
-            name = dev.name or dev.model or f"custom {dev.kind}"
+            based_on = dev.properties.get("based_on")
+            name = dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
             if "power_w" not in dev.properties and "price_usd" not in dev.properties:
                 unpriced += 1
-        key = (dev.kind, dev.model if comp is not None else (dev.model or name), dev.tier)
+            key = (dev.kind, dev.model, dev.tier, name)
         acc = dev_lines.setdefault(key, [0, 0.0, 0.0])
         acc[0] += 1
         acc[1] += power
@@ -252,11 +254,11 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     # Lines ---------------------------------------------------------------------------------
     lines: list[BomLine] = []
     order = {c: i for i, c in enumerate(CATEGORIES)}
-    for (kind, item, tier), (qty, power, price) in sorted(
+    for key, (qty, power, price) in sorted(
         dev_lines.items(), key=lambda kv: (order.get(kv[0][0], 9), _TIER_ORDER.get(kv[0][2] or "node", 4), kv[0])
     ):
-        lines.append(BomLine(kind, item, dev_names[(kind, item, tier)], int(qty), power / qty, price / qty,
-                             tier=tier))
+        kind, item, tier, _ = key
+        lines.append(BomLine(kind, item, dev_names[key], int(qty), power / qty, price / qty, tier=tier))
     bucket_order = {length_bucket(b): i for i, b in enumerate(LENGTH_BUCKETS_M)}
     for (cable_id, medium, between, bucket), (qty, power, price) in sorted(
         cable_acc.items(),
@@ -293,7 +295,7 @@ def format_bom(bom: Bom) -> str:
         else:
             what = line.tier
         rows.append([
-            line.category, line.item or "-", what, f"{line.quantity:,}", f"{line.unit_power_w:,.1f}",
+            line.category, line.item or line.name, what, f"{line.quantity:,}", f"{line.unit_power_w:,.1f}",
             f"{line.unit_price_usd:,.0f}", f"{line.power_w / 1000:,.2f}", f"{line.price_usd:,.0f}",
         ])
     headers = ["category", "item", "tier / link, length", "qty", "unit W", "unit USD", "total kW", "total USD"]

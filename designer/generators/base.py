@@ -426,6 +426,18 @@ class Builder:
         self.links.append(link)
         return link
 
+    def port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str) -> Link:
+        """A cabled network link between two named network ports (cable chosen by length)."""
+        pa, pb = a.port(a_port), b.port(b_port)
+        if pa is None or pb is None:
+            missing = f"{a.id}:{a_port}" if pa is None else f"{b.id}:{b_port}"
+            raise self.error(f"port {missing} does not exist")
+        length = self.length_m(a.id, b.id)
+        cab = self.choose_cable(min(pa.speed_gbps, pb.speed_gbps), length)
+        link = Link(link_id, a.id, a_port, b.id, b_port, medium=cab.medium, length_m=length, cable=cab.id)
+        self.links.append(link)
+        return link
+
     def board_link(self, link_id: str, a: str, a_port: str, b: str, b_port: str, board: str) -> Link:
         """A board connection (medium ``nvlink`` or ``pcie``) between two named ports."""
         if board not in self._boards:

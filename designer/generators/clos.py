@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from designer.generators.base import Builder, spread
+from designer.generators.base import DX, NODE_DY, Builder, spread
+from designer.generators.server import NodeKit, add_node, node_height_m
 from designer.model import Device
 from designer.model.catalog import Component
 
@@ -57,3 +58,49 @@ def connect_all(b: Builder, lower: list[Device], upper: list[Device], per_pair: 
             suffix = "" if m == 1 else f".{m}"
             for up in upper:
                 b.cable_link(f"{lo.id}--{up.id}{suffix}", lo, up)
+
+
+def tor_leaves(
+    b: Builder,
+    kit: NodeKit,
+    leaf_c: Component,
+    *,
+    leaves: int,
+    hosts_per_leaf: int,
+    prefix: str,
+    parent: str | None,
+    left: float,
+    leaf_y: float,
+    node_y: float,
+    nodes_per_rack: int,
+    props: dict | None = None,
+) -> list[Device]:
+    """Leaves ``<prefix>leafL``, each the top-of-rack switch of ``hosts_per_leaf / gpus`` servers.
+
+    Servers are ``<prefix>nodeN`` (N counted across the leaves), stacked in a canvas column under
+    their leaf and in racks ``<prefix>rackR`` of ``nodes_per_rack``; each NIC links to its leaf.
+    """
+    col_w = kit.width + DX
+    nodes_per_leaf = hosts_per_leaf // kit.gpus
+    out = []
+    node_no = 0
+    for li in range(1, leaves + 1):
+        x0 = left + (li - 1) * col_w
+        rack, rack_gid = -1, ""
+        leaf = None
+        for n in range(nodes_per_leaf):
+            slot = n % nodes_per_rack
+            if slot == 0:
+                rack_gid = f"{prefix}rack{b.rack_count + 1}"
+                rack = b.rack(rack_gid, "", parent)
+            if leaf is None:
+                leaf = b.device(leaf_c, f"{prefix}leaf{li}", tier="leaf", x=x0 + (kit.gpus - 1) * DX / 2,
+                                y=leaf_y, group=rack_gid, properties=dict(props or {}))
+                b.place(leaf.id, rack, TOR_HEIGHT_M)
+                out.append(leaf)
+            node_no += 1
+            nics = add_node(b, kit, f"{prefix}node{node_no}", name="", parent=rack_gid, x=x0,
+                            y=node_y + n * NODE_DY, rack=rack, height_m=node_height_m(slot), props=props)
+            for nic_dev in nics:
+                b.cable_link(f"{nic_dev.id}--{leaf.id}", nic_dev, leaf)
+    return out

@@ -8,8 +8,6 @@ the spines (the same number of links to every spine). Ids: ``leafL``, ``spineS``
 from __future__ import annotations
 
 from designer.generators.base import (
-    DX,
-    NODE_DY,
     TIER_DY,
     Builder,
     GeneratorSpec,
@@ -19,8 +17,8 @@ from designer.generators.base import (
     upper_tier_size,
     whole,
 )
-from designer.generators.clos import TOR_HEIGHT_M, connect_all, switch_row
-from designer.generators.server import add_node, node_height_m, node_kit
+from designer.generators.clos import connect_all, switch_row, tor_leaves
+from designer.generators.server import node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog
 
@@ -85,30 +83,8 @@ def build_leaf_spine(
     else:
         spines, per_pair = upper_tier_size(KIND, leaves, uplinks, spine_ports, "leaves", "spines", spine_c.id)
 
-    nodes_per_leaf = hosts_per_leaf // gpus_per_node
-    col_w = kit.width + DX
-    leaf_y, node_y = TIER_DY, 2 * TIER_DY
-    leaf_devs = []
-    node_no = 0
-    for li in range(1, leaves + 1):
-        left = (li - 1) * col_w
-        rack = -1
-        rack_gid = ""
-        for n in range(nodes_per_leaf):
-            slot = n % nodes_per_rack
-            if slot == 0:
-                rack_gid = f"rack{b.rack_count + 1}"
-                rack = b.rack(rack_gid)
-            if n == 0:
-                leaf = b.device(leaf_c, f"leaf{li}", tier="leaf", x=left + (kit.gpus - 1) * DX / 2, y=leaf_y,
-                                group=rack_gid)
-                b.place(leaf.id, rack, TOR_HEIGHT_M)
-                leaf_devs.append(leaf)
-            node_no += 1
-            nics = add_node(b, kit, f"node{node_no}", name="", parent=rack_gid,
-                            x=left, y=node_y + n * NODE_DY, rack=rack, height_m=node_height_m(slot))
-            for nic_dev in nics:
-                b.cable_link(f"{nic_dev.id}--{leaf.id}", nic_dev, leaf)
+    leaf_devs = tor_leaves(b, kit, leaf_c, leaves=leaves, hosts_per_leaf=hosts_per_leaf, prefix="", parent=None,
+                           left=0.0, leaf_y=TIER_DY, node_y=2 * TIER_DY, nodes_per_rack=nodes_per_rack)
     spine_devs = switch_row(b, spine_c, [f"spine{s}" for s in range(1, spines + 1)], tier="spine", y=0.0,
                             left=leaf_devs[0].x, right=leaf_devs[-1].x, group_prefix="spine")
     connect_all(b, leaf_devs, spine_devs, per_pair)

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.generators import fat_tree, leaf_spine, rail_optimized, server
+from designer.generators import (
+    clos3,
+    dragonfly,
+    fat_tree,
+    hypercube,
+    leaf_spine,
+    nvl72,
+    rail_optimized,
+    server,
+    torus,
+)
 from designer.generators.base import GeneratorError, GeneratorSpec
 from designer.model import Design
 from designer.model.catalog import Catalog
@@ -13,9 +23,14 @@ GENERATORS: dict[str, GeneratorSpec] = {
     spec.kind: spec
     for spec in (
         server.SPEC,
+        nvl72.SPEC,
         leaf_spine.SPEC,
+        clos3.SPEC,
         fat_tree.SPEC,
         rail_optimized.SPEC,
+        torus.SPEC,
+        hypercube.SPEC,
+        dragonfly.SPEC,
     )
 }
 

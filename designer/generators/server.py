@@ -77,19 +77,18 @@ def add_node(
     rack: int | None = None,
     height_m: float = 0.0,
     props: dict[str, Any] | None = None,
-    nvlink_ports: list[str] | None = None,
 ) -> list[Any]:
     """Add a server group ``prefix`` with its GPUs, NICs and NVLink fabric; return its NICs in GPU order.
 
     Layout: NICs in a row at ``y`` (GPU I's NIC above GPU I), GPUs in a row below, the NVLink
     fabric to the right. ``props`` (e.g. ``su``) go on every device; GPU and NIC I also get
-    ``rail`` = I. With ``nvlink_ports`` the GPUs join those ports of an outside fabric instead.
+    ``rail`` = I.
     """
     props = props or {}
     b.group(prefix, "server", name, parent)
     nics = []
     fab_id = f"{prefix}-nvsw"
-    if kit.fabric is not None and nvlink_ports is None:
+    if kit.fabric is not None:
         fab = b.device(kit.fabric, fab_id, tier="", x=x + kit.gpus * DX, y=y + 30, group=prefix,
                        properties=dict(props))
         if rack is not None:
@@ -98,7 +97,7 @@ def add_node(
         gx = x + (i - 1) * DX
         rail_props = {**props, "rail": i}
         gpu = b.device(kit.gpu, f"{prefix}-gpu{i}", x=gx, y=y + 60, group=prefix, properties=rail_props)
-        if kit.fabric is not None and nvlink_ports is None:
+        if kit.fabric is not None:
             b.board_link(f"{gpu.id}--{fab_id}", gpu.id, kit.gpu_scaleup_port, fab_id, f"nvl{i}", "nvlink")
         if kit.nic is not None:
             nic = b.device(kit.nic, f"{prefix}-nic{i}", x=gx, y=y, group=prefix, properties=dict(rail_props))

@@ -1,0 +1,74 @@
+"""``hypercube``: a binary n-cube of 2^n directly linked accelerators.
+
+Accelerator ``nodeB`` (B = its n-bit binary label) links through port ``h(d+1)`` to the
+accelerator whose label differs in bit d. Racks hold ``nodes_per_rack`` accelerators in label
+order; copper inside a rack, optics between racks. Canvas: low bits across, high bits down.
+"""
+
+from __future__ import annotations
+
+from designer.generators.base import DX, NODE_DY, Builder, GeneratorSpec, Param, cabling_params
+from designer.generators.direct import accelerator, direct_params
+from designer.model import Design
+from designer.model.catalog import Catalog
+
+KIND = "hypercube"
+
+
+def build_hypercube(
+    catalog: Catalog | None = None,
+    *,
+    n: int = 4,
+    nodes_per_rack: int = 16,
+    gpu: str = "h100-sxm",
+    link_speed_gbps: float = 400.0,
+    cable: str = "",
+    copper_max_m: float = 0.0,
+    long_medium: str = "auto",
+    racks_per_row: int = 18,
+) -> Design:
+    """A hypercube of 2^n accelerators with n links each.
+
+    >>> d = build_hypercube(n=3)
+    >>> d.device_count(), d.link_count()
+    (8, 12)
+    """
+    b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
+                racks_per_row=racks_per_row)
+    if not 1 <= n <= 16:
+        raise b.error(f"n must be 1..16 (2 to 65,536 accelerators), got {n}")
+    count = 1 << n
+    low = (n + 1) // 2
+    devs = []
+    rack, gid = -1, ""
+    for i in range(count):
+        if i % nodes_per_rack == 0:
+            gid = f"rack{i // nodes_per_rack + 1}"
+            rack = b.rack(gid)
+        x = (i & ((1 << low) - 1)) * DX
+        y = (i >> low) * NODE_DY / 2
+        devs.append(accelerator(b, gpu, f"node{i:0{n}b}", n, "h", link_speed_gbps, x=x, y=y, group=gid, rack=rack,
+                                slot=i % nodes_per_rack, props={"label": i}))
+    for i, dev in enumerate(devs):
+        for d in range(n):
+            j = i ^ (1 << d)
+            if j > i:
+                b.port_link(f"{dev.id}--{devs[j].id}", dev, f"h{d + 1}", devs[j], f"h{d + 1}")
+    return b.design(
+        f"hypercube n={n}",
+        f"binary {n}-cube: {count} accelerators ({gpu}-class), {n} links of {link_speed_gbps:g} Gb/s each",
+        n=n,
+    )
+
+
+SPEC = GeneratorSpec(
+    kind=KIND,
+    description="binary hypercube of 2^n directly linked accelerators",
+    params=(
+        Param("n", "int", 4, "dimensions (2^n accelerators, n links each)", minimum=1, maximum=16),
+        Param("nodes_per_rack", "int", 16, "accelerators per rack (sets cable lengths)", minimum=1, maximum=256),
+    )
+    + direct_params()
+    + cabling_params(),
+    func=build_hypercube,
+)

@@ -1,0 +1,154 @@
+"""``nvl72``: GB200/GB300 NVL72-style rack-scale NVLink domains, with an optional rail scale-out.
+
+Each domain (rack) ``nvlD`` has ``trays`` compute trays of ``gpus_per_tray`` GPUs; every GPU's
+scale-up port joins the rack's NVLink switch fabric (one ``nvswitch`` device, ports ``nvl1..72``)
+and its ``pcie1`` its own NIC. With ``scaleout``, NIC R of every tray of a rack goes to that
+rack's rail leaf ``nvlD-leafR`` (in a network rack beside it), and the leaves join a spine
+layer with equal links to every spine.
+Ids: ``nvlD-trayT-gpuI``, ``nvlD-trayT-nicI``, ``nvlD-nvsw``, ``nvlD-leafR``, ``spineS``.
+"""
+
+from __future__ import annotations
+
+from designer.generators.base import (
+    DX,
+    NODE_DY,
+    TIER_DY,
+    Builder,
+    GeneratorSpec,
+    Param,
+    cabling_params,
+    upper_tier_size,
+    whole,
+)
+from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
+from designer.generators.leaf_spine import switch_ports
+from designer.model import Design
+from designer.model.catalog import Catalog
+
+KIND = "nvl72"
+TRAY_BASE_M = 0.2
+TRAY_STEP_M = 0.05
+
+
+def build_nvl72(
+    catalog: Catalog | None = None,
+    *,
+    racks: int = 1,
+    trays: int = 18,
+    gpus_per_tray: int = 4,
+    gpu: str = "b200",
+    nic: str = "connectx-8-800g",
+    nvswitch: str = "nvl72-nvswitch",
+    scaleout: bool = True,
+    oversubscription: float = 1.0,
+    switch: str = "sn5600",
+    spine_switch: str = "",
+    cable: str = "",
+    copper_max_m: float = 0.0,
+    long_medium: str = "auto",
+    racks_per_row: int = 18,
+) -> Design:
+    """``racks`` NVL72-style domains of ``trays x gpus_per_tray`` GPUs.
+
+    >>> d = build_nvl72(scaleout=False)
+    >>> sum(x.kind == "gpu" for x in d.devices), d.link_count()
+    (72, 144)
+    """
+    b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
+                racks_per_row=racks_per_row)
+    for name, value in (("racks", racks), ("trays", trays), ("gpus_per_tray", gpus_per_tray)):
+        if value < 1:
+            raise b.error(f"{name} must be at least 1, got {value}")
+    if racks > 1 and not scaleout:
+        raise b.error(f"{racks} racks need a scale-out network to reach each other: use scaleout=true or racks=1")
+    gpu_c = b.model(gpu, "gpu", "GPU")
+    nic_c = b.model(nic, "nic", "NIC")
+    fab_c = b.model(nvswitch, "nvswitch", "NVLink fabric")
+    scaleup = next((f"{g.prefix}1" for g in gpu_c.ports if g.kind == "nvlink"), "")
+    if not scaleup:
+        raise b.error(f"GPU {gpu!r} has no NVLink port")
+    gpus = trays * gpus_per_tray
+    fab_ports = sum(g.count for g in fab_c.ports if g.kind == "nvlink")
+    if gpus > fab_ports:
+        raise b.error(f"{trays} trays x {gpus_per_tray} GPUs = {gpus} GPUs but {fab_c.id} has {fab_ports} GPU ports")
+    rails = gpus_per_tray
+    if scaleout:
+        leaf_c = b.model(switch, "switch", "leaf switch")
+        spine_c = b.model(spine_switch or switch, "switch", "spine switch")
+        uplinks = whole(KIND, f"uplinks per leaf (trays / oversubscription = {trays}/{oversubscription:g})",
+                        trays / oversubscription)
+        leaf_ports = switch_ports(leaf_c)
+        if trays + uplinks > leaf_ports:
+            raise b.error(
+                f"each rail leaf needs {trays} host + {uplinks} uplink ports but {leaf_c.id} has {leaf_ports}")
+        spines, per_pair = upper_tier_size(KIND, racks * rails, uplinks, switch_ports(spine_c), "leaves", "spines",
+                                           spine_c.id)
+
+    rack_w = (gpus_per_tray + 1) * DX + 2 * DX
+    top = 2 * TIER_DY if scaleout else 0.0
+    leaves = []
+    for d in range(1, racks + 1):
+        dom = f"nvl{d}"
+        left = (d - 1) * rack_w
+        rack = b.rack(dom, f"NVL{gpus} rack {d}")
+        fab = b.device(fab_c, f"{dom}-nvsw", x=left + gpus_per_tray * DX, y=top + trays * NODE_DY / 2, group=dom,
+                       properties={"domain": d})
+        b.place(fab.id, rack, TRAY_BASE_M + trays / 2 * TRAY_STEP_M)
+        rack_leaves = []
+        if scaleout:
+            net_gid = f"{dom}-net"
+            net_rack = b.rack(net_gid, f"network rack {d}")
+            for r in range(1, rails + 1):
+                leaf = b.device(leaf_c, f"{dom}-leaf{r}", tier="leaf", x=left + (r - 1) * DX, y=TIER_DY,
+                                group=net_gid, properties={"domain": d, "rail": r})
+                b.place(leaf.id, net_rack, SWITCH_BASE_M + (r - 1) * SWITCH_STEP_M)
+                rack_leaves.append(leaf)
+            leaves.extend(rack_leaves)
+        for t in range(1, trays + 1):
+            tray = b.group(f"{dom}-tray{t}", "server", f"compute tray {t}", dom)
+            height = TRAY_BASE_M + (t - 1) * TRAY_STEP_M
+            y = top + (t - 1) * NODE_DY
+            for i in range(1, gpus_per_tray + 1):
+                props = {"domain": d, "rail": i}
+                g_dev = b.device(gpu_c, f"{tray}-gpu{i}", x=left + (i - 1) * DX, y=y + 60, group=tray,
+                                 properties=props)
+                n_dev = b.device(nic_c, f"{tray}-nic{i}", x=left + (i - 1) * DX, y=y, group=tray,
+                                 properties=dict(props))
+                b.place(g_dev.id, rack, height)
+                b.place(n_dev.id, rack, height)
+                b.board_link(f"{g_dev.id}--{fab.id}", g_dev.id, scaleup, fab.id,
+                             f"nvl{(t - 1) * gpus_per_tray + i}", "nvlink")
+                b.board_link(f"{g_dev.id}--{n_dev.id}", g_dev.id, "pcie1", n_dev.id, "pcie1", "pcie")
+                if scaleout:
+                    b.cable_link(f"{n_dev.id}--{rack_leaves[i - 1].id}", n_dev, rack_leaves[i - 1])
+    if scaleout:
+        spine_devs = switch_row(b, spine_c, [f"spine{s}" for s in range(1, spines + 1)], tier="spine", y=0.0,
+                                left=leaves[0].x, right=leaves[-1].x, group_prefix="spine", new_row=True)
+        connect_all(b, leaves, spine_devs, per_pair)
+    return b.design(
+        f"NVL{gpus} x {racks}",
+        f"{racks} rack-scale NVLink domain(s) of {trays} trays x {gpus_per_tray} {gpu} GPUs on {fab_c.id}"
+        + (f", rail scale-out on {switch} leaves and spines" if scaleout else ", no scale-out network"),
+        racks=racks, gpus=gpus * racks,
+    )
+
+
+SPEC = GeneratorSpec(
+    kind=KIND,
+    description="GB200 NVL72-style rack-scale NVLink domains (72 GPUs on one NVLink switch fabric)",
+    params=(
+        Param("racks", "int", 1, "NVLink domains (racks)", minimum=1, maximum=1024),
+        Param("trays", "int", 18, "compute trays per rack", minimum=1, maximum=72),
+        Param("gpus_per_tray", "int", 4, "GPUs (and NICs) per compute tray", minimum=1, maximum=8),
+        Param("gpu", "model", "b200", "GPU model", model_kind="gpu"),
+        Param("nic", "model", "connectx-8-800g", "NIC model (one per GPU)", model_kind="nic"),
+        Param("nvswitch", "model", "nvl72-nvswitch", "rack NVLink switch fabric model", model_kind="nvswitch"),
+        Param("scaleout", "bool", True, "rail leaves per rack and a spine layer joining the racks"),
+        Param("oversubscription", "float", 1.0, "leaf host ports per uplink", minimum=1.0, maximum=64.0),
+        Param("switch", "model", "sn5600", "leaf switch model", model_kind="switch"),
+        Param("spine_switch", "model", "", "spine switch model ('' = same as leaf)", model_kind="switch"),
+    )
+    + cabling_params(),
+    func=build_nvl72,
+)
