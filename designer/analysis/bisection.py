@@ -1,0 +1,284 @@
+"""Bisection bandwidth with certified bounds (DOMAIN.md section 4).
+
+Endpoints are the GPUs (or a chosen set). Every link is a link, NVLink and PCIe included: a
+balanced split that cuts a server in two pays for the NVLink it cuts, per direction, exactly
+like a network cable. Values are per direction, at line rate, in bytes/s.
+
+**Lower bounds** (each is a proof; the larger is reported):
+
+1. *Uniform routing.* Route demand d between every ordered pair of endpoints by ECMP; if the
+   busiest arc runs at utilisation u, every balanced cut carries d * floor(N/2) * ceil(N/2) in
+   each direction, so bisection >= (d/u) * floor(N/2) * ceil(N/2). Tight on tori and
+   hypercubes.
+2. *Hose routing.* If the ECMP routing carries *every* traffic matrix in which each endpoint
+   sends and receives at most r without overloading any arc, then for any balanced split the
+   matching "each endpoint of the small side sends r to a partner across" is routable, so
+   bisection >= floor(N/2) * r. The worst-case load of arc e over such matrices is at most
+   r * min(sum_i max_j f_e(i, j), sum_j max_i f_e(i, j)) for the routing fractions f; with
+   endpoints behind the same attachment switch sharing fractions this costs (attachment
+   switches)^2 x core arcs, so it is skipped (and said so) on very large fabrics. Tight on
+   fat-trees and leaf-spine at any oversubscription, where the uniform bound is only half.
+
+**Upper bound**: the capacity of explicit balanced splits of the endpoints (design order,
+scalable units, rails, spectral Fiedler order, all splits when N <= 10), each refined by a
+super-source/super-sink minimum cut that lets every non-endpoint device (switches, NICs,
+NVLink switches) choose its side. The best cut is reported with its links.
+
+``exact`` is True when the bounds meet (relative tolerance 1e-9).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+from designer.analysis import constants as K
+from designer.analysis.context import Context
+from designer.analysis.load import uniform_loads
+
+INT32_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """Certified bisection bounds, per direction, bytes/s at line rate."""
+
+    lower_bytes_per_s: float
+    upper_bytes_per_s: float
+    exact: bool
+    cut_links: tuple[str, ...]
+    endpoints: int
+    lower_method: str
+    upper_method: str
+    uniform_lower_bytes_per_s: float
+    hose_lower_bytes_per_s: float | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def full_bytes_per_s(self) -> float:
+        """Nothing above this is expected: the sum of the small half's injection (informative)."""
+        return self.upper_bytes_per_s
+
+
+# --------------------------------------------------------------------------- lower bounds
+def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int) -> np.ndarray | None:
+    """Per arc: an upper bound of the worst-case hose load for r = 1; None if too costly."""
+    fab, router, cap = ctx.fabric, ctx.router, ctx.cap
+    na = 2 * cap.n_links
+    h = np.zeros(na)
+    is_m = np.zeros(len(fab.gpus), dtype=bool)
+    is_m[members] = True
+    # NVLink: a GPU sends at most r into its hub and receives at most r from it.
+    dom = fab.domain
+    hubbed = is_m & (dom >= 0) & (fab.nvl_up >= 0) & (fab.nvl_down >= 0)
+    np.add.at(h, fab.nvl_up[hubbed], 1.0)
+    np.add.at(h, fab.nvl_down[hubbed], 1.0)
+    # Access arcs: each attachment carries its share w of the GPU's traffic.
+    att = is_m[fab.att_gpu]
+    for col in range(2):
+        for arcs in (fab.att_up[att, col], fab.att_down[att, col]):
+            ok = arcs >= 0
+            np.add.at(h, arcs[ok], fab.att_w[att][ok])
+    cores, inv = np.unique(fab.att_core[att], return_inverse=True)
+    if len(cores) < 2:
+        return h
+    W = np.bincount(inv, weights=fab.att_w[att], minlength=len(cores))
+    nac = len(router.src)
+    if len(cores) ** 2 * max(nac, 1) > budget:
+        return None
+    rowmax = np.zeros((len(cores), nac))
+    col_sum = np.zeros(nac)
+    step = max(1, int(2_000_000 // max(nac * len(cores), 1)))
+    for i in range(0, len(cores), step):
+        tt = cores[i : i + step]
+        s_idx = np.repeat(np.arange(len(cores)), len(tt))
+        t_idx = np.tile(np.arange(i, i + len(tt)), len(cores))
+        keep = s_idx != t_idx
+        s_idx, t_idx = s_idx[keep], t_idx[keep]
+        frac, _ = router.pair_fractions(cores[s_idx], cores[t_idx])
+        F = frac.toarray()
+        # max over sources for each destination, weighted by W_t
+        for t in range(i, i + len(tt)):
+            rows = np.flatnonzero(t_idx == t)
+            if len(rows):
+                col_sum += W[t] * F[rows].max(axis=0)
+        for s in range(len(cores)):
+            rows = np.flatnonzero(s_idx == s)
+            if len(rows):
+                np.maximum(rowmax[s], F[rows].max(axis=0), out=rowmax[s])
+    row_sum = W @ rowmax
+    h[fab.core_arc] += np.minimum(row_sum, col_sum)
+    return h
+
+
+# --------------------------------------------------------------------------- upper bounds
+class _Cutter:
+    """Evaluates balanced splits of the endpoints, refined by min cut (scipy, integer capacities)."""
+
+    def __init__(self, ctx: Context, members: np.ndarray) -> None:
+        cap = ctx.cap
+        self.cap = cap
+        self.nodes = ctx.fabric.gpus[members]
+        self.n = cap.n_nodes
+        c = cap.line_bytes_per_s
+        self.unit = 0.0
+        for q in (1, 10, 100, 1000):
+            unit = K.BYTES_PER_S_PER_GBPS / q
+            ci = np.rint(c / unit)
+            if np.allclose(ci * unit, c, rtol=1e-12, atol=0) and ci.sum() * 2 + 1 < INT32_MAX:
+                self.unit = unit
+                self.ci = ci.astype(np.int64)
+                break
+        if self.unit:
+            big = int(self.ci.sum()) + 1
+            self.big = big
+            src = np.concatenate([cap.a, cap.b])
+            dst = np.concatenate([cap.b, cap.a])
+            w = np.concatenate([self.ci, self.ci])
+            self.base = (src, dst, w)
+
+    def value(self, side: np.ndarray) -> tuple[float, np.ndarray]:
+        cut = side[self.cap.a] != side[self.cap.b]
+        return float(self.cap.line_bytes_per_s[cut].sum()), np.flatnonzero(cut)
+
+    def refine(self, a_nodes: np.ndarray, b_nodes: np.ndarray) -> tuple[float, np.ndarray]:
+        """Best cut with ``a_nodes`` on side A and ``b_nodes`` on side B; others choose."""
+        cands = []
+        for default in (False, True):  # every free node with B, or with A
+            side = np.full(self.n, default)
+            side[a_nodes] = True
+            side[b_nodes] = False
+            cands.append(self.value(side))
+        if self.unit:
+            s_node, t_node = self.n, self.n + 1
+            src, dst, w = self.base
+            src = np.concatenate([src, np.full(len(a_nodes), s_node), b_nodes])
+            dst = np.concatenate([dst, a_nodes, np.full(len(b_nodes), t_node)])
+            w = np.concatenate([w, np.full(len(a_nodes) + len(b_nodes), self.big)])
+            g = sp.csr_matrix((w.astype(np.int32), (src, dst)), shape=(self.n + 2, self.n + 2))
+            res = maximum_flow(g, s_node, t_node)
+            resid = (g - res.flow).tocsr()
+            resid.data[resid.data <= 0] = 0
+            resid.eliminate_zeros()
+            reach = breadth_first_order(resid, s_node, directed=True, return_predecessors=False)
+            side = np.zeros(self.n + 2, dtype=bool)
+            side[reach] = True
+            cands.append(self.value(side[: self.n]))
+        return min(cands, key=lambda c: c[0])
+
+
+def _spectral_order(ctx: Context, members: np.ndarray) -> np.ndarray | None:
+    cap = ctx.cap
+    n = cap.n_nodes
+    if n > 1500 or n < 3:
+        return None
+    w = cap.line_bytes_per_s / max(float(cap.line_bytes_per_s.max(initial=1.0)), 1.0)
+    A = np.zeros((n, n))
+    np.add.at(A, (cap.a, cap.b), w)
+    np.add.at(A, (cap.b, cap.a), w)
+    L = np.diag(A.sum(axis=1)) - A
+    vals, vecs = np.linalg.eigh(L)
+    f = vecs[:, 1] if n > 1 else vecs[:, 0]
+    nodes = ctx.fabric.gpus[members]
+    return members[np.argsort(f[nodes], kind="stable")]
+
+
+def bisection_bounds(ctx: Context, members: np.ndarray | None = None, *, budget: int = K.PAIR_WORK_BUDGET
+                     ) -> Bisection:
+    """Certified lower and upper bounds of the bisection bandwidth over GPUs ``members``.
+
+    Examples
+    --------
+    Four hosts on one switch (100 Gb/s links): any 2|2 split cuts two host links.
+
+    >>> from designer.model import Design, Device, Link, PortGroup
+    >>> from designer.analysis.context import build_context
+    >>> d = Design()
+    >>> d.extend(devices=[Device("s", "switch", (PortGroup("p", 4, 100.0),))]
+    ...     + [Device(f"h{i}", "gpu", (PortGroup("p", 1, 100.0),)) for i in range(4)],
+    ...     links=[Link(f"l{i}", f"h{i}", "p1", "s", f"p{i + 1}") for i in range(4)])
+    >>> b = bisection_bounds(build_context(d, None))
+    >>> b.lower_bytes_per_s / 1e9, b.upper_bytes_per_s / 1e9, b.exact, len(b.cut_links)
+    (25.0, 25.0, True, 2)
+    """
+    fab = ctx.fabric
+    members = np.arange(len(fab.gpus)) if members is None else np.unique(np.asarray(members, dtype=np.int64))
+    N = len(members)
+    notes: list[str] = []
+    if N < 2:
+        return Bisection(0.0, 0.0, True, (), N, "fewer than 2 endpoints", "fewer than 2 endpoints", 0.0, None,
+                         ("bisection needs at least 2 GPUs",))
+    half_lo, half_hi = N // 2, N - N // 2
+    line = ctx.cap.arc_line_bytes_per_s
+    # Lower bound 1: uniform.
+    load, lost = uniform_loads(fab, ctx.router, members, 1.0)
+    if lost > 0:
+        notes.append("some GPUs cannot reach each other: the bisection is 0")
+        lb_uniform = 0.0
+    else:
+        u = float(np.max(load / line)) if len(line) else 0.0
+        lb_uniform = half_lo * half_hi / u if u > 0 else 0.0
+    # Lower bound 2: hose.
+    lb_hose: float | None = None
+    if lost == 0:
+        h = _hose_coefficients(ctx, members, budget)
+        if h is None:
+            notes.append("hose lower bound skipped (fabric too large for exact per-pair routing fractions)")
+        else:
+            pos = h > 1e-15
+            r = float(np.min(line[pos] / h[pos])) if pos.any() else 0.0
+            lb_hose = half_lo * r
+    lower = max(lb_uniform, lb_hose or 0.0)
+    lower_method = "hose routing" if (lb_hose or 0.0) > lb_uniform else "uniform all-to-all routing"
+
+    # Upper bound: candidate splits.
+    cutter = _Cutter(ctx, members)
+    if not cutter.unit:
+        notes.append("min-cut refinement skipped (capacities not integral in Mb/s); splits evaluated as given")
+    orders: list[tuple[str, np.ndarray]] = [("design order", members)]
+    su, rail, dom = ctx.su[members], ctx.rail[members], fab.domain[members]
+    if (su >= 0).any():
+        orders.append(("scalable units", members[np.lexsort((rail, dom, su))]))
+    if (rail >= 0).any():
+        orders.append(("rails", members[np.lexsort((dom, rail))]))
+    orders.append(("NVLink domains", members[np.lexsort((members, dom))]))
+    spec = _spectral_order(ctx, members)
+    if spec is not None:
+        orders.append(("spectral (Fiedler) order", spec))
+    best = (np.inf, np.zeros(0, dtype=np.int64), "")
+    nodes_of = fab.gpus
+    for name, order in orders:
+        a_nodes, b_nodes = nodes_of[order[:half_lo]], nodes_of[order[half_lo:]]
+        val, cut = cutter.refine(a_nodes, b_nodes)
+        if val < best[0]:
+            best = (val, cut, name)
+    if N <= 10:
+        first = members[0]
+        rest = members[1:]
+        for combo in itertools.combinations(rest, half_lo - 1):
+            a_set = np.array((first, *combo))
+            b_set = np.setdiff1d(members, a_set)
+            val, cut = cutter.refine(nodes_of[a_set], nodes_of[b_set])
+            if val < best[0]:
+                best = (val, cut, "exhaustive search over splits")
+    upper, cut, upper_method = best
+    upper_method = f"best split: {upper_method}" + (", min-cut refined" if cutter.unit else "")
+    if upper < lower <= upper * (1 + K.EXACT_RTOL):
+        lower = upper  # floating-point rounding of equal values
+    exact = upper <= 0 or (upper - lower) <= K.EXACT_RTOL * upper
+    return Bisection(
+        lower_bytes_per_s=float(lower),
+        upper_bytes_per_s=float(upper),
+        exact=bool(exact),
+        cut_links=tuple(ctx.cap.link_ids[i] for i in cut),
+        endpoints=N,
+        lower_method=lower_method,
+        upper_method=upper_method,
+        uniform_lower_bytes_per_s=float(lb_uniform),
+        hose_lower_bytes_per_s=None if lb_hose is None else float(lb_hose),
+        notes=tuple(notes),
+    )

@@ -1,0 +1,237 @@
+"""The capacity graph: every usable link of a design as integer-indexed numpy arrays.
+
+Nodes are the design's devices in design order (``0..n-1``). Links that are up and have a
+positive rate are kept, in design order (``0..m-1``); each link is full duplex, so it gives two
+*arcs*: arc ``k`` runs ``a[k] -> b[k]`` and arc ``k + m`` runs ``b[k] -> a[k]``, each with the
+link's per-direction rate.
+
+- ``line_bytes_per_s``: the line rate of a link, the smallest of its two ports' ``speed_gbps``
+  and its catalog cable's ``rate_gbps``, converted to bytes/s (``/ 8 * 1e9``).
+- ``effective_bytes_per_s``: the line rate times the efficiency of the link's protocol
+  (:data:`designer.analysis.constants.PROTOCOL_EFFICIENCY`).
+- ``protocol``: ``nvlink`` and ``pcie`` for board links (medium or port kind); for network links
+  ``infiniband`` when an end is a switch whose catalog model says ``specs.protocol ==
+  "infiniband"`` (or whose ``properties["protocol"]`` says so), otherwise ``ethernet`` (RoCE).
+- ``wire_latency_s``: cable length times the cable's ``latency_ns_per_m`` (5 ns/m if unknown).
+- ``node_latency_s``: switch port-to-port latency (catalog ``latency_ns``; a default by protocol).
+
+Failed links (``Link.failed``) and links of zero rate are left out, and listed in ``excluded``.
+Designs whose models are not in the catalog still analyze from their ports' speeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.analysis import constants as K
+from designer.model import Design
+from designer.model.catalog import Catalog, CatalogError, default_catalog
+
+PROTOCOL_NAMES = ("nvlink", "pcie", "infiniband", "ethernet")
+KIND_NAMES = ("gpu", "nic", "nvswitch", "switch", "storage")
+P_NVLINK, P_PCIE, P_IB, P_ETH = range(4)
+K_GPU, K_NIC, K_NVSWITCH, K_SWITCH, K_STORAGE = range(5)
+
+
+@dataclass(frozen=True, eq=False)
+class CapacityGraph:
+    """Arrays describing the usable links of a design (see the module docstring).
+
+    Examples
+    --------
+    >>> from designer.model import Design, Device, Link, PortGroup
+    >>> d = Design()
+    >>> _ = d.add_device(Device("a", "nic", (PortGroup("p", 1, 400.0),)))
+    >>> _ = d.add_device(Device("b", "nic", (PortGroup("p", 1, 200.0),)))
+    >>> _ = d.add_link(Link("l1", "a", "p1", "b", "p1", length_m=10))
+    >>> g = build_capacity_graph(d, catalog=None)
+    >>> float(g.line_bytes_per_s[0]), g.protocol_name(0), round(float(g.wire_latency_s[0]) * 1e9)
+    (25000000000.0, 'ethernet', 50)
+    """
+
+    node_ids: tuple[str, ...]
+    node_kind: np.ndarray
+    node_latency_s: np.ndarray
+    node_sharp: np.ndarray
+    node_nvls: np.ndarray
+    link_ids: tuple[str, ...]
+    a: np.ndarray
+    b: np.ndarray
+    line_bytes_per_s: np.ndarray
+    effective_bytes_per_s: np.ndarray
+    protocol: np.ndarray
+    wire_latency_s: np.ndarray
+    excluded: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()
+    index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_ids)
+
+    @property
+    def n_links(self) -> int:
+        return len(self.link_ids)
+
+    @property
+    def arc_src(self) -> np.ndarray:
+        return np.concatenate([self.a, self.b])
+
+    @property
+    def arc_dst(self) -> np.ndarray:
+        return np.concatenate([self.b, self.a])
+
+    @property
+    def arc_line_bytes_per_s(self) -> np.ndarray:
+        return np.concatenate([self.line_bytes_per_s, self.line_bytes_per_s])
+
+    @property
+    def arc_effective_bytes_per_s(self) -> np.ndarray:
+        return np.concatenate([self.effective_bytes_per_s, self.effective_bytes_per_s])
+
+    def arc_link(self, arc: np.ndarray | int) -> np.ndarray | int:
+        """The link index of an arc (or array of arcs)."""
+        return arc % self.n_links if self.n_links else arc
+
+    def protocol_name(self, link: int) -> str:
+        return PROTOCOL_NAMES[int(self.protocol[link])]
+
+    def nodes_of_kind(self, kind: str) -> np.ndarray:
+        return np.flatnonzero(self.node_kind == KIND_NAMES.index(kind))
+
+
+def _component(catalog: Catalog | None, model: str):
+    if catalog is None or not model:
+        return None
+    return catalog.components.get(model)
+
+
+def build_capacity_graph(design: Design, catalog: Catalog | None | str = "default") -> CapacityGraph:
+    """The capacity graph of ``design``; ``catalog="default"`` uses the built-in catalog, None none.
+
+    Unknown models and cables are not an error: port speeds are used, and default latencies.
+    """
+    notes: list[str] = []
+    if catalog == "default":
+        try:
+            catalog = default_catalog()
+        except CatalogError as e:
+            notes.append(f"catalog unavailable ({e}); using port speeds and default latencies")
+            catalog = None
+    devices = design.devices
+    n = len(devices)
+    index = {d.id: i for i, d in enumerate(devices)}
+    kind = np.array([KIND_NAMES.index(d.kind) for d in devices], dtype=np.int8)
+    node_latency = np.zeros(n)
+    sharp = np.zeros(n, dtype=bool)
+    nvls = np.zeros(n, dtype=bool)
+    node_proto = np.full(n, -1, dtype=np.int8)  # switch protocol, -1 unknown
+    unknown_models: set[str] = set()
+    for i, d in enumerate(devices):
+        comp = _component(catalog, d.model)
+        if d.model and comp is None and catalog is not None:
+            unknown_models.add(d.model)
+        specs = dict(comp.specs) if comp is not None else {}
+        specs.update({k: v for k, v in d.properties.items() if k in ("protocol", "sharp", "nvls", "latency_ns")})
+        proto = specs.get("protocol")
+        if proto in ("infiniband", "ethernet"):
+            node_proto[i] = PROTOCOL_NAMES.index(proto)
+        sharp[i] = bool(specs.get("sharp", False)) and d.kind == "switch"
+        nvls[i] = bool(specs.get("nvls", False)) and d.kind == "nvswitch"
+        lat_ns = specs.get("latency_ns", comp.latency_ns if comp is not None else 0.0)
+        if d.kind == "switch":
+            default = K.DEFAULT_SWITCH_LATENCY_S["infiniband" if proto == "infiniband" else "ethernet"]
+            node_latency[i] = float(lat_ns) * K.NS if lat_ns else default
+        elif d.kind == "nvswitch":
+            node_latency[i] = float(lat_ns or 0.0) * K.NS
+    if unknown_models:
+        notes.append(
+            f"{len(unknown_models)} model(s) not in the catalog ({', '.join(sorted(unknown_models)[:3])}"
+            f"{'...' if len(unknown_models) > 3 else ''}): using their port speeds"
+        )
+
+    links = design.links
+    m_all = len(links)
+    a = np.empty(m_all, dtype=np.int64)
+    b = np.empty(m_all, dtype=np.int64)
+    gbps = np.empty(m_all)
+    proto = np.empty(m_all, dtype=np.int8)
+    wire = np.empty(m_all)
+    keep = np.zeros(m_all, dtype=bool)
+    excluded: list[tuple[str, str]] = []
+    port_cache: dict[tuple[str, str], tuple[float, str]] = {}
+
+    def port_info(dev_id: str, port_id: str) -> tuple[float, str]:
+        key = (dev_id, port_id)
+        got = port_cache.get(key)
+        if got is None:
+            spec = devices[index[dev_id]].port(port_id)
+            got = (spec.speed_gbps, spec.kind) if spec is not None else (0.0, "network")
+            port_cache[key] = got
+        return got
+
+    for k, link in enumerate(links):
+        ia, ib = index[link.a_device], index[link.b_device]
+        sa, ka = port_info(link.a_device, link.a_port)
+        sb, kb = port_info(link.b_device, link.b_port)
+        rate = min(sa, sb)
+        cab = catalog.cables.get(link.cable) if (catalog is not None and link.cable) else None
+        if cab is not None and cab.rate_gbps > 0:
+            rate = min(rate, cab.rate_gbps)
+        elif cab is not None:
+            rate = 0.0
+        if link.failed:
+            excluded.append((link.id, "failed"))
+            continue
+        if not rate > 0:
+            excluded.append((link.id, "zero capacity"))
+            continue
+        keep[k] = True
+        a[k], b[k], gbps[k] = ia, ib, rate
+        if link.medium == "nvlink" or "nvlink" in (ka, kb):
+            p = P_NVLINK
+        elif link.medium == "pcie" or "pcie" in (ka, kb):
+            p = P_PCIE
+        else:
+            pa, pb = node_proto[ia], node_proto[ib]
+            if P_IB in (pa, pb):
+                p = P_IB
+            elif P_ETH in (pa, pb):
+                p = P_ETH
+            else:
+                p = P_IB if "infiniband" in (devices[ia].properties.get("protocol"),) else P_ETH
+        proto[k] = p
+        per_m = cab.latency_ns_per_m * K.NS if cab is not None else K.CABLE_LATENCY_S_PER_M
+        wire[k] = 0.0 if p in (P_NVLINK, P_PCIE) and cab is None else link.length_m * per_m
+    if excluded:
+        nf = sum(1 for _, r in excluded if r == "failed")
+        nz = len(excluded) - nf
+        parts = []
+        if nf:
+            parts.append(f"{nf} failed link(s)")
+        if nz:
+            parts.append(f"{nz} zero-capacity link(s)")
+        notes.append(f"left out of the analysis: {' and '.join(parts)} ({', '.join(i for i, _ in excluded[:3])}"
+                     f"{'...' if len(excluded) > 3 else ''})")
+    line = gbps[keep] * K.BYTES_PER_S_PER_GBPS
+    proto_k = proto[keep]
+    eff_table = np.array([K.PROTOCOL_EFFICIENCY[p] for p in PROTOCOL_NAMES])
+    return CapacityGraph(
+        node_ids=tuple(d.id for d in devices),
+        node_kind=kind,
+        node_latency_s=node_latency,
+        node_sharp=sharp,
+        node_nvls=nvls,
+        link_ids=tuple(link.id for link, kp in zip(links, keep, strict=True) if kp),
+        a=a[keep],
+        b=b[keep],
+        line_bytes_per_s=line,
+        effective_bytes_per_s=line * eff_table[proto_k],
+        protocol=proto_k,
+        wire_latency_s=wire[keep],
+        excluded=tuple(excluded),
+        notes=tuple(notes),
+        index=index,
+    )

@@ -1,0 +1,138 @@
+"""Every efficiency and latency constant of the analyzer, in one place, each with its source.
+
+Bisection bandwidth is reported at line rate. Time estimates use *effective* rates: the line
+rate of a hop times the efficiency of its protocol (what NCCL achieves on it in practice).
+Latencies are in seconds, bandwidths in bytes per second per direction.
+
+Sources, abbreviated below:
+
+- ``tuning.cc``: NVIDIA/nccl ``src/graph/tuning.cc`` (NCCL's own cost model: ``baseLat``,
+  ``hwLat``, per-algorithm bandwidth corrections) and ``src/graph/topo.h`` (``SM90_NVLINK_BW``).
+- ``#212``, ``#267``, ``#290``, ``#160``: NVIDIA/nccl-tests issues quoted in
+  ``shared/reference/calibration.json``; ``nccl#812``: NVIDIA/nccl issue 812.
+- ``PERFORMANCE.md``: NVIDIA/nccl-tests ``doc/PERFORMANCE.md`` (algbw / busbw conventions).
+
+Examples
+--------
+>>> round(NVLINK_EFFICIENCY * 450, 1)          # HGX H100 ring busbw, GB/s
+370.8
+>>> PROTOCOL_EFFICIENCY["infiniband"] * 50 >= 46
+True
+"""
+
+from __future__ import annotations
+
+# --------------------------------------------------------------------------- units
+#: Bytes per second in one Gb/s of line rate.
+BYTES_PER_S_PER_GBPS = 1e9 / 8
+US = 1e-6
+NS = 1e-9
+
+# --------------------------------------------------------------------------- efficiencies
+#: NVLink: NCCL models an SM90 NVLink4 link at 20.6 GB/s of its 25 GB/s (topo.h ``SM90_NVLINK_BW``),
+#: i.e. 18 links x 20.6 = 370.8 GB/s; nccl-tests #212 (sjeaugey): "with the protocol overhead (~20%)
+#: NCCL can get an effective NVLink bandwidth of 370GB/s" on HGX H100 (line rate 450 GB/s).
+NVLINK_EFFICIENCY = 20.6 / 25.0
+#: NDR InfiniBand NIC: nccl-tests #290 "46-48GB/s per NIC", #267 "up to 48-49GB/s per NIC" of 50 GB/s;
+#: HDR: #160 "24 GB/s" per 25 GB/s NIC, nccl#812 "192GB/s" for 8 x HDR (0.96). We take 0.96.
+INFINIBAND_EFFICIENCY = 0.96
+#: RoCE / Ethernet: slightly below InfiniBand (larger headers, ECN/PFC congestion control). Modelling
+#: choice, consistent with #267 (RoCE CX-7 users report 45-48 GB/s per NIC).
+ETHERNET_EFFICIENCY = 0.93
+#: PCIe Gen4/Gen5 x16: TLP/DLLP overhead leaves ~85% of the raw rate for payload (modelling choice,
+#: common figure for 256-byte max payload size). A PCIe hop is rarely the bottleneck (64 GB/s > 50 GB/s).
+PCIE_EFFICIENCY = 0.85
+
+#: Efficiency by protocol name (the ``protocol`` column of the capacity graph).
+PROTOCOL_EFFICIENCY = {
+    "nvlink": NVLINK_EFFICIENCY,
+    "infiniband": INFINIBAND_EFFICIENCY,
+    "ethernet": ETHERNET_EFFICIENCY,
+    "pcie": PCIE_EFFICIENCY,
+}
+
+#: NVLS (NVLink SHARP) all-reduce inside one NVSwitch domain: each GPU sends and receives S once.
+#: nccl-tests #212 (sjeaugey): 8 x H100 "peak busBw of ~480GB/s (algbw ~275GB/s)", so the NVLS
+#: per-GPU data rate is 275/450 = 0.61 of the NVLink line rate. (NCCL's own nvlsEfficiency is 0.85
+#: of a per-channel figure; this constant folds both into one ratio of the line rate.)
+NVLS_EFFICIENCY = 275.0 / 450.0
+#: SHARP (InfiniBand in-network reduction, NCCL CollNet): tuning.cc multiplies CollNet bandwidth by 0.9.
+SHARP_EFFICIENCY = 0.9
+#: NCCL tree bandwidth correction: tuning.cc ``busBw = min(busBw * .9, maxTreeBw)``.
+TREE_EFFICIENCY = 0.9
+
+# --------------------------------------------------------------------------- protocols
+#: NCCL protocols: bandwidth factor relative to Simple (tuning.cc: ring LL ``busBw *= 1/4`` multi-node,
+#: LL128 ``* 0.92``; tree LL ``* 1/3.8``), and whether the protocol exists for an algorithm.
+PROTOCOL_BW_FACTOR = {
+    ("ring", "LL"): 1.0 / 4.0,
+    ("ring", "LL128"): 0.92,
+    ("ring", "Simple"): 1.0,
+    ("tree", "LL"): 1.0 / 3.8,
+    ("tree", "LL128"): 0.915,
+    ("tree", "Simple"): 1.0,
+    ("nvls", "Simple"): 1.0,
+    ("sharp", "Simple"): 1.0,
+}
+PROTOCOLS = ("LL", "LL128", "Simple")
+
+#: Base (software) latency per collective call, seconds: tuning.cc ``baseLat`` (us)
+#: Tree {LL 6.8, LL128 14.0, Simple 0 -> we use 8.4 like ring}, Ring {6.6, 14.0, 8.4}, NVLS {23}.
+BASE_LATENCY_S = {
+    ("ring", "LL"): 6.6 * US,
+    ("ring", "LL128"): 14.0 * US,
+    ("ring", "Simple"): 8.4 * US,
+    ("tree", "LL"): 6.8 * US,
+    ("tree", "LL128"): 14.0 * US,
+    ("tree", "Simple"): 8.4 * US,
+    ("nvls", "Simple"): 23.0 * US,
+    ("sharp", "Simple"): 8.4 * US,
+}
+
+#: Per-step hardware latency, seconds, by the hardware a step crosses: tuning.cc ``hwLat`` (us),
+#: NVLink: Tree {.6, 1.25, 4 (Simple per-chunk, newer NCCL)}, Ring {.6, 1.9, 3.4};
+#: PCI: Ring {1.0, 2.5, 5.7}; NET: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}; NVLS 25; CollNet 30.
+STEP_LATENCY_S = {
+    ("nvlink", "ring", "LL"): 0.6 * US,
+    ("nvlink", "ring", "LL128"): 1.9 * US,
+    ("nvlink", "ring", "Simple"): 3.4 * US,
+    ("nvlink", "tree", "LL"): 0.6 * US,
+    ("nvlink", "tree", "LL128"): 1.25 * US,
+    ("nvlink", "tree", "Simple"): 4.0 * US,
+    ("pcie", "ring", "LL"): 1.0 * US,
+    ("pcie", "ring", "LL128"): 2.5 * US,
+    ("pcie", "ring", "Simple"): 5.7 * US,
+    ("pcie", "tree", "LL"): 1.0 * US,
+    ("pcie", "tree", "LL128"): 1.9 * US,
+    ("pcie", "tree", "Simple"): 4.0 * US,
+    ("net", "ring", "LL"): 2.7 * US,
+    ("net", "ring", "LL128"): 4.0 * US,
+    ("net", "ring", "Simple"): 14.0 * US,
+    ("net", "tree", "LL"): 5.0 * US,
+    ("net", "tree", "LL128"): 8.5 * US,
+    ("net", "tree", "Simple"): 14.0 * US,
+    ("nvlink", "nvls", "Simple"): 25.0 * US,
+    ("net", "sharp", "Simple"): 30.0 * US,
+}
+
+#: NCCL ring plateau: tuning.cc multiplies multi-node ring Simple all-reduce latency by 1.9 once the
+#: message exceeds nRanks/16 x 64 KiB. Applied as in NCCL.
+RING_PLATEAU_FACTOR = 1.9
+RING_PLATEAU_BYTES_PER_RANK = 65536 / 16
+
+# --------------------------------------------------------------------------- wires and switches
+#: Propagation delay of fibre and copper when the cable is not in the catalog (DOMAIN.md: ~5 ns/m).
+CABLE_LATENCY_S_PER_M = 5.0 * NS
+#: Port-to-port latency of a network switch whose model is unknown or has no ``latency_ns``:
+#: a cut-through InfiniBand switch is ~130-150 ns (QM9700 datasheet), Ethernet ~600-700 ns. Modelling choice.
+DEFAULT_SWITCH_LATENCY_S = {"infiniband": 150 * NS, "ethernet": 700 * NS}
+#: NIC processing latency added once per network traversal (send + receive side), modelling choice.
+NIC_LATENCY_S = 0.6 * US
+
+# --------------------------------------------------------------------------- sizes and limits
+#: Default message sweep: 8 B to 8 GiB in powers of two (nccl-tests ``-b 8 -e 8G -f 2``).
+DEFAULT_SIZES_BYTES = tuple(2**k for k in range(3, 34))
+#: Relative tolerance for "the bisection bounds meet".
+EXACT_RTOL = 1e-9
+#: Work budget (elements) of dense per-pair ECMP computations; larger fabrics use cheaper paths.
+PAIR_WORK_BUDGET = 150_000_000

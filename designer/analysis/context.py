@@ -1,0 +1,81 @@
+"""One analysis context per design: capacity graph, routing structure, GPU properties, GPU sets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.analysis.capacity import CapacityGraph, build_capacity_graph
+from designer.analysis.errors import AnalysisError
+from designer.analysis.routing import CoreRouter, Fabric, build_fabric
+from designer.model import Design
+from designer.model.catalog import Catalog
+
+
+@dataclass(eq=False)
+class Context:
+    """Everything the analyses share. ``su`` and ``rail`` are per GPU (-1 when unknown)."""
+
+    design: Design
+    cap: CapacityGraph
+    fabric: Fabric
+    router: CoreRouter
+    gpu_ids: tuple[str, ...]
+    su: np.ndarray
+    rail: np.ndarray
+
+    @property
+    def n_gpus(self) -> int:
+        return len(self.gpu_ids)
+
+    def gpu_positions(self, gpus: str | Iterable[str] | None) -> np.ndarray:
+        """Positions (in ``fabric.gpus``) of the GPUs taking part.
+
+        ``None`` or ``"all"``: every GPU; a group id: the GPUs of that group and its sub-groups;
+        a comma-separated string or a list: GPU ids (or group ids).
+        """
+        pos = {g: i for i, g in enumerate(self.gpu_ids)}
+        if gpus is None or gpus == "all":
+            return np.arange(self.n_gpus)
+        items = [s.strip() for s in gpus.split(",")] if isinstance(gpus, str) else list(gpus)
+        out: list[int] = []
+        for it in items:
+            if not it:
+                continue
+            if it in pos:
+                out.append(pos[it])
+            elif self.design.has_group(it):
+                members = [pos[d.id] for d in self.design.all_members(it) if d.id in pos]
+                if not members:
+                    raise AnalysisError(f"group {it!r} holds no GPU")
+                out.extend(members)
+            elif self.design.has_device(it):
+                raise AnalysisError(f"{it!r} is not a GPU (--gpus takes GPU or group ids)")
+            else:
+                raise AnalysisError(f"no GPU or group {it!r} in the design")
+        if not out:
+            raise AnalysisError("the GPU selection is empty")
+        return np.unique(np.array(out, dtype=np.int64))
+
+
+def _int_prop(value: object) -> int:
+    if isinstance(value, bool):
+        return -1
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return -1
+
+
+def build_context(design: Design, catalog: Catalog | None | str = "default") -> Context:
+    """Capacity graph, fabric and router of ``design`` (``catalog``: ``"default"``, a Catalog or None)."""
+    cap = build_capacity_graph(design, catalog)
+    devices = design.devices
+    gpu_nodes = cap.nodes_of_kind("gpu")
+    rail = np.array([_int_prop(devices[i].properties.get("rail", -1)) for i in gpu_nodes], dtype=np.int64)
+    su = np.array([_int_prop(devices[i].properties.get("su", -1)) for i in gpu_nodes], dtype=np.int64)
+    fabric = build_fabric(cap, rail)
+    return Context(design, cap, fabric, CoreRouter(fabric), tuple(cap.node_ids[i] for i in gpu_nodes), su, rail)

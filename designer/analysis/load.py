@@ -1,0 +1,237 @@
+"""Link load, utilisation, max-min fair flow rates and ranked bottlenecks.
+
+A traffic pattern is either explicit flows (``src``, ``dst`` GPU positions and bytes; the
+collectives' flows or a user traffic matrix) or *uniform all-to-all* among a set of GPUs, which
+is routed in aggregate (demand per pair of attachment points) so that it never enumerates the
+N^2 GPU pairs.
+
+Utilisation of an arc = load / capacity for a pattern that lasts one second (load in bytes/s).
+The max-min fair rate of every flow comes from progressive filling: all unfrozen flows grow at
+the same rate until an arc saturates; the flows crossing it freeze there (that arc is their
+bottleneck); repeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from designer.analysis import constants as K
+from designer.analysis.routing import CoreRouter, Fabric, route_flows
+
+
+# --------------------------------------------------------------------------- aggregate uniform traffic
+def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_pair_bytes: float = 1.0
+                  ) -> tuple[np.ndarray, float]:
+    """Arc loads when every ordered pair of ``members`` (GPU positions) exchanges ``per_pair_bytes``.
+
+    Returns (arc_load over capacity-graph arcs, bytes that found no route).
+
+    Examples
+    --------
+    Three hosts on one switch: each host link carries 2 pairs' worth in each direction.
+
+    >>> from designer.model import Design, Device, Link, PortGroup
+    >>> from designer.analysis.capacity import build_capacity_graph
+    >>> from designer.analysis.routing import build_fabric
+    >>> d = Design()
+    >>> d.extend(devices=[Device("s", "switch", (PortGroup("p", 3, 100.0),))]
+    ...     + [Device(f"h{i}", "gpu", (PortGroup("p", 1, 100.0),)) for i in range(3)],
+    ...     links=[Link(f"l{i}", f"h{i}", "p1", "s", f"p{i + 1}") for i in range(3)])
+    >>> fab = build_fabric(build_capacity_graph(d, None))
+    >>> load, lost = uniform_loads(fab, CoreRouter(fab), np.arange(3))
+    >>> load.tolist(), lost
+    ([2.0, 2.0, 2.0, 2.0, 2.0, 2.0], 0.0)
+    """
+    cap = fabric.cap
+    load = np.zeros(2 * cap.n_links)
+    members = np.unique(np.asarray(members, dtype=np.int64))
+    n = len(members)
+    if n < 2:
+        return load, 0.0
+    x = float(per_pair_bytes)
+    is_m = np.zeros(len(fabric.gpus), dtype=bool)
+    is_m[members] = True
+    dom = fabric.domain
+    hubbed = (dom >= 0) & (fabric.nvl_up >= 0) & (fabric.nvl_down >= 0) & is_m
+    dom_count = np.bincount(dom[hubbed], minlength=max(fabric.n_domains, 1)) if hubbed.any() else np.zeros(1, int)
+    peers_nvl = np.zeros(len(fabric.gpus))
+    peers_nvl[hubbed] = dom_count[dom[hubbed]] - 1
+    np.add.at(load, fabric.nvl_up[hubbed], peers_nvl[hubbed] * x)
+    np.add.at(load, fabric.nvl_down[hubbed], peers_nvl[hubbed] * x)
+    # Network side: everything that is not NVLink-local.
+    net_peers = np.where(is_m, (n - 1) - peers_nvl, 0.0)
+    att_m = is_m[fabric.att_gpu]
+    ag = fabric.att_gpu[att_m]
+    aw = fabric.att_w[att_m]
+    has_att = np.zeros(len(fabric.gpus), dtype=bool)
+    has_att[ag] = True
+    # Ordered pairs that need the network, and those of them with an attachment at both ends.
+    n_att_members = int((is_m & has_att).sum())
+    reachable_peers = np.full(len(fabric.gpus), float(n_att_members - 1))
+    if hubbed.any():
+        dom_att = np.bincount(dom[hubbed & has_att], minlength=max(fabric.n_domains, 1))
+        reachable_peers[hubbed] = n_att_members - dom_att[dom[hubbed]]
+    reachable_peers[~(is_m & has_att)] = 0.0
+    lost = float(net_peers.sum() - reachable_peers.sum()) * x
+    if not n_att_members:
+        return load, lost
+    for col in range(2):
+        for arcs in (fabric.att_up[att_m, col], fabric.att_down[att_m, col]):
+            ok = arcs >= 0
+            np.add.at(load, arcs[ok], (aw * reachable_peers[ag] * x)[ok])
+    # Core demand between attachment points, minus same-domain pairs (they use NVLink).
+    cores, inv = np.unique(fabric.att_core[att_m], return_inverse=True)
+    wv = np.bincount(inv, weights=aw, minlength=len(cores))
+    demand_small = np.outer(wv, wv)
+    hub_att = hubbed[ag]
+    if hub_att.any():
+        A = sp.csr_matrix((aw[hub_att], (dom[ag[hub_att]], inv[hub_att])), shape=(fabric.n_domains, len(cores)))
+        demand_small -= (A.T @ A).toarray()
+    np.fill_diagonal(demand_small, 0.0)
+    demand_small = np.maximum(demand_small, 0.0) * x
+    demand = np.zeros((len(cores), router.n))
+    demand[:, cores] = demand_small.T  # row = destination, column = source node
+    core_load, lost_core = router.route(cores, demand)
+    load[fabric.core_arc] += core_load
+    return load, lost + lost_core
+
+
+# --------------------------------------------------------------------------- flow incidence
+def flow_matrix(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.ndarray,
+                budget: int = K.PAIR_WORK_BUDGET) -> sp.csr_matrix | None:
+    """Sparse (flows x arcs) matrix of the fraction of each flow on each arc; None if too costly.
+
+    Flows sharing the same pair of attachment points share their core fractions, so the work is
+    (distinct attachment pairs) x (core arcs), checked against ``budget``.
+    """
+    cap = fabric.cap
+    na = 2 * cap.n_links
+    nf = len(src)
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    dom = fabric.domain
+    same = (dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0)
+    same &= src != dst
+    fs = np.flatnonzero(same)
+    for arcs in (fabric.nvl_up[src[fs]], fabric.nvl_down[dst[fs]]):
+        rows.append(fs)
+        cols.append(arcs)
+        vals.append(np.ones(len(fs)))
+    fn = np.flatnonzero(~same & (src != dst))
+    ptr = np.searchsorted(fabric.att_gpu, np.arange(len(fabric.gpus) + 1))
+    s, t = src[fn], dst[fn]
+    cs, cd = ptr[s + 1] - ptr[s], ptr[t + 1] - ptr[t]
+    ok = (cs > 0) & (cd > 0)
+    fn, s, t, cs, cd = fn[ok], s[ok], t[ok], cs[ok], cd[ok]
+    rep = cs * cd
+    fi = np.repeat(np.arange(len(fn)), rep)
+    k = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
+    ia = ptr[s[fi]] + k // cd[fi]
+    ib = ptr[t[fi]] + k % cd[fi]
+    w = fabric.att_w[ia] * fabric.att_w[ib]
+    frow = fn[fi]
+    for col in range(2):
+        for arcs in (fabric.att_up[ia, col], fabric.att_down[ib, col]):
+            okk = arcs >= 0
+            rows.append(frow[okk])
+            cols.append(arcs[okk])
+            vals.append(w[okk])
+    cs_node, ct_node = fabric.att_core[ia], fabric.att_core[ib]
+    net = cs_node != ct_node
+    if net.any():
+        pairs, pinv = np.unique(np.stack([cs_node[net], ct_node[net]], axis=1), axis=0, return_inverse=True)
+        pinv = pinv.reshape(-1)
+        if len(pairs) * max(len(router.src), 1) > budget:
+            return None
+        frac, _ = router.pair_fractions(pairs[:, 0], pairs[:, 1])
+        sel = sp.csr_matrix((w[net], (frow[net], pinv)), shape=(nf, len(pairs)))
+        core = (sel @ frac).tocoo()
+        rows.append(core.row)
+        cols.append(fabric.core_arc[core.col])
+        vals.append(core.data)
+    r = np.concatenate(rows) if rows else np.zeros(0, int)
+    c = np.concatenate(cols) if cols else np.zeros(0, int)
+    v = np.concatenate(vals) if vals else np.zeros(0)
+    return sp.csr_matrix((v, (r, c)), shape=(nf, na))
+
+
+@dataclass(frozen=True, eq=False)
+class FairShare:
+    """Max-min fair rates (bytes/s) and the arc each flow is frozen at (-1: no constraint)."""
+
+    rate_bytes_per_s: np.ndarray
+    bottleneck_arc: np.ndarray
+    rounds: int
+
+
+def max_min_fair(M: sp.csr_matrix, capacity: np.ndarray, *, max_rounds: int = 200) -> FairShare:
+    """Progressive filling on the (flows x arcs) fraction matrix ``M`` with arc ``capacity``.
+
+    Examples
+    --------
+    Two flows share arc 0 (capacity 10); flow 1 also crosses arc 1 (capacity 2):
+
+    >>> M = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 1.0]]))
+    >>> fs = max_min_fair(M, np.array([10.0, 2.0]))
+    >>> fs.rate_bytes_per_s.tolist(), fs.bottleneck_arc.tolist()
+    ([8.0, 2.0], [0, 1])
+    """
+    nf, na = M.shape
+    rate = np.zeros(nf)
+    bott = np.full(nf, -1, dtype=np.int64)
+    frozen = np.asarray(M.sum(axis=1)).ravel() <= 0
+    used = np.zeros(na)
+    MT = M.T.tocsr()
+    rounds = 0
+    while not frozen.all() and rounds < max_rounds:
+        rounds += 1
+        active = (~frozen).astype(float)
+        coef = MT @ active
+        resid = capacity - used
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(coef > 1e-15, resid / coef, np.inf)
+        delta = float(np.min(step)) if na else np.inf
+        if not np.isfinite(delta):
+            break
+        delta = max(delta, 0.0)
+        rate[~frozen] += delta
+        used += coef * delta
+        sat = np.flatnonzero((coef > 1e-15) & (step <= delta * (1 + 1e-9) + 1e-300))
+        hit = np.zeros(na)
+        hit[sat] = 1.0
+        touch = (M @ hit) > 0
+        newly = touch & ~frozen
+        if newly.any():
+            # Bottleneck arc of a newly frozen flow: the saturated arc it uses most.
+            sub = M[np.flatnonzero(newly)][:, sat]
+            bott[newly] = sat[np.asarray(sub.argmax(axis=1)).ravel()]
+        frozen |= touch
+    return FairShare(rate, bott, rounds)
+
+
+# --------------------------------------------------------------------------- flows -> loads
+def flow_loads(fabric: Fabric, router: CoreRouter, src, dst, nbytes) -> np.ndarray:
+    """Per-arc load of explicit flows (a user traffic matrix or a collective's flows)."""
+    return route_flows(fabric, router, np.asarray(src), np.asarray(dst), np.asarray(nbytes, dtype=float)).arc_load
+
+
+def link_utilisation(fabric: Fabric, arc_load: np.ndarray, *, effective: bool = True) -> np.ndarray:
+    """Utilisation per link: the larger of its two directions' load / capacity."""
+    cap = fabric.cap
+    c = cap.arc_effective_bytes_per_s if effective else cap.arc_line_bytes_per_s
+    u = arc_load / c
+    m = cap.n_links
+    return np.maximum(u[:m], u[m:]) if m else u
+
+
+def ranked_links(util: np.ndarray, top: int = 10) -> np.ndarray:
+    """Indices of the ``top`` most utilised links (ties broken by link order)."""
+    if not len(util):
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((np.arange(len(util)), -util))
+    order = order[util[order] > 0]
+    return order[:top]

@@ -1,0 +1,387 @@
+"""Shortest-path ECMP routing between GPUs, vectorised with numpy and scipy.sparse.
+
+Model (documented in ``docs/analysis.md``):
+
+- **NVLink domains.** GPUs joined by NVLink links (through an ``nvswitch`` device or directly)
+  form a domain (a server, or an NVL72 rack). Traffic between two GPUs of one domain stays on
+  NVLink: ``gpu -> nvswitch -> gpu`` (or the direct NVLink link).
+- **Attachments.** Other traffic leaves a GPU through its NIC: ``gpu -(pcie)-> nic -(network)->
+  switch``. A NIC with k network links splits its traffic equally over them. A GPU with network
+  ports of its own (torus, hypercube) is its own attachment point.
+- **Core.** Between attachment points, traffic follows every shortest path (hop count) over the
+  *core graph* (switches and GPUs with network ports, network links only), split equally over
+  the equal-cost next hops at every node (ECMP). NICs and NVLink are never transit.
+
+The work is done per *destination* attachment node: a BFS distance matrix from scipy, then the
+demand of all sources is pushed down the shortest-path DAG level by level with dense-by-sparse
+products, a chunk of destinations at a time. GPUs behind the same leaf share their routes, so
+the cost grows with leaves x links, not GPUs squared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from designer.analysis.capacity import K_GPU, K_NIC, K_NVSWITCH, P_NVLINK, P_PCIE, CapacityGraph
+
+#: Dense elements per chunk of the destination kernel (rows x arcs).
+CHUNK_ELEMENTS = 8_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Fabric:
+    """Routing structure of a capacity graph (see the module docstring).
+
+    ``gpus``: node index of every GPU, design order. ``domain``: NVLink domain per GPU (-1: none).
+    ``nvl_up`` / ``nvl_down``: arc GPU->hub and hub->GPU of its NVLink (-1: none).
+    Attachments (``att_*``, one row per (GPU, attachment point)): ``att_gpu`` (position in
+    ``gpus``), ``att_core`` (core-graph node), ``att_w`` (share of the GPU's traffic),
+    ``att_up`` / ``att_down`` (k x 2 arcs from GPU to core node and back, -1 padded).
+    Core graph: ``core_nodes`` (capacity-graph node per core node), ``core_of`` (inverse, -1),
+    ``core_arc`` (capacity-graph arc per core arc), ``core_src`` / ``core_dst``.
+    """
+
+    cap: CapacityGraph
+    gpus: np.ndarray
+    gpu_pos: np.ndarray
+    domain: np.ndarray
+    n_domains: int
+    domain_hub: np.ndarray
+    nvl_up: np.ndarray
+    nvl_down: np.ndarray
+    att_gpu: np.ndarray
+    att_core: np.ndarray
+    att_w: np.ndarray
+    att_up: np.ndarray
+    att_down: np.ndarray
+    core_nodes: np.ndarray
+    core_of: np.ndarray
+    core_arc: np.ndarray
+    core_src: np.ndarray
+    core_dst: np.ndarray
+    rail: np.ndarray
+
+    @property
+    def n_core(self) -> int:
+        return len(self.core_nodes)
+
+    def gpu_has_network(self) -> np.ndarray:
+        """Per GPU: True when it has at least one attachment to the network."""
+        out = np.zeros(len(self.gpus), dtype=bool)
+        out[self.att_gpu] = True
+        return out
+
+
+def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
+    """Find NVLink domains, GPU attachments and the core graph of ``cap``."""
+    n, m = cap.n_nodes, cap.n_links
+    kind = cap.node_kind
+    a, b, proto = cap.a, cap.b, cap.protocol
+    gpus = np.flatnonzero(kind == K_GPU)
+    gpu_pos = np.full(n, -1, dtype=np.int64)
+    gpu_pos[gpus] = np.arange(len(gpus))
+
+    # NVLink domains: components of the NVLink links, labelled per GPU.
+    nv = proto == P_NVLINK
+    g_nv = sp.coo_matrix((np.ones(int(nv.sum())), (a[nv], b[nv])), shape=(n, n)).tocsr()
+    _, comp = connected_components(g_nv, directed=False)
+    has_nv = np.zeros(n, dtype=bool)
+    has_nv[a[nv]] = True
+    has_nv[b[nv]] = True
+    gpu_comp = np.where(has_nv[gpus], comp[gpus], -1)
+    uniq, dom = np.unique(gpu_comp[gpu_comp >= 0], return_inverse=True)
+    domain = np.full(len(gpus), -1, dtype=np.int64)
+    domain[gpu_comp >= 0] = dom
+    # Hub of a GPU: the nvswitch at the other end of its NVLink link.
+    nvl_up = np.full(len(gpus), -1, dtype=np.int64)
+    nvl_down = np.full(len(gpus), -1, dtype=np.int64)
+    domain_hub = np.full(len(uniq), -1, dtype=np.int64)
+    for end, other, off_up, off_down in ((a, b, 0, m), (b, a, m, 0)):
+        sel = nv & (kind[end] == K_GPU) & (kind[other] == K_NVSWITCH)
+        idx = np.flatnonzero(sel)
+        gp = gpu_pos[end[idx]]
+        nvl_up[gp] = idx + off_up
+        nvl_down[gp] = idx + off_down
+        dm = domain[gp]
+        domain_hub[dm] = other[idx]
+
+    # Core graph: network (non-board) links. NIC nodes are core only when linked to a non-switch.
+    net = (proto != P_NVLINK) & (proto != P_PCIE)
+    is_nic = kind == K_NIC
+    core_mask = np.zeros(n, dtype=bool)
+    core_mask[a[net]] = True
+    core_mask[b[net]] = True
+    nic_net_only_switch = np.ones(n, dtype=bool)
+    for end, other in ((a, b), (b, a)):
+        sel = net & is_nic[end] & (kind[other] != 3)
+        nic_net_only_switch[end[sel]] = False
+    core_mask &= ~(is_nic & nic_net_only_switch)
+    core_nodes = np.flatnonzero(core_mask)
+    core_of = np.full(n, -1, dtype=np.int64)
+    core_of[core_nodes] = np.arange(len(core_nodes))
+    core_link = np.flatnonzero(net & core_mask[a] & core_mask[b])
+    core_arc = np.concatenate([core_link, core_link + m])
+    core_src = core_of[np.concatenate([a[core_link], b[core_link]])]
+    core_dst = core_of[np.concatenate([b[core_link], a[core_link]])]
+
+    # Attachments.
+    att_gpu: list[np.ndarray] = []
+    att_core: list[np.ndarray] = []
+    att_w: list[np.ndarray] = []
+    att_up: list[np.ndarray] = []
+    att_down: list[np.ndarray] = []
+    # (1) GPUs that are core nodes themselves.
+    own = gpus[core_mask[gpus]]
+    if len(own):
+        att_gpu.append(gpu_pos[own])
+        att_core.append(core_of[own])
+        att_w.append(np.ones(len(own)))
+        att_up.append(np.full((len(own), 2), -1, dtype=np.int64))
+        att_down.append(np.full((len(own), 2), -1, dtype=np.int64))
+    # (2) GPU -(pcie)- NIC, NIC either core itself or -(network)- core node(s).
+    pc = proto == P_PCIE
+    for end, other, off_up, off_down in ((a, b, 0, m), (b, a, m, 0)):
+        idx = np.flatnonzero(pc & (kind[end] == K_GPU) & is_nic[other])
+        if not len(idx):
+            continue
+        gpu_n, nic_n = end[idx], other[idx]
+        up1, down1 = idx + off_up, idx + off_down
+        # NIC already core.
+        c = core_mask[nic_n]
+        if c.any():
+            att_gpu.append(gpu_pos[gpu_n[c]])
+            att_core.append(core_of[nic_n[c]])
+            att_w.append(np.ones(int(c.sum())))
+            att_up.append(np.stack([up1[c], np.full(int(c.sum()), -1)], axis=1))
+            att_down.append(np.stack([np.full(int(c.sum()), -1), down1[c]], axis=1))
+        # NIC -> switch links.
+        nic_rows = np.flatnonzero(~c)
+        if not len(nic_rows):
+            continue
+        nl_nic = np.concatenate([a, b])
+        nl_sw = np.concatenate([b, a])
+        nl_arc_up = np.concatenate([np.arange(m), np.arange(m) + m])
+        nl_arc_down = np.concatenate([np.arange(m) + m, np.arange(m)])
+        nl_ok = np.concatenate([net, net]) & is_nic[nl_nic] & core_mask[nl_sw]
+        nl_nic, nl_sw, nl_arc_up, nl_arc_down = nl_nic[nl_ok], nl_sw[nl_ok], nl_arc_up[nl_ok], nl_arc_down[nl_ok]
+        order = np.argsort(nl_nic, kind="stable")
+        nl_nic, nl_sw, nl_arc_up, nl_arc_down = nl_nic[order], nl_sw[order], nl_arc_up[order], nl_arc_down[order]
+        starts = np.searchsorted(nl_nic, nic_n[nic_rows], side="left")
+        ends = np.searchsorted(nl_nic, nic_n[nic_rows], side="right")
+        cnt = ends - starts
+        has = cnt > 0
+        rows = nic_rows[has]
+        cnt_h = cnt[has]
+        rep = np.repeat(np.arange(len(rows)), cnt_h)
+        offs = np.arange(int(cnt_h.sum())) - np.repeat(np.cumsum(cnt_h) - cnt_h, cnt_h)
+        sel = np.repeat(starts[has], cnt_h) + offs
+        r = rows[rep]
+        att_gpu.append(gpu_pos[gpu_n[r]])
+        att_core.append(core_of[nl_sw[sel]])
+        att_w.append(1.0 / cnt_h[rep])
+        att_up.append(np.stack([up1[r], nl_arc_up[sel]], axis=1))
+        att_down.append(np.stack([nl_arc_down[sel], down1[r]], axis=1))
+
+    def cat(parts: list[np.ndarray], dtype, shape=(0,)) -> np.ndarray:
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(shape, dtype=dtype)
+
+    ag = cat(att_gpu, np.int64)
+    ac = cat(att_core, np.int64)
+    aw = cat(att_w, float)
+    au = cat(att_up, np.int64, (0, 2))
+    ad = cat(att_down, np.int64, (0, 2))
+    # A GPU may reach the network through several NICs: share its traffic equally.
+    per_gpu = np.bincount(ag, weights=aw, minlength=len(gpus))
+    if len(ag):
+        aw = aw / per_gpu[ag]
+    order = np.argsort(ag, kind="stable")
+    if rails is None:
+        rails = np.full(len(gpus), -1, dtype=np.int64)
+    return Fabric(
+        cap=cap, gpus=gpus, gpu_pos=gpu_pos, domain=domain, n_domains=len(uniq), domain_hub=domain_hub,
+        nvl_up=nvl_up, nvl_down=nvl_down,
+        att_gpu=ag[order], att_core=ac[order], att_w=aw[order], att_up=au[order], att_down=ad[order],
+        core_nodes=core_nodes, core_of=core_of, core_arc=core_arc, core_src=core_src, core_dst=core_dst,
+        rail=np.asarray(rails, dtype=np.int64),
+    )
+
+
+# --------------------------------------------------------------------------- ECMP kernel
+class CoreRouter:
+    """ECMP on the core graph of a fabric: distances and the level-by-level push of demand."""
+
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
+        nc = fabric.n_core
+        na = len(fabric.core_src)
+        self.n = nc
+        self.src = fabric.core_src
+        self.dst = fabric.core_dst
+        ones = np.ones(na)
+        self.S_src = sp.csr_matrix((ones, (np.arange(na), self.src)), shape=(na, nc))
+        self.S_dst = sp.csr_matrix((ones, (np.arange(na), self.dst)), shape=(na, nc))
+        self.adj = sp.csr_matrix((ones, (self.src, self.dst)), shape=(nc, nc))
+        self._dist: dict[int, np.ndarray] = {}
+
+    def distances(self, targets: np.ndarray) -> np.ndarray:
+        """Hop distances (float, inf if unreachable) from every core node to each target: (t, n)."""
+        targets = np.asarray(targets, dtype=np.int64)
+        missing = np.array([t for t in np.unique(targets) if int(t) not in self._dist], dtype=np.int64)
+        if len(missing) and self.n:
+            d = shortest_path(self.adj, unweighted=True, directed=False, indices=missing)
+            d = np.atleast_2d(d)
+            for t, row in zip(missing, d, strict=True):
+                self._dist[int(t)] = row.astype(np.float32)
+        if not len(targets):
+            return np.zeros((0, self.n), dtype=np.float32)
+        return np.stack([self._dist[int(t)] for t in targets])
+
+    def push(self, dist_rows: np.ndarray, demand: np.ndarray, *, rows: bool = False):
+        """Route ``demand`` (r x n: bytes from node u towards row r's destination) by ECMP.
+
+        Returns (arc_load (n_arcs,), arc_flows (r x n_arcs) if ``rows``, unrouted (r,) bytes).
+        """
+        src, dst = self.src, self.dst
+        dd = dist_rows[:, dst]
+        on = (dist_rows[:, src] == dd + 1) & np.isfinite(dd)
+        nh = np.asarray(on.astype(np.float32) @ self.S_src)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(on, 1.0 / np.maximum(nh[:, src], 1.0), 0.0).astype(np.float64)
+        finite = np.isfinite(dist_rows)
+        unrouted = np.where(finite, 0.0, demand).sum(axis=1)
+        dem = np.where(finite, demand, 0.0)
+        levels = int(np.max(np.where(finite, dist_rows, 0))) if dist_rows.size else 0
+        F = dem.copy()
+        flows = np.zeros_like(w)
+        for _ in range(levels):
+            flows = F[:, src] * w
+            F = dem + np.asarray(flows @ self.S_dst)
+        flows = F[:, src] * w
+        load = flows.sum(axis=0)
+        return load, (flows if rows else None), unrouted
+
+    def route(self, dest: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, float]:
+        """Arc loads for ``demand`` (len(dest) x n) towards core nodes ``dest``; and unrouted bytes."""
+        na = len(self.src)
+        load = np.zeros(na)
+        lost = 0.0
+        if not len(dest) or not na:
+            return load, float(demand.sum()) if len(dest) and not na else 0.0
+        step = max(1, CHUNK_ELEMENTS // max(na, 1))
+        for i in range(0, len(dest), step):
+            d = self.distances(dest[i : i + step])
+            ld, _, un = self.push(d, demand[i : i + step])
+            load += ld
+            lost += float(un.sum())
+        return load, lost
+
+    def pair_fractions(self, s: np.ndarray, t: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Fraction of a unit s->t flow on every core arc, one row per pair; and reachability."""
+        na = len(self.src)
+        out = []
+        ok = np.zeros(len(s), dtype=bool)
+        step = max(1, CHUNK_ELEMENTS // max(na, 1))
+        for i in range(0, len(s), step):
+            ss, tt = s[i : i + step], t[i : i + step]
+            d = self.distances(tt)
+            dem = np.zeros((len(ss), self.n))
+            dem[np.arange(len(ss)), ss] = 1.0
+            _, fl, un = self.push(d, dem, rows=True)
+            ok[i : i + step] = un == 0
+            out.append(sp.csr_matrix(fl))
+        if not out:
+            return sp.csr_matrix((0, na)), ok
+        return sp.vstack(out).tocsr(), ok
+
+
+# --------------------------------------------------------------------------- flows
+@dataclass(frozen=True, eq=False)
+class Routed:
+    """Result of routing a set of flows: load per capacity-graph arc and bytes that found no path."""
+
+    arc_load: np.ndarray
+    unrouted_bytes: float
+    unrouted_flows: int
+
+
+def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.ndarray,
+                nbytes: np.ndarray) -> Routed:
+    """Per-arc load of flows ``src[i] -> dst[i]`` (positions in ``fabric.gpus``) of ``nbytes[i]``.
+
+    Flows inside one NVLink domain with a hub use NVLink; the others go through attachments and
+    the core by ECMP. Flows from a GPU to itself are ignored.
+
+    Examples
+    --------
+    Two GPUs on one NVLink switch, each with a NIC on one network switch:
+
+    >>> from designer.model import Design, Device, Link, PortGroup
+    >>> from designer.analysis.capacity import build_capacity_graph
+    >>> d = Design()
+    >>> gp = (PortGroup("nvl", 1, 3600.0, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))
+    >>> nic = (PortGroup("p", 1, 400.0), PortGroup("pcie", 1, 512.0, "pcie"))
+    >>> d.extend(devices=[Device("nvs", "nvswitch", (PortGroup("nvl", 2, 3600.0, "nvlink"),)),
+    ...     Device("sw", "switch", (PortGroup("p", 2, 400.0),)),
+    ...     Device("g1", "gpu", gp), Device("g2", "gpu", gp), Device("n1", "nic", nic), Device("n2", "nic", nic)],
+    ...     links=[Link("v1", "g1", "nvl1", "nvs", "nvl1", "nvlink"), Link("v2", "g2", "nvl1", "nvs", "nvl2", "nvlink"),
+    ...     Link("c1", "g1", "pcie1", "n1", "pcie1", "pcie"), Link("c2", "g2", "pcie1", "n2", "pcie1", "pcie"),
+    ...     Link("e1", "n1", "p1", "sw", "p1"), Link("e2", "n2", "p1", "sw", "p2")])
+    >>> fab = build_fabric(build_capacity_graph(d, None))
+    >>> r = route_flows(fab, CoreRouter(fab), np.array([0]), np.array([1]), np.array([5.0]))
+    >>> float(r.arc_load.sum()), r.unrouted_flows      # two NVLink arcs carry 5 bytes each
+    (10.0, 0)
+    """
+    cap = fabric.cap
+    na = 2 * cap.n_links
+    load = np.zeros(na)
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    nbytes = np.asarray(nbytes, dtype=float)
+    keep = src != dst
+    src, dst, nbytes = src[keep], dst[keep], nbytes[keep]
+    dom = fabric.domain
+    same = (dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0)
+    np.add.at(load, fabric.nvl_up[src[same]], nbytes[same])
+    np.add.at(load, fabric.nvl_down[dst[same]], nbytes[same])
+    src, dst, nbytes = src[~same], dst[~same], nbytes[~same]
+    lost = 0.0
+    lost_flows = 0
+    if len(src):
+        # Expand flows over source and destination attachments.
+        ptr = np.searchsorted(fabric.att_gpu, np.arange(len(fabric.gpus) + 1))
+        cs = ptr[src + 1] - ptr[src]
+        cd = ptr[dst + 1] - ptr[dst]
+        none = (cs == 0) | (cd == 0)
+        lost += float(nbytes[none].sum())
+        lost_flows += int(none.sum())
+        src, dst, nbytes, cs, cd = src[~none], dst[~none], nbytes[~none], cs[~none], cd[~none]
+        if len(src) and (cs.max() > 1 or cd.max() > 1):
+            rep = cs * cd
+            fi = np.repeat(np.arange(len(src)), rep)
+            k = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
+            ia = ptr[src[fi]] + k // cd[fi]
+            ib = ptr[dst[fi]] + k % cd[fi]
+            wb = nbytes[fi] * fabric.att_w[ia] * fabric.att_w[ib]
+        else:
+            ia, ib, wb = ptr[src], ptr[dst], nbytes
+        for col in range(2):
+            for arcs in (fabric.att_up[ia, col], fabric.att_down[ib, col]):
+                ok = arcs >= 0
+                np.add.at(load, arcs[ok], wb[ok])
+        cs_node, ct_node = fabric.att_core[ia], fabric.att_core[ib]
+        net = cs_node != ct_node
+        if net.any():
+            dest, inv = np.unique(ct_node[net], return_inverse=True)
+            demand = np.zeros((len(dest), router.n))
+            np.add.at(demand, (inv, cs_node[net]), wb[net])
+            core_load, lost_core = router.route(dest, demand)
+            load[fabric.core_arc] += core_load
+            lost += lost_core
+            if lost_core > 0:
+                d = router.distances(dest)
+                lost_flows += int(np.sum(~np.isfinite(d[inv, cs_node[net]])))
+    return Routed(load, lost, lost_flows)
