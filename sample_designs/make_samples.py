@@ -1,0 +1,39 @@
+"""Regenerate the sample designs in this folder from the generators (deterministic).
+
+Usage: python sample_designs/make_samples.py [--check]
+--check writes nothing and exits 1 when a sample differs from what the generators build now.
+Every sample must validate clean: the script exits 1 if the design rules find anything.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from designer.analysis.rules import check_design  # noqa: E402
+from designer.generators.samples import SAMPLES, write_samples  # noqa: E402
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(__file__).resolve().parent
+    if "--check" in argv:
+        stale = write_samples(folder, check=True)
+        for name in stale:
+            print(f"{name}: differs from the generators: run python sample_designs/make_samples.py")
+        return 1 if stale else 0
+    status = 0
+    for sample in SAMPLES:
+        design = sample.build()
+        findings = check_design(design)
+        for f in findings:
+            print(f"{sample.file}: {f.severity}: {f.message}")
+            status = 1
+    for name in write_samples(folder):
+        print(f"wrote {name}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
