@@ -1,0 +1,123 @@
+"""Menus, toolbar and shortcuts of the main window."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtWidgets import QStyle, QToolBar
+
+if TYPE_CHECKING:
+    from designer.gui.main_window import MainWindow
+
+SK = QKeySequence.StandardKey
+
+
+def _icon(window: MainWindow, name: str) -> QIcon:
+    from designer.gui.icons import icon
+
+    return icon(name, window.style())
+
+
+def build_actions(w: MainWindow) -> dict[str, QAction]:
+    """Create every action of the window, keyed by a short name, and the menus and toolbar."""
+    acts: dict[str, QAction] = {}
+
+    def act(key: str, text: str, slot: Callable[[], object], shortcut: object = None, icon: str = "",
+            tip: str = "", checkable: bool = False) -> QAction:
+        a = QAction(text, w)
+        if shortcut is not None:
+            if isinstance(shortcut, list):
+                a.setShortcuts(shortcut)
+            else:
+                a.setShortcut(shortcut)  # type: ignore[arg-type]
+        if icon:
+            a.setIcon(_icon(w, icon))
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        a.setCheckable(checkable)
+        if checkable:
+            a.toggled.connect(slot)
+        else:
+            a.triggered.connect(lambda _checked=False: slot())
+        acts[key] = a
+        return a
+
+    stack = w.document.undo_stack
+    act("new", "&New", w.new_design, SK.New, "new", "Start an empty design")
+    act("new_window", "New &Window", w.new_window, QKeySequence("Ctrl+Shift+N"), tip="Open another designer window")
+    act("open", "&Open\u2026", w.open_dialog, SK.Open, "open", "Open a design file")
+    act("save", "&Save", w.save, SK.Save, "save", "Save the design")
+    act("save_as", "Save &As\u2026", w.save_as, SK.SaveAs, tip="Save the design to another file")
+    act("close", "&Close Window", w.close, SK.Close)
+    act("quit", "&Quit", w.quit_all, SK.Quit)
+    undo = stack.createUndoAction(w, "&Undo")
+    undo.setShortcut(SK.Undo)
+    undo.setIcon(_icon(w, "undo"))
+    redo = stack.createRedoAction(w, "&Redo")
+    redo.setShortcuts([QKeySequence(SK.Redo), QKeySequence("Ctrl+Y")])
+    redo.setIcon(_icon(w, "redo"))
+    acts["undo"], acts["redo"] = undo, redo
+    act("cut", "Cu&t", w.editor.cut_selection, SK.Cut, "cut")
+    act("copy", "&Copy", w.editor.copy_selection, SK.Copy, "copy")
+    act("paste", "&Paste", w.paste, SK.Paste, "paste")
+    act("duplicate", "&Duplicate", w.editor.duplicate_selection, QKeySequence("Ctrl+D"))
+    act("delete", "De&lete", w.editor.delete_selection, [QKeySequence(SK.Delete), QKeySequence(Qt.Key.Key_Backspace)],
+        "delete", "Delete the selection (devices with their links)")
+    act("select_all", "Select &All", w.editor.select_all, SK.SelectAll)
+    act("find", "&Find Device\u2026", w.focus_find, SK.Find, "find", "Find a device by name and centre on it")
+    act("zoom_in", "Zoom &In", w.view.zoom_in, [QKeySequence(SK.ZoomIn), QKeySequence("Ctrl+=")], "zoom_in")
+    act("zoom_out", "Zoom &Out", w.view.zoom_out, SK.ZoomOut, "zoom_out")
+    act("zoom_fit", "Zoom to &Fit", w.view.zoom_to_fit, QKeySequence("Ctrl+0"), "zoom_fit", "Show the whole design")
+    act("zoom_100", "Actual &Size", w.view.zoom_reset, QKeySequence("Ctrl+1"))
+    act("connect_mode", "&Connect Mode", w.set_connect_mode, QKeySequence("C"), "connect",
+        "Drag from device to device to connect them (or Alt+drag, or drag from a port)", checkable=True)
+    act("group", "&Group", w.editor.group_selection, QKeySequence("Ctrl+G"), tip="Put the selected devices in a group")
+    act("ungroup", "&Ungroup", w.editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))
+    act("collapse", "Collapse / &Expand", w.editor.toggle_collapse_selection, QKeySequence("Ctrl+E"), "collapse",
+        "Collapse the selected groups to one box, or expand them")
+    act("generate", "&Generate\u2026", w.generate_dialog, QKeySequence("Ctrl+Alt+G"), "generate",
+        "Generate a fabric (server, leaf-spine, fat-tree, rail-optimized...) into the design")
+    act("analyze", "&Analyze", w.analyze, QKeySequence("F5"), "analyze", "Run the analyzer on the design")
+    act("check", "Check &Rules", w.checker.run, QKeySequence("F7"), tip="Check the design rules now")
+    act("about", "&About", w.about)
+
+    mb = w.menuBar()
+    m = mb.addMenu("&File")
+    for k in ("new", "new_window", "open"):
+        m.addAction(acts[k])
+    w.recent_menu = m.addMenu("Open &Recent")
+    m.addSeparator()
+    for k in ("save", "save_as"):
+        m.addAction(acts[k])
+    m.addSeparator()
+    m.addAction(acts["close"])
+    m.addAction(acts["quit"])
+    m = mb.addMenu("&Edit")
+    for k in ("undo", "redo", None, "cut", "copy", "paste", "duplicate", "delete", None, "select_all", "find"):
+        m.addSeparator() if k is None else m.addAction(acts[k])
+    m = mb.addMenu("&View")
+    for k in ("zoom_in", "zoom_out", "zoom_fit", "zoom_100"):
+        m.addAction(acts[k])
+    m.addSeparator()
+    w.view_menu = m
+    m = mb.addMenu("&Design")
+    for k in ("connect_mode", None, "group", "ungroup", "collapse", None, "generate", "check", "analyze"):
+        m.addSeparator() if k is None else m.addAction(acts[k])
+    m = mb.addMenu("&Help")
+    m.addAction(acts["about"])
+
+    tb = QToolBar("Main")
+    tb.setObjectName("main_toolbar")
+    tb.setMovable(False)
+    tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+    for k in ("new", "open", "save", None, "undo", "redo", None, "cut", "copy", "paste", "delete", None,
+              "zoom_in", "zoom_out", "zoom_fit", None, "connect_mode", "collapse", None, "generate", "analyze"):
+        tb.addSeparator() if k is None else tb.addAction(acts[k])
+    w.addToolBar(tb)
+    w.toolbar = tb
+    _ = QStyle  # keep the import for type checkers of icon()
+    return acts

@@ -1,0 +1,65 @@
+"""Start the designer window: ``run_gui(path)``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+SAMPLE_DESIGN = "dgx-h100-superpod-1su.json"
+
+
+def sample_designs_dir() -> Path:
+    return Path(__file__).resolve().parents[2] / "sample_designs"
+
+
+def default_design_path() -> Path | None:
+    """The sample shown when the window starts without a file."""
+    folder = sample_designs_dir()
+    preferred = folder / SAMPLE_DESIGN
+    if preferred.is_file():
+        return preferred
+    samples = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return samples[0] if samples else None
+
+
+def create_application(argv: list[str] | None = None):  # noqa: ANN201 - QApplication
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setOrganizationName("topo-designer")
+    app.setApplicationName("Topology Designer")
+    app.setApplicationDisplayName("Topology Designer")
+    return app
+
+
+def create_window(path: str | None):  # noqa: ANN201 - MainWindow
+    """A main window showing ``path``, or a sample design (or a recovered one after a crash)."""
+    from designer.gui.main_window import MainWindow
+    from designer.model.catalog import Catalog, CatalogError, default_catalog
+
+    try:
+        catalog = default_catalog()
+    except CatalogError:
+        catalog = Catalog()
+    window = MainWindow(catalog)
+    restored = window.offer_recovery()
+    if not restored:
+        target = Path(path) if path else default_design_path()
+        if target is not None:
+            opened = window.open_path(str(target))
+            if opened and path is None:
+                # A sample is a starting point: keep it from being overwritten by Save.
+                window.document.path = None
+                window._update_title()
+    return window
+
+
+def run_gui(path: str | None = None) -> int:
+    """Open the designer window on ``path`` (or a sample design) and run until it closes."""
+    app = create_application()
+    window = create_window(path)
+    window.show()
+    window.view.zoom_to_fit()
+    return int(app.exec())

@@ -1,0 +1,335 @@
+"""The editor: turns gestures, drops and menu actions into undo commands on the document.
+
+It is the one place that knows both the scene (what is selected, where things are drawn) and
+the commands; commands themselves only know the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from PySide6.QtCore import QMimeData, QObject, QPointF, Signal
+from PySide6.QtWidgets import QApplication, QGraphicsItem
+
+from designer.gui import commands as cmd
+from designer.gui import fragments
+from designer.gui.document import Document
+from designer.gui.interactions import snap
+from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
+from designer.gui.linking import LinkError, make_link
+from designer.gui.scene import DesignScene
+from designer.model import Design, DesignError, Group
+
+MIME_COMPONENT = "application/x-topo-designer-component"
+MIME_SERVER = "application/x-topo-designer-server"
+MIME_CABLE = "application/x-topo-designer-cable"
+DESIGN_SUFFIXES = (".json", ".topo", ".topo.json")
+
+_ID_BASE = {"gpu": "gpu", "nic": "nic", "nvswitch": "nvsw", "switch": "switch", "storage": "storage"}
+
+
+class Editor(QObject):
+    """Edits of one document through one scene."""
+
+    #: a message for the status bar
+    message = Signal(str)
+    #: a design file was dropped on the canvas
+    file_dropped = Signal(str)
+
+    def __init__(self, document: Document, scene: DesignScene) -> None:
+        super().__init__()
+        self.document = document
+        self.scene = scene
+        self.paste_offset = 0
+
+    @property
+    def design(self) -> Design:
+        return self.document.design
+
+    @property
+    def catalog(self):  # noqa: ANN201 - Catalog
+        return self.document.catalog
+
+    def status(self, text: str) -> None:
+        self.message.emit(text)
+
+    def _push(self, command: object) -> bool:
+        """Push a command; a model refusal becomes a status message (and nothing changes)."""
+        try:
+            self.document.push(command)  # type: ignore[arg-type]
+        except DesignError as e:
+            self.status(str(e))
+            return False
+        return True
+
+    # ------------------------------------------------------------------ placing
+    def place_component(self, model_id: str, pos: QPointF) -> str | None:
+        """Add a device of catalog model ``model_id`` centred at ``pos`` (snapped); return its id."""
+        comp = self.catalog.components.get(model_id)
+        if comp is None:
+            self.status(f"no component {model_id!r} in the catalog")
+            return None
+        dev_id = self.design.unique_id(f"{_ID_BASE.get(comp.kind, comp.kind)}-1")
+        tier = "leaf" if comp.kind == "switch" else ""
+        device = comp.make_device(dev_id, x=snap(pos.x()), y=snap(pos.y()), tier=tier)
+        command = cmd.AddDeviceCommand(self.design, device)
+        command.setText(f"Place {comp.name.split(' (')[0]}")
+        if self._push(command):
+            self.scene.select_devices([dev_id])
+            return dev_id
+        return None
+
+    def place_server(self, params: dict, pos: QPointF) -> list[str]:
+        """Build a server with the server generator and insert it centred at ``pos``."""
+        from designer.gui.generate_dialog import generator_registry
+
+        registry = generator_registry()
+        spec = registry.get("server") if registry else None
+        if spec is None:
+            self.status("the server generator is not available")
+            return []
+        try:
+            design = spec.build(catalog=self.catalog, **params)
+        except DesignError as e:
+            self.status(str(e))
+            return []
+        return self.insert_design(design, f"Place {design.name}", centre=pos)
+
+    def insert_design(self, design: Design, text: str, centre: QPointF | None = None) -> list[str]:
+        """Insert a whole design as one undo step; return the new device ids.
+
+        With ``centre``, the design's devices are centred there; without, a design inserted
+        into a non-empty one goes to the right of what is there.
+        """
+        b = fragments.bounds(design.iter_devices())
+        dx = dy = 0.0
+        if b is not None:
+            if centre is not None:
+                dx = snap(centre.x() - (b[0] + b[2]) / 2)
+                dy = snap(centre.y() - (b[1] + b[3]) / 2)
+            else:
+                here = fragments.bounds(self.design.iter_devices())
+                if here is not None:
+                    dx = snap(here[2] + 400 - b[0])
+                    dy = snap(here[1] - b[1])
+        groups, devices, links = fragments.rename_for(self.design, design, dx, dy)
+        if not (groups or devices or links):
+            self.status("nothing to insert")
+            return []
+        if self._push(cmd.InsertDesignCommand(self.design, groups, devices, links, text)):
+            ids = [dv.id for dv in devices]
+            if len(ids) <= 5000:
+                self.scene.select_devices(ids)
+            return ids
+        return []
+
+    # ------------------------------------------------------------------ links
+    def connect_ports(self, a_dev: str, a_port: str | None, b_dev: str, b_port: str | None) -> str | None:
+        """Connect two devices (ports chosen when None); return the new link id or None."""
+        try:
+            link = make_link(self.design, self.catalog, a_dev, a_port, b_dev, b_port)
+        except (LinkError, DesignError) as e:
+            self.status(f"cannot connect: {e}")
+            return None
+        if self._push(cmd.AddLinkCommand(self.design, link)):
+            self.status(f"connected {link.a} to {link.b}: {link.medium.replace('_', ' ')}, {link.length_m:g} m")
+            return link.id
+        return None
+
+    def apply_cable(self, cable_id: str, link_ids: list[str]) -> bool:
+        """Give links a catalog cable (and its medium) as one undo step."""
+        cable = self.catalog.cables.get(cable_id)
+        if cable is None or not link_ids:
+            return False
+        macro = cmd.MacroCommand(self.design, f"Use {cable.id} on {len(link_ids)} link(s)")
+        cmd.SetLinkFieldCommand(self.design, link_ids, "medium", cable.medium, macro)
+        cmd.SetLinkFieldCommand(self.design, link_ids, "cable", cable.id, macro)
+        return self._push(macro)
+
+    # ------------------------------------------------------------------ moving
+    def commit_move(self, items: Iterable[QGraphicsItem], offset: QPointF) -> None:
+        """One Move command for what a drag moved: devices, and every member of moved groups."""
+        d = self.design
+        new: dict[str, tuple[float, float]] = {}
+        for it in items:
+            t = it.type()
+            if t == DEVICE_TYPE:
+                dev = d.device(it.device_id)  # type: ignore[attr-defined]
+                new[dev.id] = (dev.x + offset.x(), dev.y + offset.y())
+            elif t in (BOX_TYPE, FRAME_TYPE):
+                for dev in d.all_members(it.group_id):  # type: ignore[attr-defined]
+                    new[dev.id] = (dev.x + offset.x(), dev.y + offset.y())
+        if new:
+            self._push(cmd.MoveDevicesCommand(d, new))
+
+    # ------------------------------------------------------------------ drops
+    def accepts_drop(self, mime: QMimeData) -> bool:
+        if mime.hasFormat(MIME_COMPONENT) or mime.hasFormat(MIME_SERVER) or mime.hasFormat(MIME_CABLE):
+            return True
+        return bool(self.design_paths(mime))
+
+    @staticmethod
+    def design_paths(mime: QMimeData) -> list[str]:
+        if not mime.hasUrls():
+            return []
+        return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and u.toLocalFile().endswith(DESIGN_SUFFIXES)]
+
+    def drop(self, mime: QMimeData, pos: QPointF) -> bool:
+        """Handle a drop on the canvas at scene position ``pos``."""
+        if mime.hasFormat(MIME_COMPONENT):
+            model_id = bytes(mime.data(MIME_COMPONENT).data()).decode("utf-8")
+            return self.place_component(model_id, pos) is not None
+        if mime.hasFormat(MIME_SERVER):
+            params = json.loads(bytes(mime.data(MIME_SERVER).data()).decode("utf-8"))
+            return bool(self.place_server(params, pos))
+        if mime.hasFormat(MIME_CABLE):
+            cable_id = bytes(mime.data(MIME_CABLE).data()).decode("utf-8")
+            for item in self.scene.items(pos):
+                if item.type() == BUNDLE_TYPE:
+                    return self.apply_cable(cable_id, self.scene.bundle_link_ids(item.key))  # type: ignore[attr-defined]
+            self.status("drop a cable on a link to use it there")
+            return False
+        paths = self.design_paths(mime)
+        if paths:
+            self.file_dropped.emit(paths[0])
+            return True
+        return False
+
+    # ------------------------------------------------------------------ selection edits
+    def select_all(self) -> None:
+        for item in self.scene.items():
+            if item.type() in (DEVICE_TYPE, BOX_TYPE, BUNDLE_TYPE, FRAME_TYPE):
+                item.setSelected(True)
+
+    def delete_selection(self) -> bool:
+        command = cmd.delete_command(
+            self.design,
+            self.scene.selected_device_ids(),
+            self.scene.selected_link_ids(),
+            self.scene.selected_group_ids(),
+        )
+        if command is None:
+            return False
+        return self._push(command)
+
+    def copy_selection(self) -> QMimeData | None:
+        """Put the selection (devices, links among them, whole groups) on the clipboard."""
+        devices = self.scene.selected_device_ids()
+        if not devices:
+            self.status("nothing to copy: select devices or groups")
+            return None
+        frag = fragments.extract(self.design, devices, self.scene.selected_group_ids())
+        mime = QMimeData()
+        text = fragments.to_text(frag)
+        mime.setData(fragments.MIME_FRAGMENT, text.encode("utf-8"))
+        mime.setText(text)
+        QApplication.clipboard().setMimeData(mime)
+        self.paste_offset = 0
+        self.status(f"copied {frag.device_count()} devices and {frag.link_count()} links")
+        return mime
+
+    def cut_selection(self) -> bool:
+        if self.copy_selection() is None:
+            return False
+        self.delete_selection()
+        return True
+
+    def paste(self, centre: QPointF | None = None) -> list[str]:
+        """Insert the clipboard's fragment (from this or another window), shifted or at ``centre``."""
+        mime = QApplication.clipboard().mimeData()
+        if mime is None:
+            return []
+        if mime.hasFormat(fragments.MIME_FRAGMENT):
+            text = bytes(mime.data(fragments.MIME_FRAGMENT).data()).decode("utf-8")
+        elif mime.hasText() and '"topo-designer-design"' in mime.text()[:200]:
+            text = mime.text()
+        else:
+            self.status("the clipboard holds no devices")
+            return []
+        try:
+            frag = fragments.from_text(text)
+        except DesignError as e:
+            self.status(f"cannot paste: {e}")
+            return []
+        return self._insert_fragment(frag, "Paste", centre)
+
+    def duplicate_selection(self) -> list[str]:
+        devices = self.scene.selected_device_ids()
+        if not devices:
+            return []
+        frag = fragments.extract(self.design, devices, self.scene.selected_group_ids())
+        self.paste_offset = 0
+        return self._insert_fragment(frag, "Duplicate", None)
+
+    def _insert_fragment(self, frag: Design, verb: str, centre: QPointF | None) -> list[str]:
+        b = fragments.bounds(frag.iter_devices())
+        if b is None:
+            return []
+        if centre is not None:
+            dx = snap(centre.x() - (b[0] + b[2]) / 2)
+            dy = snap(centre.y() - (b[1] + b[3]) / 2)
+        else:
+            self.paste_offset += 1
+            dx = dy = 40.0 * self.paste_offset
+        groups, devices, links = fragments.rename_for(self.design, frag, dx, dy)
+        text = f"{verb} {len(devices)} device{'s' if len(devices) != 1 else ''}"
+        if self._push(cmd.InsertDesignCommand(self.design, groups, devices, links, text)):
+            ids = [dv.id for dv in devices]
+            self.scene.select_devices(ids)
+            for gid in (g.id for g in groups if g.parent is None):
+                item = self.scene.frames.get(gid) or self.scene.boxes.get(gid)
+                if item is not None:
+                    item.setSelected(True)
+            return ids
+        return []
+
+    # ------------------------------------------------------------------ groups
+    def set_collapsed(self, group_ids: list[str], collapsed: bool) -> bool:
+        ids = [g for g in group_ids if self.design.has_group(g) and self.design.group(g).collapsed != collapsed]
+        if not ids:
+            return False
+        return self._push(cmd.SetGroupFieldCommand(self.design, ids, "collapsed", collapsed))
+
+    def toggle_collapse_selection(self) -> bool:
+        groups = self.scene.selected_group_ids()
+        if not groups:
+            # a selected device: collapse its innermost group
+            devs = [i for i in self.scene.selected_device_ids() if self.design.device(i).group]
+            groups = list(dict.fromkeys(self.design.device(i).group for i in devs))  # type: ignore[misc]
+            return self.set_collapsed(groups, True)
+        collapse = not all(self.design.group(g).collapsed for g in groups)
+        return self.set_collapsed(groups, collapse)
+
+    def group_selection(self, kind: str = "custom") -> str | None:
+        devices = [i for i in self.scene.selected_device_ids()]
+        if not devices:
+            self.status("select devices to group")
+            return None
+        d = self.design
+        parents = {d.device(i).group for i in devices}
+        parent = parents.pop() if len(parents) == 1 else None
+        gid = fragments.free_id(f"{kind}-1", d.has_group)
+        group = Group(gid, kind, "", parent)
+        ok = self._push(cmd.group_command(d, devices, group))
+        if ok:
+            item = self.scene.frames.get(gid)
+            self.scene.clearSelection()
+            if item is not None:
+                item.setSelected(True)
+        return gid if ok else None
+
+    def ungroup_selection(self) -> bool:
+        groups = self.scene.selected_group_ids()
+        if not groups:
+            self.status("select a group to ungroup")
+            return False
+        stack = self.document.undo_stack
+        stack.beginMacro(f"Ungroup {groups[0] if len(groups) == 1 else f'{len(groups)} groups'}")
+        try:
+            for gid in groups:
+                if self.design.has_group(gid):
+                    self.document.push(cmd.ungroup_command(self.design, gid))
+        finally:
+            stack.endMacro()
+        return True

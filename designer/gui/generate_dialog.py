@@ -1,0 +1,203 @@
+"""The Generate dialog: one form per generator kind, built from the generators' registry.
+
+Each parameter's type gives its widget (spin boxes with the declared limits, check boxes,
+choices, catalog model and cable pickers); its help text is the tooltip. The built design is
+inserted into the current one as one undo step by the caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.model import Design, DesignError
+from designer.model.catalog import Catalog
+
+
+def generator_registry() -> dict[str, Any]:
+    """The generators' registry (kind -> spec)."""
+    from designer.generators import GENERATORS
+
+    return dict(GENERATORS)
+
+
+def server_presets(catalog: Catalog) -> list[tuple[str, dict, str]]:
+    """Palette entries for ready-made servers: (title, server generator params, tooltip)."""
+    registry = generator_registry()
+    spec = registry.get("server")
+    if spec is None:
+        return []
+    from designer.generators.base import DEFAULT_NVSWITCH
+
+    defaults = spec.defaults()
+    out = []
+    for gpu_id, fabric in DEFAULT_NVSWITCH.items():
+        gpu = catalog.components.get(gpu_id)
+        if gpu is None or fabric not in catalog.components:
+            continue
+        nic = defaults.get("nic", "")
+        params = {"gpu": gpu_id, "gpus_per_node": 8, "nic": nic}
+        short = gpu.name.split(" (")[0]
+        out.append((f"8\u00d7 {short} server", params,
+                    f"<b>HGX-style server</b><br>8 \u00d7 {gpu.name}<br>NVLink fabric {fabric}"
+                    f"<br>one {nic} NIC per GPU"))
+    return out
+
+
+class ParamForm(QWidget):
+    """Widgets for one generator's parameters."""
+
+    def __init__(self, spec: Any, catalog: Catalog) -> None:
+        super().__init__()
+        self.spec = spec
+        self.widgets: dict[str, QWidget] = {}
+        form = QFormLayout(self)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        desc = QLabel(spec.description)
+        desc.setWordWrap(True)
+        desc.setStyleSheet("color: #3E4C59; padding-bottom: 6px;")
+        form.addRow(desc)
+        for p in spec.params:
+            w = self._widget(p, catalog)
+            w.setToolTip(p.help + (f"<br><i>{p.limits_text()}</i>" if p.limits_text() else ""))
+            self.widgets[p.name] = w
+            form.addRow(p.name.replace("_", " "), w)
+
+    @staticmethod
+    def _widget(p: Any, catalog: Catalog) -> QWidget:
+        if p.type == "int":
+            w = QSpinBox()
+            lo = int(p.minimum) if p.minimum is not None else -(2**31)
+            w.setRange(lo, int(p.maximum) if p.maximum is not None else 2**31 - 1)
+            w.setValue(int(p.default))
+            return w
+        if p.type == "float":
+            f = QDoubleSpinBox()
+            f.setDecimals(2)
+            f.setRange(p.minimum if p.minimum is not None else -1e12, p.maximum if p.maximum is not None else 1e12)
+            f.setValue(float(p.default))
+            return f
+        if p.type == "bool":
+            c = QCheckBox()
+            c.setChecked(bool(p.default))
+            return c
+        if p.type in ("choice", "model", "cable"):
+            combo = QComboBox()
+            if p.type == "choice":
+                for ch in p.choices:
+                    combo.addItem(ch, ch)
+            elif p.type == "model":
+                if p.default == "":
+                    combo.addItem("(automatic)", "")
+                for comp in sorted(catalog.by_kind(p.model_kind), key=lambda c: c.name):
+                    combo.addItem(comp.name.split(" (")[0] + f"  [{comp.id}]", comp.id)
+            else:
+                combo.addItem("(chosen by reach)", "")
+                for cab in sorted(catalog.cables.values(), key=lambda c: c.id):
+                    if cab.medium not in ("nvlink", "pcie"):
+                        combo.addItem(cab.id, cab.id)
+            combo.setCurrentIndex(max(0, combo.findData(p.default)))
+            return combo
+        if isinstance(p.default, (tuple, list)):
+            return QLineEdit("x".join(str(v) for v in p.default))
+        return QLineEdit(str(p.default))
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, w in self.widgets.items():
+            if isinstance(w, (QSpinBox, QDoubleSpinBox)):
+                out[name] = w.value()
+            elif isinstance(w, QCheckBox):
+                out[name] = w.isChecked()
+            elif isinstance(w, QComboBox):
+                out[name] = w.currentData()
+            elif isinstance(w, QLineEdit):
+                out[name] = w.text()
+        return out
+
+    def set_value(self, name: str, value: Any) -> None:
+        w = self.widgets[name]
+        if isinstance(w, (QSpinBox, QDoubleSpinBox)):
+            w.setValue(value)
+        elif isinstance(w, QCheckBox):
+            w.setChecked(bool(value))
+        elif isinstance(w, QComboBox):
+            w.setCurrentIndex(w.findData(value))
+        elif isinstance(w, QLineEdit):
+            w.setText(str(value))
+
+
+class GenerateDialog(QDialog):
+    """Pick a generator kind on the left, set its parameters on the right, press Generate."""
+
+    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Generate a fabric")
+        self.catalog = catalog
+        self.registry = generator_registry()
+        self.kinds = QListWidget()
+        self.kinds.setMaximumWidth(170)
+        self.forms = QStackedWidget()
+        self.form_by_kind: dict[str, ParamForm] = {}
+        for kind, spec in self.registry.items():
+            self.kinds.addItem(kind)
+            form = ParamForm(spec, catalog)
+            self.form_by_kind[kind] = form
+            self.forms.addWidget(form)
+        self.kinds.currentRowChanged.connect(self.forms.setCurrentIndex)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #D62828;")
+        self.error.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.generate_button = buttons.addButton("Generate", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self.try_accept)
+        buttons.rejected.connect(self.reject)
+        body = QHBoxLayout()
+        body.addWidget(self.kinds)
+        body.addWidget(self.forms, 1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(body)
+        lay.addWidget(self.error)
+        lay.addWidget(buttons)
+        self.result_design: Design | None = None
+        if self.registry:
+            self.kinds.setCurrentRow(0)
+
+    def select_kind(self, kind: str) -> ParamForm:
+        self.kinds.setCurrentRow(list(self.registry).index(kind))
+        return self.form_by_kind[kind]
+
+    def current_kind(self) -> str:
+        item = self.kinds.currentItem()
+        return item.text() if item is not None else ""
+
+    def build(self) -> Design:
+        """Build the design for the current form; raises DesignError for impossible parameters."""
+        kind = self.current_kind()
+        form = self.form_by_kind[kind]
+        return self.registry[kind].build(catalog=self.catalog, **form.values())
+
+    def try_accept(self) -> None:
+        try:
+            self.result_design = self.build()
+        except DesignError as e:
+            self.error.setText(str(e))
+            return
+        self.accept()

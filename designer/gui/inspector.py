@@ -1,0 +1,345 @@
+"""The inspector: properties of the selection, editable, with units.
+
+Two-way without loops: after every model change the widgets are refreshed from the model with
+their signals blocked (QSignalBlocker); a widget edit pushes an undo command, whose model event
+refreshes the widgets again. Spin boxes report only finished values (no keyboard tracking), so
+one edit is one undo step.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.gui import commands as cmd
+from designer.gui.document import Document
+from designer.gui.linking import link_rate_gbps
+from designer.gui.scene import DesignScene
+from designer.gui.style import MEDIUM_STYLES, format_gbps
+from designer.model import GROUP_KINDS, MEDIA, Design, DesignError
+
+TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
+
+
+def _form(parent: QStackedWidget) -> tuple[QWidget, QFormLayout]:
+    page = QWidget()
+    form = QFormLayout(page)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+    parent.addWidget(page)
+    return page, form
+
+
+def _label() -> QLabel:
+    lab = QLabel()
+    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    lab.setWordWrap(True)
+    return lab
+
+
+def _spin(suffix: str, lo: float, hi: float, decimals: int) -> QDoubleSpinBox:
+    s = QDoubleSpinBox()
+    s.setRange(lo, hi)
+    s.setDecimals(decimals)
+    s.setSuffix(suffix)
+    s.setKeyboardTracking(False)
+    return s
+
+
+class Inspector(QWidget):
+    """Shows and edits the selected device, link(s) or group, or the design itself."""
+
+    def __init__(self, document: Document, scene: DesignScene, status: Callable[[str], None]) -> None:
+        super().__init__()
+        self.document = document
+        self.scene = scene
+        self.status = status
+        self.title = QLabel()
+        self.title.setStyleSheet("font-weight: bold; font-size: 11pt; padding: 2px 0 6px 0;")
+        self.stack = QStackedWidget()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 6)
+        lay.addWidget(self.title)
+        lay.addWidget(self.stack)
+        lay.addStretch(1)
+        self._build_design_page()
+        self._build_device_page()
+        self._build_link_page()
+        self._build_group_page()
+        self._build_multi_page()
+        self.device_id: str | None = None
+        self.link_ids: list[str] = []
+        self.group_id: str | None = None
+        self._design: Design | None = None
+        scene.selectionChanged.connect(self.refresh)
+        document.design_replaced.connect(self._on_document_design_replaced)
+        self._on_document_design_replaced(document.design)
+
+    # ------------------------------------------------------------------ pages
+    def _build_design_page(self) -> None:
+        self.design_page, f = _form(self.stack)
+        self.d_name = QLineEdit()
+        self.d_desc = QLineEdit()
+        self.d_counts = _label()
+        f.addRow("Name", self.d_name)
+        f.addRow("Description", self.d_desc)
+        f.addRow("Contents", self.d_counts)
+        self.d_name.editingFinished.connect(lambda: self._set_design("name", self.d_name.text()))
+        self.d_desc.editingFinished.connect(lambda: self._set_design("description", self.d_desc.text()))
+
+    def _build_device_page(self) -> None:
+        self.device_page, f = _form(self.stack)
+        self.v_id = _label()
+        self.v_name = QLineEdit()
+        self.v_name.setPlaceholderText("(shown as the id)")
+        self.v_model = _label()
+        self.v_tier = QComboBox()
+        self.v_tier.setEditable(True)
+        self.v_tier.addItems(TIERS)
+        self.v_group = _label()
+        self.v_x = _spin(" u", -1e9, 1e9, 0)
+        self.v_y = _spin(" u", -1e9, 1e9, 0)
+        self.v_ports = _label()
+        self.v_power = _label()
+        self.v_props = _label()
+        self.v_rules = _label()
+        self.v_rules.setStyleSheet("color: #D62828;")
+        for name, w in (("Id", self.v_id), ("Name", self.v_name), ("Model", self.v_model), ("Tier", self.v_tier),
+                        ("Group", self.v_group), ("X", self.v_x), ("Y", self.v_y), ("Ports", self.v_ports),
+                        ("Power", self.v_power), ("Properties", self.v_props), ("Rules", self.v_rules)):
+            f.addRow(name, w)
+        self.v_x.setToolTip("scene units; 100 units = 1 m when link lengths are estimated")
+        self.v_name.editingFinished.connect(lambda: self._set_device("name", self.v_name.text()))
+        self.v_tier.activated.connect(lambda _i: self._set_device("tier", self.v_tier.currentText()))
+        self.v_tier.lineEdit().editingFinished.connect(lambda: self._set_device("tier", self.v_tier.currentText()))
+        self.v_x.valueChanged.connect(lambda _v: self._move_device())
+        self.v_y.valueChanged.connect(lambda _v: self._move_device())
+
+    def _build_link_page(self) -> None:
+        self.link_page, f = _form(self.stack)
+        self.l_ends = _label()
+        self.l_rate = _label()
+        self.l_medium = QComboBox()
+        for m in MEDIA:
+            self.l_medium.addItem(MEDIUM_STYLES[m].title, m)
+        self.l_length = _spin(" m", 0.0, 100000.0, 1)
+        self.l_cable = QComboBox()
+        self.l_failed = QCheckBox("link is down (what-if)")
+        self.l_rules = _label()
+        self.l_rules.setStyleSheet("color: #D62828;")
+        for name, w in (("Ends", self.l_ends), ("Rate", self.l_rate), ("Medium", self.l_medium),
+                        ("Length", self.l_length), ("Cable", self.l_cable), ("Failed", self.l_failed),
+                        ("Rules", self.l_rules)):
+            f.addRow(name, w)
+        self.l_medium.activated.connect(lambda _i: self._set_links("medium", self.l_medium.currentData()))
+        self.l_length.valueChanged.connect(lambda v: self._set_links("length_m", float(v)))
+        self.l_cable.activated.connect(lambda _i: self._set_cable(self.l_cable.currentData()))
+        self.l_failed.toggled.connect(lambda on: self._set_links("failed", bool(on)))
+
+    def _build_group_page(self) -> None:
+        self.group_page, f = _form(self.stack)
+        self.g_id = _label()
+        self.g_name = QLineEdit()
+        self.g_kind = QComboBox()
+        self.g_kind.addItems(GROUP_KINDS)
+        self.g_collapsed = QCheckBox("show as one box")
+        self.g_counts = _label()
+        for name, w in (("Id", self.g_id), ("Name", self.g_name), ("Kind", self.g_kind),
+                        ("Collapsed", self.g_collapsed), ("Contents", self.g_counts)):
+            f.addRow(name, w)
+        self.g_name.editingFinished.connect(lambda: self._set_group("name", self.g_name.text()))
+        self.g_kind.activated.connect(lambda _i: self._set_group("kind", self.g_kind.currentText()))
+        self.g_collapsed.toggled.connect(lambda on: self._set_group("collapsed", bool(on)))
+
+    def _build_multi_page(self) -> None:
+        self.multi_page, f = _form(self.stack)
+        self.m_counts = _label()
+        f.addRow("Selected", self.m_counts)
+
+    # ------------------------------------------------------------------ model -> widgets
+    def _on_document_design_replaced(self, design: Design) -> None:
+        if self._design is not None:
+            self._design.changed.disconnect(self.refresh)
+        self._design = design
+        design.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the current selection, read from the model, with widget signals blocked."""
+        d = self.document.design
+        sc = self.scene
+        devices = [i for i in sc.selected_device_ids() if d.has_device(i)]
+        groups = [g for g in sc.selected_group_ids() if d.has_group(g)]
+        links = [lk for lk in sc.selected_link_ids() if d.has_link(lk)]
+        self.device_id, self.link_ids, self.group_id = None, [], None
+        if len(groups) == 1 and not links and set(devices) <= {m.id for m in d.all_members(groups[0])}:
+            self.group_id = groups[0]
+            self._show_group()
+        elif len(devices) == 1 and not links and not groups:
+            self.device_id = devices[0]
+            self._show_device()
+        elif links and not devices and not groups:
+            self.link_ids = links
+            self._show_links()
+        elif devices or links or groups:
+            kinds = Counter(d.device(i).kind for i in devices)
+            parts = [f"{n} {k}" for k, n in kinds.items()]
+            if links:
+                parts.append(f"{len(links)} links")
+            if groups:
+                parts.append(f"{len(groups)} groups")
+            self.title.setText("Selection")
+            self.m_counts.setText(", ".join(parts))
+            self.stack.setCurrentWidget(self.multi_page)
+        else:
+            self._show_design()
+
+    def _show_design(self) -> None:
+        d = self.document.design
+        self.title.setText("Design")
+        with QSignalBlocker(self.d_name):
+            self.d_name.setText(d.name)
+        with QSignalBlocker(self.d_desc):
+            self.d_desc.setText(d.description)
+        kinds = Counter(dev.kind for dev in d.iter_devices())
+        self.d_counts.setText(
+            ", ".join(f"{n:,} {k}" for k, n in kinds.items()) + f"; {d.link_count():,} links; {len(d.groups):,} groups"
+            if kinds else "empty: drag components from the palette, or Design \u25b8 Generate"
+        )
+        self.stack.setCurrentWidget(self.design_page)
+
+    def _show_device(self) -> None:
+        d = self.document.design
+        dev = d.device(self.device_id)  # type: ignore[arg-type]
+        comp = self.document.catalog.components.get(dev.model)
+        self.title.setText(f"{dev.kind.upper() if dev.kind in ('gpu', 'nic') else dev.kind.capitalize()} {dev.label}")
+        self.v_id.setText(dev.id)
+        with QSignalBlocker(self.v_name):
+            self.v_name.setText(dev.name)
+        self.v_model.setText(comp.name if comp else (dev.model or "custom"))
+        with QSignalBlocker(self.v_tier):
+            self.v_tier.setCurrentText(dev.tier)
+        self.v_group.setText(" \u2282 ".join(d.ancestors(dev.group)) or "none")
+        for spin, v in ((self.v_x, dev.x), (self.v_y, dev.y)):
+            with QSignalBlocker(spin):
+                spin.setValue(v)
+        free = len(d.free_ports(dev.id))
+        self.v_ports.setText(
+            "; ".join(f"{g.count} \u00d7 {format_gbps(g.speed_gbps)} {g.kind}" for g in dev.ports)
+            + f"  ({free} free)"
+        )
+        self.v_power.setText(f"{comp.power_w:g} W" if comp and comp.power_w else "\u2014")
+        self.v_props.setText(", ".join(f"{k} = {v}" for k, v in dev.properties.items()) or "\u2014")
+        self.v_rules.setText("\n".join(self.scene.findings_for_device(dev.id)) or "\u2014")
+        self.stack.setCurrentWidget(self.device_page)
+
+    def _show_links(self) -> None:
+        d = self.document.design
+        links = [d.link(i) for i in self.link_ids]
+        first = links[0]
+        n = len(links)
+        self.title.setText(f"Link {first.id}" if n == 1 else f"{n} links")
+        self.l_ends.setText(f"{first.a} \u2194 {first.b}" if n == 1 else f"{first.a_device} \u2194 {first.b_device}")
+        rates = [link_rate_gbps(d, lk) for lk in links]
+        self.l_rate.setText(
+            f"{format_gbps(rates[0])} per direction" if n == 1 else f"{format_gbps(sum(rates))} per direction in total"
+        )
+        with QSignalBlocker(self.l_medium):
+            self.l_medium.setCurrentIndex(max(0, self.l_medium.findData(first.medium)))
+        with QSignalBlocker(self.l_length):
+            self.l_length.setValue(first.length_m)
+        with QSignalBlocker(self.l_cable):
+            self.l_cable.clear()
+            self.l_cable.addItem("(none)", "")
+            rate = min(rates)
+            for cab in sorted(self.document.catalog.cables.values(), key=lambda c: (c.medium, c.reach_m)):
+                if cab.rate_gbps >= rate - 1e-9 or cab.id == first.cable:
+                    self.l_cable.addItem(f"{cab.id} ({MEDIUM_STYLES[cab.medium].title}, {cab.reach_m:g} m)", cab.id)
+            self.l_cable.setCurrentIndex(max(0, self.l_cable.findData(first.cable)))
+        with QSignalBlocker(self.l_failed):
+            self.l_failed.setChecked(first.failed)
+        self.l_rules.setText("\n".join(self.scene.findings_for_links(self.link_ids)) or "\u2014")
+        self.stack.setCurrentWidget(self.link_page)
+
+    def _show_group(self) -> None:
+        d = self.document.design
+        g = d.group(self.group_id)  # type: ignore[arg-type]
+        self.title.setText(f"{g.kind.capitalize() if g.kind != 'su' else 'Scalable unit'} {g.label}")
+        self.g_id.setText(g.id)
+        with QSignalBlocker(self.g_name):
+            self.g_name.setText(g.name)
+        with QSignalBlocker(self.g_kind):
+            self.g_kind.setCurrentText(g.kind)
+        with QSignalBlocker(self.g_collapsed):
+            self.g_collapsed.setChecked(g.collapsed)
+        kinds = Counter(m.kind for m in d.all_members(g.id))
+        self.g_counts.setText(", ".join(f"{n:,} {k}" for k, n in kinds.items()) or "empty")
+        self.stack.setCurrentWidget(self.group_page)
+
+    # ------------------------------------------------------------------ widgets -> commands
+    def _push(self, command: cmd.DesignCommand) -> None:
+        try:
+            self.document.push(command)
+        except DesignError as e:
+            self.status(str(e))
+            self.refresh()
+
+    def _set_design(self, field: str, value: str) -> None:
+        d = self.document.design
+        if getattr(d, field) != value:
+            self._push(cmd.SetDesignFieldCommand(d, field, value))
+
+    def _set_device(self, field: str, value: object) -> None:
+        if self.device_id is None:
+            return
+        d = self.document.design
+        if getattr(d.device(self.device_id), field) != value:
+            self._push(cmd.SetDeviceFieldCommand(d, self.device_id, field, value))
+
+    def _move_device(self) -> None:
+        if self.device_id is None:
+            return
+        d = self.document.design
+        dev = d.device(self.device_id)
+        pos = (self.v_x.value(), self.v_y.value())
+        if (dev.x, dev.y) != pos:
+            self._push(cmd.MoveDevicesCommand(d, {dev.id: pos}))
+
+    def _set_links(self, field: str, value: object) -> None:
+        d = self.document.design
+        ids = [i for i in self.link_ids if getattr(d.link(i), field) != value]
+        if ids:
+            self._push(cmd.SetLinkFieldCommand(d, ids, field, value))
+
+    def _set_cable(self, cable_id: str) -> None:
+        d = self.document.design
+        cab = self.document.catalog.cables.get(cable_id)
+        ids = list(self.link_ids)
+        if not ids:
+            return
+        macro = cmd.MacroCommand(d, f"Set cable of {ids[0] if len(ids) == 1 else f'{len(ids)} links'}")
+        cmd.SetLinkFieldCommand(d, ids, "cable", cable_id, macro)
+        if cab is not None:
+            cmd.SetLinkFieldCommand(d, ids, "medium", cab.medium, macro)
+        self._push(macro)
+
+    def _set_group(self, field: str, value: object) -> None:
+        if self.group_id is None:
+            return
+        d = self.document.design
+        if getattr(d.group(self.group_id), field) != value:
+            self._push(cmd.SetGroupFieldCommand(d, [self.group_id], field, value))
+

@@ -1,0 +1,388 @@
+"""Graphics items: dumb shapes that hold an id and draw themselves.
+
+The scene (:mod:`designer.gui.scene`) owns the id -> item maps, positions the items and tells
+them what to show. Items never read or change the model and handle no mouse input: the view's
+interaction objects do that. Painting adapts to the level of detail, so a zoomed-out view of
+thousands of devices draws plain boxes without text.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+
+from designer.gui import style
+from designer.gui.style import (
+    GROUP_HEADER,
+    KIND_STYLES,
+    LOD_BOX_ONLY,
+    LOD_LABELS,
+    LOD_PORT_LABELS,
+    LOD_PORTS,
+    PORT_PITCH,
+)
+
+_FONTS: dict[str, QFont] = {}
+
+
+def _font(name: str) -> QFont:
+    f = _FONTS.get(name)
+    if f is None:
+        f = {
+            "label": style.label_font(9.0, bold=True),
+            "sub": style.label_font(7.5),
+            "port": style.label_font(4.0),
+            "group": style.label_font(9.0, bold=True),
+            "box": style.label_font(10.0, bold=True),
+            "count": style.label_font(7.5, bold=True),
+        }[name]
+        _FONTS[name] = f
+    return f
+
+
+def _lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
+    return option.levelOfDetailFromTransform(painter.worldTransform())
+
+
+# Item types, for fast ``item.type()`` dispatch in the scene and view.
+DEVICE_TYPE = QGraphicsItem.UserType + 1
+BUNDLE_TYPE = QGraphicsItem.UserType + 2
+FRAME_TYPE = QGraphicsItem.UserType + 3
+BOX_TYPE = QGraphicsItem.UserType + 4
+
+
+class DeviceItem(QGraphicsItem):
+    """A device: a box with its kind's colours, a label, and a strip of ports along the bottom.
+
+    ``pos()`` is the device centre. Ports are small squares, filled when they hold a link.
+    """
+
+    def __init__(self, device_id: str, kind: str, width: float, height: float) -> None:
+        super().__init__()
+        self.device_id = device_id
+        self.kind = kind
+        self._style = KIND_STYLES.get(kind, KIND_STYLES["storage"])
+        self._rect = QRectF(-width / 2, -height / 2, width, height)
+        self._bounds = self._rect.adjusted(-3, -3, 3, 3)
+        self._label = device_id
+        self._sub = ""
+        self._ports: list[tuple[str, str]] = []  # (port id, port kind)
+        self._used: set[str] = set()
+        self._port_rects: list[QRectF] = []
+        self._port_pitch = PORT_PITCH
+        self.flagged = False
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setZValue(10)
+
+    # -- set by the scene
+    def set_text(self, label: str, sub: str) -> None:
+        fm = QFontMetricsF(_font("label"))
+        width = self._rect.width() - 14
+        self._label = fm.elidedText(label, Qt.TextElideMode.ElideMiddle, width)
+        self._sub = QFontMetricsF(_font("sub")).elidedText(sub, Qt.TextElideMode.ElideRight, width)
+        self.update()
+
+    def set_ports(self, ports: list[tuple[str, str]], used: set[str]) -> None:
+        self._ports = ports
+        self._used = used
+        rows, cols, pitch = style.port_grid(len(ports), self._rect.width())
+        size = pitch * 0.72
+        x0 = -(cols * pitch) / 2 + (pitch - size) / 2
+        top = self._rect.bottom() - 4 - rows * pitch + (pitch - size) / 2
+        rects = []
+        for i in range(min(len(ports), 256)):
+            r, c = divmod(i, cols)
+            rects.append(QRectF(x0 + c * pitch, top + r * pitch, size, size))
+        self._port_rects = rects
+        self._port_pitch = pitch
+        self.update()
+
+    def set_port_used(self, port_id: str, used: bool) -> None:
+        if used:
+            self._used.add(port_id)
+        else:
+            self._used.discard(port_id)
+        self.update()
+
+    def set_flagged(self, flagged: bool) -> None:
+        if flagged != self.flagged:
+            self.flagged = flagged
+            self.update()
+
+    # -- geometry queries (used by interactions)
+    def rect(self) -> QRectF:
+        return self._rect
+
+    def port_at(self, local: QPointF) -> str | None:
+        """The port under a point in item coordinates (with a little slack), or None."""
+        for (pid, _), r in zip(self._ports, self._port_rects, strict=False):
+            slack = self._port_pitch * 0.14
+            if r.adjusted(-slack, -slack, slack, slack).contains(local):
+                return pid
+        return None
+
+    def port_centre(self, port_id: str) -> QPointF:
+        for (pid, _), r in zip(self._ports, self._port_rects, strict=False):
+            if pid == port_id:
+                return r.center()
+        return QPointF(0, 0)
+
+    # -- QGraphicsItem
+    def type(self) -> int:
+        return DEVICE_TYPE
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        lod = _lod(option, painter)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        st = self._style
+        r = self._rect
+        if lod < LOD_BOX_ONLY:
+            painter.fillRect(r, style.SELECTION if selected else (style.WARNING if self.flagged else st.accent))
+            return
+        border = QPen(style.SELECTION if selected else (style.WARNING if self.flagged else st.accent))
+        border.setWidthF(2.5 if (selected or self.flagged) else 1.2)
+        border.setCosmetic(True)
+        painter.setPen(border)
+        painter.setBrush(st.fill)
+        painter.drawRoundedRect(r, 5, 5)
+        painter.fillRect(QRectF(r.left() + 1, r.top() + 4, 4, r.height() - 8), st.accent)
+        if lod < LOD_LABELS:
+            return
+        painter.setPen(st.text)
+        painter.setFont(_font("label"))
+        painter.drawText(QRectF(r.left() + 9, r.top() + 3, r.width() - 12, 14), Qt.AlignmentFlag.AlignLeft, self._label)
+        if self._sub:
+            painter.setFont(_font("sub"))
+            painter.drawText(
+                QRectF(r.left() + 9, r.top() + 16, r.width() - 12, 12), Qt.AlignmentFlag.AlignLeft, self._sub
+            )
+        if lod * self._port_pitch < LOD_PORTS * PORT_PITCH or not self._port_rects:
+            return
+        port_pen = QPen(style.PORT_BORDER, 0.8)
+        port_pen.setCosmetic(True)
+        painter.setPen(port_pen)
+        used = self._used
+        free_brush = QBrush(style.PORT_FREE)
+        for (pid, kind), pr in zip(self._ports, self._port_rects, strict=False):
+            painter.setBrush(style.PORT_USED.get(kind, st.accent) if pid in used else free_brush)
+            painter.drawRect(pr)
+        if lod * self._port_pitch >= LOD_PORT_LABELS * PORT_PITCH:
+            font = QFont(_font("port"))
+            font.setPointSizeF(max(0.5, self._port_pitch * 0.26))
+            painter.setFont(font)
+            painter.setPen(st.text)
+            for (pid, _), pr in zip(self._ports, self._port_rects, strict=False):
+                painter.drawText(pr.adjusted(-2, 0, 2, 0), Qt.AlignmentFlag.AlignCenter, pid)
+
+
+class BundleItem(QGraphicsItem):
+    """One link, or several parallel links between the same two shown objects, as one line.
+
+    The pen encodes the medium (colour and dash) and the total bandwidth (width); a count badge
+    shows how many links the bundle holds.
+    """
+
+    def __init__(self, key: tuple[str, str]) -> None:
+        super().__init__()
+        self.key = key
+        self._p1 = QPointF()
+        self._p2 = QPointF()
+        self._pen = QPen()
+        self._count = 1
+        self._badge = ""
+        self._bounds = QRectF()
+        self._shape: QPainterPath | None = None
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setZValue(5)
+
+    def set_line(self, p1: QPointF, p2: QPointF) -> None:
+        if p1 == self._p1 and p2 == self._p2:
+            return
+        self.prepareGeometryChange()
+        self._p1, self._p2 = p1, p2
+        self._bounds = QRectF(p1, p2).normalized().adjusted(-12, -12, 12, 12)
+        self._shape = None
+
+    def set_look(self, pen: QPen, count: int) -> None:
+        self._pen = pen
+        self._count = count
+        self._badge = f"\u00d7{count}" if count > 1 else ""
+        self.update()
+
+    def line(self) -> tuple[QPointF, QPointF]:
+        return self._p1, self._p2
+
+    def type(self) -> int:
+        return BUNDLE_TYPE
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        if self._shape is None:
+            path = QPainterPath(self._p1)
+            path.lineTo(self._p2)
+            stroker = QPainterPathStroker()
+            stroker.setWidth(8)
+            self._shape = stroker.createStroke(path)
+        return self._shape
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if option.state & QStyle.StateFlag.State_Selected:
+            halo = QPen(QColor(30, 111, 217, 110), self._pen.widthF() + 6)
+            halo.setCosmetic(True)
+            painter.setPen(halo)
+            painter.drawLine(self._p1, self._p2)
+        painter.setPen(self._pen)
+        painter.drawLine(self._p1, self._p2)
+        if self._badge and _lod(option, painter) >= LOD_LABELS:
+            mid = (self._p1 + self._p2) / 2
+            r = QRectF(mid.x() - 11, mid.y() - 6.5, 22, 13)
+            painter.setPen(QPen(self._pen.color(), 1))
+            painter.setBrush(QColor("#FFFFFF"))
+            painter.drawRoundedRect(r, 6, 6)
+            painter.setFont(_font("count"))
+            painter.drawText(r, Qt.AlignmentFlag.AlignCenter, self._badge)
+
+
+class GroupFrameItem(QGraphicsItem):
+    """An expanded group: a tinted frame around its members with a title bar.
+
+    Only the title bar is hit-testable, so clicks and rubber bands inside the frame reach the
+    devices and the background.
+    """
+
+    def __init__(self, group_id: str, kind: str) -> None:
+        super().__init__()
+        self.group_id = group_id
+        self.kind = kind
+        self._rect = QRectF()
+        self._title = group_id
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setZValue(-10)
+
+    def set_rect(self, rect: QRectF) -> None:
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = QRectF(rect)
+
+    def set_title(self, title: str) -> None:
+        self._title = title
+        self.update()
+
+    def rect(self) -> QRectF:
+        return self._rect
+
+    def header_rect(self) -> QRectF:
+        r = self._rect
+        return QRectF(r.left(), r.top(), r.width(), GROUP_HEADER)
+
+    def type(self) -> int:
+        return FRAME_TYPE
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(self.header_rect())
+        return path
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        pen = QPen(style.SELECTION if selected else style.GROUP_BORDER, 2.0 if selected else 1.0)
+        pen.setCosmetic(True)
+        if self.kind == "server":
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(style.GROUP_FILLS.get(self.kind, style.GROUP_FILLS["custom"]))
+        painter.drawRoundedRect(self._rect, 8, 8)
+        lod = _lod(option, painter)
+        if lod * 9 < 4:  # title would be under 4 px tall
+            return
+        painter.setPen(style.GROUP_TITLE)
+        painter.setFont(_font("group"))
+        h = self.header_rect().adjusted(10, 2, -10, 0)
+        painter.drawText(h, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "\u25be  " + self._title)
+
+
+class CollapsedGroupItem(QGraphicsItem):
+    """A collapsed group drawn as one box with its name and what it contains; ``pos()`` is its centre."""
+
+    def __init__(self, group_id: str, kind: str) -> None:
+        super().__init__()
+        self.group_id = group_id
+        self.kind = kind
+        w, h = style.COLLAPSED_SIZES.get(kind, style.COLLAPSED_SIZES["custom"])
+        self._rect = QRectF(-w / 2, -h / 2, w, h)
+        self._title = group_id
+        self._summary = ""
+        self.flagged = False
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setZValue(8)
+
+    def set_text(self, title: str, summary: str) -> None:
+        fm = QFontMetricsF(_font("box"))
+        self._title = fm.elidedText(title, Qt.TextElideMode.ElideMiddle, self._rect.width() - 30)
+        self._summary = QFontMetricsF(_font("sub")).elidedText(
+            summary, Qt.TextElideMode.ElideRight, self._rect.width() - 16
+        )
+        self.update()
+
+    def set_flagged(self, flagged: bool) -> None:
+        if flagged != self.flagged:
+            self.flagged = flagged
+            self.update()
+
+    def rect(self) -> QRectF:
+        return self._rect
+
+    def type(self) -> int:
+        return BOX_TYPE
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-3, -3, 5, 5)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        r = self._rect
+        fill = style.GROUP_FILLS.get(self.kind, style.GROUP_FILLS["custom"])
+        solid = QColor(fill)
+        solid.setAlpha(255)
+        base = QColor("#FFFFFF")
+        lod = _lod(option, painter)
+        edge = style.SELECTION if selected else (style.WARNING if self.flagged else style.GROUP_BORDER)
+        if lod < LOD_BOX_ONLY:
+            painter.fillRect(r, edge if (selected or self.flagged) else QColor("#C9D1DA"))
+            return
+        # a second box behind suggests "many things inside"
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor("#D5DBE2"))
+        painter.drawRoundedRect(r.translated(4, 4), 7, 7)
+        pen = QPen(edge, 2.5 if (selected or self.flagged) else 1.2)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(base)
+        painter.drawRoundedRect(r, 7, 7)
+        tint = QColor(fill)
+        tint.setAlpha(min(255, fill.alpha() * 5))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(tint)
+        painter.drawRoundedRect(r.adjusted(1, 1, -1, -1), 6, 6)
+        if lod < LOD_LABELS:
+            return
+        painter.setPen(style.GROUP_TITLE)
+        painter.setFont(_font("box"))
+        painter.drawText(
+            QRectF(r.left() + 10, r.top() + 6, r.width() - 20, 18), Qt.AlignmentFlag.AlignLeft, "\u25b8 " + self._title
+        )
+        painter.setFont(_font("sub"))
+        painter.drawText(
+            QRectF(r.left() + 10, r.top() + 26, r.width() - 16, r.height() - 30),
+            Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
+            self._summary,
+        )

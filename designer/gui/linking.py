@@ -1,0 +1,127 @@
+"""How the window makes a new link: ports, length, medium and cable.
+
+Rules (documented in docs/gui.md):
+
+- Ports must be of the same kind (NVLink to NVLink, PCIe to PCIe, network to network).
+  Dropping on a device body takes its next free port compatible with the other end; starting
+  from a device body picks the first of its free ports whose kind the target also has free,
+  preferring the fastest common kind.
+- Length: two devices in the same server group are joined by the board (0.5 m); otherwise the
+  distance between the device centres, at ``SCENE_UNITS_PER_M`` scene units per metre, rounded
+  up to half a metre (at least 0.5 m).
+- Medium and cable: NVLink and PCIe ports use the board pseudo-cables; network ports take the
+  catalog's cheapest cable that reaches (``Catalog.choose_cable``): copper within its reach,
+  then AOC, then optics.
+"""
+
+from __future__ import annotations
+
+import math
+
+from designer.gui.style import SCENE_UNITS_PER_M
+from designer.model import Design, Link
+from designer.model.catalog import Catalog
+
+
+class LinkError(Exception):
+    """A link cannot be made between the chosen ends; the message says why."""
+
+
+def _shares_server(design: Design, a: str, b: str) -> bool:
+    ga = design.device(a).group
+    gb = design.device(b).group
+    if ga is None or gb is None:
+        return False
+    servers_a = {g for g in design.ancestors(ga) if design.group(g).kind == "server"}
+    return any(g in servers_a for g in design.ancestors(gb))
+
+
+def estimate_length_m(design: Design, a: str, b: str) -> float:
+    """A cable length for a new link between devices ``a`` and ``b`` (see module docs)."""
+    if _shares_server(design, a, b):
+        return 0.5
+    da, db = design.device(a), design.device(b)
+    metres = math.hypot(da.x - db.x, da.y - db.y) / SCENE_UNITS_PER_M
+    return max(0.5, math.ceil(metres * 2.0) / 2.0)
+
+
+def choose_ports(
+    design: Design, a_dev: str, a_port: str | None, b_dev: str, b_port: str | None
+) -> tuple[str, str]:
+    """Resolve missing port names to free compatible ports; raise LinkError when impossible."""
+    if a_dev == b_dev:
+        raise LinkError("a link needs two different devices")
+    da, db = design.device(a_dev), design.device(b_dev)
+    for dev, port in ((da, a_port), (db, b_port)):
+        if port is not None:
+            if dev.port(port) is None:
+                raise LinkError(f"{dev.id} has no port {port}")
+            held = design.link_at(dev.id, port)
+            if held is not None:
+                raise LinkError(f"port {dev.id}:{port} already holds link {held.id}")
+    if a_port is not None and b_port is not None:
+        ka, kb = da.port(a_port).kind, db.port(b_port).kind  # type: ignore[union-attr]
+        if ka != kb:
+            raise LinkError(f"cannot join a {ka} port ({a_dev}:{a_port}) to a {kb} port ({b_dev}:{b_port})")
+        return a_port, b_port
+    if a_port is not None:
+        kind = da.port(a_port).kind  # type: ignore[union-attr]
+        free = design.free_ports(b_dev, kind)
+        if not free:
+            raise LinkError(f"{b_dev} has no free {kind} port")
+        return a_port, free[0]
+    if b_port is not None:
+        kind = db.port(b_port).kind  # type: ignore[union-attr]
+        free = design.free_ports(a_dev, kind)
+        if not free:
+            raise LinkError(f"{a_dev} has no free {kind} port")
+        return free[0], b_port
+    # Device to device: the fastest port kind both have free.
+    best: tuple[float, str, str] | None = None
+    for pa in da.iter_ports():
+        if design.link_at(a_dev, pa.id) is not None:
+            continue
+        free_b = design.free_ports(b_dev, pa.kind)
+        if free_b:
+            pb = db.port(free_b[0])
+            speed = min(pa.speed_gbps, pb.speed_gbps if pb else 0.0)
+            if best is None or speed > best[0]:
+                best = (speed, pa.id, free_b[0])
+    if best is None:
+        raise LinkError(f"{a_dev} and {b_dev} have no free ports of a common kind")
+    return best[1], best[2]
+
+
+def make_link(
+    design: Design,
+    catalog: Catalog,
+    a_dev: str,
+    a_port: str | None,
+    b_dev: str,
+    b_port: str | None,
+) -> Link:
+    """A new link record (not yet added) with ports, length, medium and cable chosen."""
+    a_port, b_port = choose_ports(design, a_dev, a_port, b_dev, b_port)
+    pa = design.device(a_dev).port(a_port)
+    pb = design.device(b_dev).port(b_port)
+    assert pa is not None and pb is not None
+    rate = min(pa.speed_gbps, pb.speed_gbps)
+    if pa.kind in ("nvlink", "pcie"):
+        medium = pa.kind
+        length = 0.5
+        cable = catalog.choose_cable(rate, length, board=pa.kind)
+    else:
+        length = estimate_length_m(design, a_dev, b_dev)
+        cable = catalog.choose_cable(rate, length)
+        medium = cable.medium if cable is not None else "optical"
+    link_id = design.unique_id(f"{a_dev}.{a_port}--{b_dev}.{b_port}"[:120].rstrip(".-_"), "link")
+    link = Link(link_id, a_dev, a_port, b_dev, b_port, medium=medium, length_m=length, cable=cable.id if cable else "")
+    design.check_link(link)
+    return link
+
+
+def link_rate_gbps(design: Design, link: Link) -> float:
+    """Per-direction line rate of a link: the slower of its two ports."""
+    pa = design.device(link.a_device).port(link.a_port)
+    pb = design.device(link.b_device).port(link.b_port)
+    return min(pa.speed_gbps if pa else 0.0, pb.speed_gbps if pb else 0.0)

@@ -1,0 +1,381 @@
+"""The main window: canvas in the centre, palette / inspector / analysis / overview docks,
+menus and toolbar, file handling (open, save, recent files, drops, autosave and recovery)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QPointF, QSettings, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QCompleter,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QWidget,
+)
+
+from designer.gui.analysis_dock import AnalysisDock, AnalysisRunner
+from designer.gui.checks import RuleChecker
+from designer.gui.document import Document
+from designer.gui.editor import MIME_COMPONENT, MIME_SERVER, Editor
+from designer.gui.generate_dialog import GenerateDialog, server_presets
+from designer.gui.inspector import Inspector
+from designer.gui.legend import Legend
+from designer.gui.overview import Overview
+from designer.gui.palette import Palette
+from designer.gui.recovery import Recovery
+from designer.gui.scene import DesignScene
+from designer.gui.view import DesignView
+from designer.model import Design, DesignError
+from designer.model.catalog import Catalog
+
+APP_NAME = "Topology Designer"
+MAX_RECENT = 10
+FILE_FILTER = "Topology designs (*.json *.topo);;All files (*)"
+_WINDOWS: list[MainWindow] = []
+
+
+class MainWindow(QMainWindow):
+    """One design in one window."""
+
+    def __init__(self, catalog: Catalog, recovery_dir: Path | None = None, autosave_ms: int | None = None) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.document = Document(catalog, self)
+        self.scene = DesignScene(catalog, self)
+        self.scene.set_design(self.document.design)
+        self.editor = Editor(self.document, self.scene)
+        self.view = DesignView(self.scene, self.editor)
+        self.setCentralWidget(self.view)
+        self.checker = RuleChecker(self.document, self.scene)
+        self.runner = AnalysisRunner(self.document)
+        kwargs = {} if autosave_ms is None else {"interval_ms": autosave_ms}
+        self.recovery = Recovery(self.document, recovery_dir, **kwargs)
+        self._build_docks()
+        self.actions_by_name = self._build_actions()
+        self._build_status()
+        self.document.design_replaced.connect(self._on_document_design_replaced)
+        self.document.modified_changed.connect(lambda _m: self._update_title())
+        self.document.path_changed.connect(lambda _p: self._update_title())
+        self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.editor.file_dropped.connect(self.open_path)
+        self.checker.checked.connect(self._on_checker_checked)
+        self.view.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{z:.0%}"))
+        self.setAcceptDrops(True)
+        self.resize(1440, 900)
+        self._update_title()
+        self._update_recent_menu()
+        _WINDOWS.append(self)
+
+    # ------------------------------------------------------------------ construction
+    def _build_docks(self) -> None:
+        self.palette = Palette(self.catalog, lambda: server_presets(self.catalog))
+        self.palette.activated.connect(self._on_palette_activated)
+        self.inspector = Inspector(self.document, self.scene, lambda t: self.statusBar().showMessage(t, 6000))
+        self.analysis = AnalysisDock(self.document, self.runner)
+        self.overview = Overview(self.scene, self.view)
+        self.legend = Legend()
+        self.docks: dict[str, QDockWidget] = {}
+        for key, title, widget, area in (
+            ("palette", "Palette", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea),
+            ("legend", "Legend", self.legend, Qt.DockWidgetArea.LeftDockWidgetArea),
+            ("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
+            ("overview", "Overview", self.overview, Qt.DockWidgetArea.RightDockWidgetArea),
+            ("analysis", "Analysis", self.analysis, Qt.DockWidgetArea.RightDockWidgetArea),
+        ):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock_{key}")
+            dock.setWidget(widget)
+            self.addDockWidget(area, dock)
+            self.docks[key] = dock
+        self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [270, 320], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["palette"], self.docks["legend"]], [560, 200], Qt.Orientation.Vertical)
+
+    def _build_actions(self) -> dict:
+        from designer.gui.actions import build_actions
+
+        acts = build_actions(self)
+        for dock in self.docks.values():
+            self.view_menu.addAction(dock.toggleViewAction())
+        self.find_box = QLineEdit()
+        self.find_box.setPlaceholderText("Find device\u2026  (Ctrl+F)")
+        self.find_box.setClearButtonEnabled(True)
+        self.find_box.setMaximumWidth(240)
+        self.find_box.returnPressed.connect(lambda: self.find_device(self.find_box.text()))
+        spacer = QWidget()
+        spacer.setSizePolicy(spacer.sizePolicy().horizontalPolicy().Expanding, spacer.sizePolicy().verticalPolicy())
+        self.toolbar.addWidget(spacer)
+        self.toolbar.addWidget(self.find_box)
+        return acts
+
+    def _build_status(self) -> None:
+        self.rules_label = QLabel("")
+        self.zoom_label = QLabel("100%")
+        self.count_label = QLabel("")
+        for w in (self.count_label, self.rules_label, self.zoom_label):
+            self.statusBar().addPermanentWidget(w)
+
+    # ------------------------------------------------------------------ state display
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.document.display_name()}[*] \u2014 {APP_NAME}")
+        self.setWindowModified(self.document.is_modified())
+
+    def _on_document_design_replaced(self, design: Design) -> None:
+        self.scene.set_design(design)
+        self.view.zoom_to_fit()
+        self.find_box.setCompleter(None)
+        self._update_title()
+        design.changed.connect(self._update_counts)
+        self._update_counts()
+
+    def _update_counts(self) -> None:
+        d = self.document.design
+        gpus = sum(1 for dev in d.iter_devices() if dev.kind == "gpu")
+        self.count_label.setText(f"{gpus:,} GPUs \u00b7 {d.device_count():,} devices \u00b7 {d.link_count():,} links")
+
+    def _on_checker_checked(self, errors: int, warnings: int) -> None:
+        if errors or warnings:
+            self.rules_label.setText(f"<span style='color:#D62828'>{errors} rule errors, {warnings} warnings</span>")
+        else:
+            self.rules_label.setText("<span style='color:#2E7D32'>design rules: clean</span>")
+
+    # ------------------------------------------------------------------ files
+    def maybe_save(self) -> bool:
+        """Ask to save unsaved changes; False when the user cancels."""
+        if not self.document.is_modified():
+            return True
+        answer = QMessageBox.question(
+            self,
+            APP_NAME,
+            f"Save changes to {self.document.display_name()}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def show_error(self, title: str, message: str) -> None:
+        QMessageBox.critical(self, title, message)
+
+    def new_design(self) -> None:
+        if self.maybe_save():
+            self.recovery.discard()
+            self.document.new()
+
+    def new_window(self) -> MainWindow:
+        w = MainWindow(self.catalog, self.recovery.directory)
+        w.show()
+        return w
+
+    def open_dialog(self) -> None:
+        start = str(self.document.path.parent) if self.document.path else str(Path.cwd())
+        path, _ = QFileDialog.getOpenFileName(self, "Open design", start, FILE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str) -> bool:
+        """Open a design file here; on error show the exact problem and keep the current design."""
+        if not self.maybe_save():
+            return False
+        try:
+            self.document.open(path)
+        except DesignError as e:
+            self.show_error("Cannot open design", str(e))
+            return False
+        self.recovery.discard()
+        self._add_recent(str(self.document.path))
+        self.statusBar().showMessage(f"opened {path}", 5000)
+        return True
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        start = str(self.document.path or Path.cwd() / f"{self.document.design.name or 'design'}.json")
+        path, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
+        if not path:
+            return False
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            saved = self.document.save(path)
+        except (DesignError, OSError) as e:
+            self.show_error("Cannot save design", str(e))
+            return False
+        self._add_recent(str(saved))
+        self.statusBar().showMessage(f"saved {saved}", 5000)
+        return True
+
+    def recent_files(self) -> list[str]:
+        value = QSettings().value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: str) -> None:
+        files = [path] + [f for f in self.recent_files() if f != path]
+        QSettings().setValue("recent_files", files[:MAX_RECENT])
+        for w in _WINDOWS:
+            w._update_recent_menu()
+
+    def _update_recent_menu(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        files = self.recent_files()
+        for i, f in enumerate(files):
+            a = menu.addAction(f"&{i + 1} {Path(f).name}")
+            a.setToolTip(f)
+            a.triggered.connect(lambda _c=False, f=f: self.open_path(f))
+        menu.setEnabled(bool(files))
+
+    def offer_recovery(self) -> bool:
+        """If an earlier session crashed with unsaved changes, offer to restore them."""
+        orphans = Recovery.orphans(self.recovery.directory)
+        if not orphans:
+            return False
+        newest = orphans[0]
+        what = newest.original or "an unsaved design"
+        answer = QMessageBox.question(
+            self,
+            APP_NAME,
+            f"{APP_NAME} did not close properly. Restore the unsaved changes to {what}?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes,
+        )
+        restored = False
+        if answer == QMessageBox.StandardButton.Yes:
+            from designer.io import load_design
+
+            try:
+                design = load_design(newest.design_path)
+            except DesignError as e:
+                self.show_error("Cannot restore", str(e))
+            else:
+                self.document.set_design(design, Path(newest.original) if newest.original else None, modified=True)
+                restored = True
+        for o in orphans:
+            Recovery.remove(o)
+        return restored
+
+    # ------------------------------------------------------------------ window events
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.maybe_save():
+            self.recovery.discard()
+            self.recovery.timer.stop()
+            self.scene.detach()
+            if self in _WINDOWS:
+                _WINDOWS.remove(self)
+            event.accept()
+        else:
+            event.ignore()
+
+    def quit_all(self) -> None:
+        for w in list(_WINDOWS):
+            if not w.close():
+                return
+        QApplication.quit()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if Editor.design_paths(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = Editor.design_paths(event.mimeData())
+        if paths:
+            event.acceptProposedAction()
+            QTimer.singleShot(0, lambda: self.open_path(paths[0]))
+
+    # ------------------------------------------------------------------ actions
+    def paste(self) -> None:
+        self.editor.paste()
+
+    def set_connect_mode(self, on: bool) -> None:
+        self.view.connect_mode = on
+        self.statusBar().showMessage("connect mode: drag from one device to another" if on else "", 4000)
+
+    def focus_find(self) -> None:
+        if self.find_box.completer() is None:
+            names = sorted({n for dev in self.document.design.iter_devices() for n in (dev.id, dev.name) if n})
+            completer = QCompleter(names, self.find_box)
+            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+            completer.setFilterMode(Qt.MatchFlag.MatchContains)
+            completer.activated.connect(self.find_device)
+            self.find_box.setCompleter(completer)
+        self.find_box.setFocus()
+        self.find_box.selectAll()
+
+    def find_device(self, text: str) -> str | None:
+        """Select and centre on the device named ``text`` (id or name; else the first containing it)."""
+        text = text.strip()
+        if not text:
+            return None
+        d = self.document.design
+        found = None
+        if d.has_device(text):
+            found = d.device(text)
+        else:
+            low = text.lower()
+            for dev in d.iter_devices():
+                if dev.name.lower() == low:
+                    found = dev
+                    break
+            if found is None:
+                found = next(
+                    (dev for dev in d.iter_devices() if low in dev.id.lower() or low in dev.name.lower()), None
+                )
+        if found is None:
+            self.statusBar().showMessage(f"no device matches {text!r}", 5000)
+            return None
+        self.scene.select_devices([found.id])
+        item = self.scene.item_for_device(found.id)
+        if item is not None:
+            self.view.centre_on_item(item)
+        rep = self.scene.rep_of(found.id) or ""
+        if rep.startswith("g:"):
+            self.statusBar().showMessage(f"{found.id} is inside collapsed group {rep[2:]}", 6000)
+        else:
+            self.statusBar().showMessage(f"found {found.id}", 4000)
+        self.view.setFocus()
+        return found.id
+
+    def generate_dialog(self) -> None:
+        dialog = GenerateDialog(self.catalog, self)
+        if dialog.exec() and dialog.result_design is not None:
+            self.insert_generated(dialog.result_design)
+
+    def insert_generated(self, design: Design) -> list[str]:
+        ids = self.editor.insert_design(design, f"Generate {design.name}")
+        if ids:
+            self.view.zoom_to_fit()
+        return ids
+
+    def analyze(self) -> None:
+        self.docks["analysis"].show()
+        self.docks["analysis"].raise_()
+        self.runner.start()
+
+    def about(self) -> None:
+        QMessageBox.about(
+            self,
+            f"About {APP_NAME}",
+            f"<b>{APP_NAME}</b><br>Design GPU-cluster network fabrics and see, before buying hardware, how fast "
+            "they will be.",
+        )
+
+    def _on_palette_activated(self, kind: str, payload: str) -> None:
+        centre = self.view.mapToScene(self.view.viewport().rect().center())
+        if kind == MIME_COMPONENT:
+            self.editor.place_component(payload, centre)
+        elif kind == MIME_SERVER:
+            import json
+
+            self.editor.place_server(json.loads(payload), QPointF(centre))

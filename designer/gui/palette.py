@@ -1,0 +1,182 @@
+"""The palette: catalog components, ready-made servers and cables, searchable and grouped.
+
+Drag an entry onto the canvas to place it (a real QDrag carrying the entry's MIME data); drop a
+cable on a link to use that cable. Double-click places a device at the centre of the view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from designer.gui.editor import MIME_CABLE, MIME_COMPONENT, MIME_SERVER
+from designer.gui.style import KIND_STYLES, MEDIUM_STYLES, format_gbps
+from designer.model.catalog import Catalog
+
+_ROLE = Qt.ItemDataRole.UserRole + 1  # (mime type, payload bytes)
+
+GROUPS = (
+    ("GPUs", "gpu"),
+    ("Servers", "server"),
+    ("NICs", "nic"),
+    ("NVLink switches", "nvswitch"),
+    ("Switches", "switch"),
+    ("Storage", "storage"),
+    ("Cables", "cable"),
+)
+
+
+def kind_icon(kind: str) -> QIcon:
+    """A small swatch in the kind's canvas colours, so palette and canvas match."""
+    pm = QPixmap(16, 16)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    if kind in MEDIUM_STYLES:
+        ms = MEDIUM_STYLES[kind]
+        pen = p.pen()
+        pen.setColor(ms.colour)
+        pen.setWidthF(3)
+        pen.setStyle(ms.dash)
+        p.setPen(pen)
+        p.drawLine(1, 8, 15, 8)
+    else:
+        ks = KIND_STYLES.get(kind, KIND_STYLES["storage"]) if kind != "server" else KIND_STYLES["gpu"]
+        p.setPen(ks.accent)
+        p.setBrush(ks.fill if kind != "server" else QColor("#CFE5BC"))
+        p.drawRoundedRect(1, 2, 14, 12, 3, 3)
+        p.fillRect(2, 4, 3, 8, ks.accent)
+    p.end()
+    return QIcon(pm)
+
+
+class PaletteTree(QTreeWidget):
+    """A tree whose leaves drag as component, server or cable MIME data."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setHeaderHidden(True)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QTreeWidget.DragDropMode.DragOnly)
+        self.setSelectionMode(QTreeWidget.SelectionMode.SingleSelection)
+        self.setIndentation(14)
+        self.setUniformRowHeights(True)
+
+    def mimeData(self, items: list[QTreeWidgetItem]) -> QMimeData:  # noqa: N802 - Qt override
+        mime = QMimeData()
+        for item in items:
+            entry = item.data(0, _ROLE)
+            if entry:
+                kind, payload = entry
+                mime.setData(kind, payload.encode("utf-8"))
+                mime.setText(payload)
+                break
+        return mime
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802 - Qt override
+        return [MIME_COMPONENT, MIME_SERVER, MIME_CABLE]
+
+
+class Palette(QWidget):
+    """Search box over a grouped tree of what can be placed."""
+
+    #: a device or server was double-clicked: (mime type, payload)
+    activated = Signal(str, str)
+
+    def __init__(self, catalog: Catalog, servers: Callable[[], list[tuple[str, dict, str]]] | None = None) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search components, servers, cables\u2026")
+        self.search.setClearButtonEnabled(True)
+        self.tree = PaletteTree()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.search)
+        lay.addWidget(self.tree)
+        self._groups: dict[str, QTreeWidgetItem] = {}
+        self._fill(servers() if servers else [])
+        self.search.textChanged.connect(self.filter)
+        self.tree.itemDoubleClicked.connect(self._on_tree_double_clicked)
+
+    def _fill(self, servers: list[tuple[str, dict, str]]) -> None:
+        cat = self.catalog
+        for title, kind in GROUPS:
+            group = QTreeWidgetItem([title])
+            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            f = group.font(0)
+            f.setBold(True)
+            group.setFont(0, f)
+            self._groups[kind] = group
+            self.tree.addTopLevelItem(group)
+        for comp in sorted(cat.components.values(), key=lambda c: (c.kind, c.name)):
+            short = comp.name.split(" (")[0]
+            item = QTreeWidgetItem([short])
+            item.setIcon(0, kind_icon(comp.kind))
+            ports = ", ".join(f"{g.count}\u00d7{format_gbps(g.speed_gbps)} {g.kind}" for g in comp.ports)
+            tip = f"<b>{comp.name}</b><br>{comp.vendor}<br>ports: {ports}"
+            if comp.power_w:
+                tip += f"<br>power: {comp.power_w:g} W"
+            if comp.price_usd:
+                tip += f"<br>indicative price: ${comp.price_usd:,.0f}"
+            item.setToolTip(0, tip + "<br><i>drag onto the canvas</i>")
+            item.setData(0, _ROLE, (MIME_COMPONENT, comp.id))
+            self._groups.get(comp.kind, self._groups["storage"]).addChild(item)
+        for title, params, tip in servers:
+            item = QTreeWidgetItem([title])
+            item.setIcon(0, kind_icon("server"))
+            item.setToolTip(0, tip + "<br><i>drag onto the canvas</i>")
+            item.setData(0, _ROLE, (MIME_SERVER, json.dumps(params, sort_keys=True)))
+            self._groups["server"].addChild(item)
+        for cab in sorted(cat.cables.values(), key=lambda c: (c.rate_gbps, c.reach_m)):
+            item = QTreeWidgetItem([f"{cab.id}  ({format_gbps(cab.rate_gbps)}, {cab.reach_m:g} m)"])
+            item.setIcon(0, kind_icon(cab.medium))
+            medium = MEDIUM_STYLES[cab.medium].title
+            item.setToolTip(0, f"<b>{cab.name}</b><br>{medium}<br><i>drop on a link to use it</i>")
+            item.setData(0, _ROLE, (MIME_CABLE, cab.id))
+            self._groups["cable"].addChild(item)
+        for kind, group in self._groups.items():
+            group.setExpanded(kind != "cable")
+            group.setHidden(group.childCount() == 0)
+
+    def filter(self, text: str) -> None:
+        """Show entries whose name, tooltip or id contains every word of ``text``."""
+        words = text.lower().split()
+        for group in self._groups.values():
+            shown = 0
+            for i in range(group.childCount()):
+                item = group.child(i)
+                hay = (item.text(0) + " " + item.toolTip(0) + " " + str(item.data(0, _ROLE))).lower()
+                ok = all(w in hay for w in words)
+                item.setHidden(not ok)
+                shown += ok
+            group.setHidden(shown == 0)
+            if words:
+                group.setExpanded(True)
+
+    def entries(self) -> list[tuple[str, str, str]]:
+        """(group title, entry text, payload) of every entry; used by tests and the docs."""
+        out = []
+        for title, kind in GROUPS:
+            group = self._groups[kind]
+            for i in range(group.childCount()):
+                item = group.child(i)
+                out.append((title, item.text(0), item.data(0, _ROLE)[1]))
+        return out
+
+    def item_for(self, payload: str) -> QTreeWidgetItem | None:
+        for group in self._groups.values():
+            for i in range(group.childCount()):
+                item = group.child(i)
+                if item.data(0, _ROLE)[1] == payload:
+                    return item
+        return None
+
+    def _on_tree_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
+        entry = item.data(0, _ROLE)
+        if entry and entry[0] in (MIME_COMPONENT, MIME_SERVER):
+            self.activated.emit(entry[0], entry[1])

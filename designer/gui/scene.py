@@ -1,0 +1,664 @@
+"""The canvas scene: observes a design's events and keeps one item per shown object.
+
+What is shown: every device that is not inside a collapsed group (a :class:`DeviceItem`), every
+outermost collapsed group (a :class:`CollapsedGroupItem`), a frame for every expanded group that
+is shown, and one :class:`BundleItem` per pair of shown objects joined by at least one link
+(parallel links and the external links of a collapsed group are bundled). Members of collapsed
+groups get no items at all, which keeps a 16,384-GPU design light.
+
+Model events are queued and applied when the model says ``changed`` (once per primitive, or once
+per batch), so a generated design arrives as one rebuild rather than 100,000 small updates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QToolTip
+
+from designer.gui import style
+from designer.gui.items import (
+    BOX_TYPE,
+    BUNDLE_TYPE,
+    DEVICE_TYPE,
+    FRAME_TYPE,
+    BundleItem,
+    CollapsedGroupItem,
+    DeviceItem,
+    GroupFrameItem,
+)
+from designer.gui.linking import link_rate_gbps
+from designer.model import Design, Device, Link
+from designer.model.catalog import Catalog
+
+#: A pending batch larger than this is applied by rebuilding the scene.
+REBUILD_THRESHOLD = 400
+
+Rep = str  # "d:<device id>" or "g:<group id>": the shown object standing for a device
+
+
+class DesignScene(QGraphicsScene):
+    """Items for one design; rebuilt on :meth:`set_design`, updated from model events."""
+
+    #: emitted after the scene applied model changes (argument: True when it rebuilt)
+    refreshed = Signal(bool)
+
+    def __init__(self, catalog: Catalog, parent: object | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self.design: Design | None = None
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self.setBackgroundBrush(style.BACKGROUND)
+        self.device_items: dict[str, DeviceItem] = {}
+        self.bundle_items: dict[tuple[Rep, Rep], BundleItem] = {}
+        self.frames: dict[str, GroupFrameItem] = {}
+        self.boxes: dict[str, CollapsedGroupItem] = {}
+        self._rep: dict[str, Rep] = {}
+        self._link_key: dict[str, tuple[Rep, Rep] | None] = {}
+        self._bundle_links: dict[tuple[Rep, Rep], dict[str, None]] = {}
+        self._rep_bundles: dict[Rep, set[tuple[Rep, Rep]]] = defaultdict(set)
+        self._pending: list[tuple[str, tuple]] = []
+        self._flagged_devices: dict[str, list[str]] = {}
+        self._flagged_links: dict[str, list[str]] = {}
+        self.show_grid = True
+
+    # ------------------------------------------------------------------ binding
+    def set_design(self, design: Design) -> None:
+        if self.design is not None:
+            self._connect(self.design, False)
+        self.design = design
+        self._flagged_devices, self._flagged_links = {}, {}
+        self._connect(design, True)
+        self.rebuild()
+
+    def _connect(self, d: Design, on: bool) -> None:
+        pairs = [
+            (d.device_added, self._on_design_device_added),
+            (d.device_removed, self._on_design_device_removed),
+            (d.link_added, self._on_design_link_added),
+            (d.link_removed, self._on_design_link_removed),
+            (d.group_added, self._on_design_group_added),
+            (d.group_removed, self._on_design_group_removed),
+            (d.devices_moved, self._on_design_devices_moved),
+            (d.device_changed, self._on_design_device_changed),
+            (d.link_changed, self._on_design_link_changed),
+            (d.group_changed, self._on_design_group_changed),
+            (d.changed, self._on_design_changed),
+        ]
+        for sig, slot in pairs:
+            (sig.connect if on else sig.disconnect)(slot)
+
+    def detach(self) -> None:
+        if self.design is not None:
+            self._connect(self.design, False)
+            self.design = None
+
+    # ------------------------------------------------------------------ model events
+    def _on_design_device_added(self, device: Device, index: int) -> None:
+        self._pending.append(("device_added", (device,)))
+
+    def _on_design_device_removed(self, device: Device, index: int) -> None:
+        self._pending.append(("device_removed", (device,)))
+
+    def _on_design_link_added(self, link: Link, index: int) -> None:
+        self._pending.append(("link_added", (link,)))
+
+    def _on_design_link_removed(self, link: Link, index: int) -> None:
+        self._pending.append(("link_removed", (link,)))
+
+    def _on_design_group_added(self, group: object, index: int) -> None:
+        self._pending.append(("rebuild", ()))
+
+    def _on_design_group_removed(self, group: object, index: int) -> None:
+        self._pending.append(("rebuild", ()))
+
+    def _on_design_devices_moved(self, ids: list[str]) -> None:
+        self._pending.append(("moved", (ids,)))
+
+    def _on_design_device_changed(self, device_id: str, field: str, old: object, new: object) -> None:
+        self._pending.append(("device_changed", (device_id, field)))
+
+    def _on_design_link_changed(self, link_id: str, field: str, old: object, new: object) -> None:
+        self._pending.append(("link_changed", (link_id,)))
+
+    def _on_design_group_changed(self, group_id: str, field: str, old: object, new: object) -> None:
+        if field in ("name", "kind"):
+            self._pending.append(("group_text", (group_id,)))
+        else:
+            self._pending.append(("rebuild", ()))
+
+    def _on_design_changed(self) -> None:
+        self.flush()
+
+    # ------------------------------------------------------------------ applying changes
+    def flush(self) -> None:
+        """Apply queued model events to the items."""
+        pending, self._pending = self._pending, []
+        if not pending or self.design is None:
+            return
+        moved_count = sum(len(a[0]) for k, a in pending if k == "moved")
+        if (
+            len(pending) > REBUILD_THRESHOLD
+            or moved_count > 20 * REBUILD_THRESHOLD
+            or any(k == "rebuild" for k, _ in pending)
+        ):
+            self.rebuild()
+            return
+        d = self.design
+        dirty_bundles: set[tuple[Rep, Rep]] = set()
+        dirty_geometry: set[Rep] = set()
+        dirty_groups: set[str] = set()
+        for kind, args in pending:
+            if kind == "device_added":
+                dev = args[0]
+                if not d.has_device(dev.id):
+                    continue
+                rep = self._rep_for(dev)
+                self._rep[dev.id] = rep
+                if rep == "d:" + dev.id:
+                    self._add_device_item(dev)
+                dirty_groups.update(self._groups_of(dev.group))
+            elif kind == "device_removed":
+                dev = args[0]
+                item = self.device_items.pop(dev.id, None)
+                if item is not None:
+                    self.removeItem(item)
+                self._rep.pop(dev.id, None)
+                dirty_groups.update(self._groups_of(dev.group))
+            elif kind == "link_added":
+                link = args[0]
+                if not d.has_link(link.id):
+                    continue
+                key = self._add_link_to_bundle(link)
+                if key is not None:
+                    dirty_bundles.add(key)
+                    dirty_geometry.update(key)
+                self._mark_port(link.a_device, link.a_port, True)
+                self._mark_port(link.b_device, link.b_port, True)
+            elif kind == "link_removed":
+                link = args[0]
+                key = self._link_key.pop(link.id, None)
+                if key is not None:
+                    links = self._bundle_links.get(key)
+                    if links is not None:
+                        links.pop(link.id, None)
+                        dirty_bundles.add(key)
+                self._mark_port(link.a_device, link.a_port, False)
+                self._mark_port(link.b_device, link.b_port, False)
+            elif kind == "moved":
+                for did in args[0]:
+                    if not d.has_device(did):
+                        continue
+                    dev = d.device(did)
+                    item = self.device_items.get(did)
+                    if item is not None:
+                        item.setPos(dev.x, dev.y)
+                    rep = self._rep.get(did)
+                    if rep is not None:
+                        dirty_geometry.add(rep)
+                    dirty_groups.update(self._groups_of(dev.group))
+            elif kind == "device_changed":
+                did, field = args
+                if not d.has_device(did):
+                    continue
+                dev = d.device(did)
+                if field == "group":
+                    if self._rep.get(did) != self._rep_for(dev):
+                        self.rebuild()
+                        return
+                    dirty_groups.update(self._groups_of(dev.group))
+                    dirty_groups.update(self.frames)
+                elif field in ("ports", "kind"):
+                    old_item = self.device_items.pop(did, None)
+                    if old_item is not None:
+                        self.removeItem(old_item)
+                        self._add_device_item(dev)
+                        dirty_geometry.add("d:" + did)
+                    dirty_groups.update(self._groups_of(dev.group))
+                else:
+                    item = self.device_items.get(did)
+                    if item is not None:
+                        item.set_text(*self._device_text(dev))
+            elif kind == "link_changed":
+                key = self._link_key.get(args[0])
+                if key is not None:
+                    dirty_bundles.add(key)
+            elif kind == "group_text":
+                gid = args[0]
+                if d.has_group(gid):
+                    self._refresh_group_text(gid)
+        self._update_groups(dirty_groups)
+        for gid in dirty_groups:
+            if gid in self.boxes:
+                dirty_geometry.add("g:" + gid)
+        for rep in dirty_geometry:
+            dirty_bundles.update(self._rep_bundles.get(rep, ()))
+        for key in dirty_bundles:
+            self._refresh_bundle(key)
+        self.refreshed.emit(False)
+
+    def rebuild(self) -> None:
+        """Drop every item and build them again from the design."""
+        self._pending = []
+        selected = self.selection_keys()
+        self.clear()
+        self.device_items.clear()
+        self.bundle_items.clear()
+        self.frames.clear()
+        self.boxes.clear()
+        self._rep.clear()
+        self._link_key.clear()
+        self._bundle_links.clear()
+        self._rep_bundles.clear()
+        d = self.design
+        if d is None:
+            return
+        top_collapsed = self._top_collapsed_map()
+        for g in d.groups:
+            if top_collapsed[g.id] is None:
+                if g.collapsed:
+                    box = CollapsedGroupItem(g.id, g.kind)
+                    self.boxes[g.id] = box
+                    self.addItem(box)
+                else:
+                    frame = GroupFrameItem(g.id, g.kind)
+                    self.frames[g.id] = frame
+                    self.addItem(frame)
+        rep = self._rep
+        for dev in d.iter_devices():
+            top = top_collapsed.get(dev.group) if dev.group is not None else None
+            if top is None and dev.group is not None and d.group(dev.group).collapsed:
+                top = dev.group
+            if top is None:
+                rep[dev.id] = "d:" + dev.id
+                self._add_device_item(dev)
+            else:
+                rep[dev.id] = "g:" + top
+        for link in d.iter_links():
+            self._add_link_to_bundle(link)
+        for gid in self.boxes:
+            self._refresh_group_text(gid)
+        for gid in self.frames:
+            self._refresh_group_text(gid)
+        self._update_groups(set(self.frames) | set(self.boxes))
+        for key in list(self._bundle_links):
+            self._refresh_bundle(key)
+        self._apply_flags()
+        self.restore_selection(selected)
+        self.refreshed.emit(True)
+
+    # ------------------------------------------------------------------ representation
+    def _top_collapsed_map(self) -> dict[str | None, str | None]:
+        """For every group, its outermost collapsed *strict* ancestor (None if none)."""
+        d = self.design
+        assert d is not None
+        out: dict[str | None, str | None] = {None: None}
+        for g in d.groups:
+            top = None
+            for anc in d.ancestors(g.parent):
+                if d.group(anc).collapsed:
+                    top = anc
+            out[g.id] = top
+        return out
+
+    def _rep_for(self, dev: Device) -> Rep:
+        d = self.design
+        assert d is not None
+        top = None
+        for anc in d.ancestors(dev.group):
+            if d.group(anc).collapsed:
+                top = anc
+        return "d:" + dev.id if top is None else "g:" + top
+
+    def rep_of(self, device_id: str) -> Rep | None:
+        return self._rep.get(device_id)
+
+    def _groups_of(self, group_id: str | None) -> list[str]:
+        d = self.design
+        assert d is not None
+        out = []
+        while group_id is not None and d.has_group(group_id):
+            out.append(group_id)
+            group_id = d.group(group_id).parent
+        return out
+
+    def _device_text(self, dev: Device) -> tuple[str, str]:
+        comp = self.catalog.components.get(dev.model) if dev.model else None
+        model = dev.model or (comp.name if comp else "")
+        sub = " \u00b7 ".join(p for p in (dev.tier, model) if p)
+        return dev.label, sub
+
+    def _add_device_item(self, dev: Device) -> DeviceItem:
+        w, h = style.device_size(dev.kind, dev.port_count)
+        item = DeviceItem(dev.id, dev.kind, w, h)
+        item.setPos(dev.x, dev.y)
+        item.set_text(*self._device_text(dev))
+        d = self.design
+        assert d is not None
+        used = set()
+        for link in d.links_of(dev.id):
+            used.add(link.a_port if link.a_device == dev.id else link.b_port)
+        item.set_ports([(p.id, p.kind) for p in dev.iter_ports()], used)
+        if dev.id in self._flagged_devices:
+            item.set_flagged(True)
+        self.device_items[dev.id] = item
+        self.addItem(item)
+        return item
+
+    def _mark_port(self, device_id: str, port_id: str, used: bool) -> None:
+        item = self.device_items.get(device_id)
+        if item is not None:
+            item.set_port_used(port_id, used)
+
+    def _add_link_to_bundle(self, link: Link) -> tuple[Rep, Rep] | None:
+        ra, rb = self._rep.get(link.a_device), self._rep.get(link.b_device)
+        if ra is None or rb is None or ra == rb:
+            self._link_key[link.id] = None
+            return None
+        key = (ra, rb) if ra < rb else (rb, ra)
+        self._link_key[link.id] = key
+        links = self._bundle_links.get(key)
+        if links is None:
+            links = self._bundle_links[key] = {}
+            self._rep_bundles[key[0]].add(key)
+            self._rep_bundles[key[1]].add(key)
+        links[link.id] = None
+        return key
+
+    def _refresh_bundle(self, key: tuple[Rep, Rep]) -> None:
+        links = self._bundle_links.get(key)
+        item = self.bundle_items.get(key)
+        if not links:
+            self._bundle_links.pop(key, None)
+            self._rep_bundles.get(key[0], set()).discard(key)
+            self._rep_bundles.get(key[1], set()).discard(key)
+            if item is not None:
+                self.removeItem(item)
+                del self.bundle_items[key]
+            return
+        if item is None:
+            item = BundleItem(key)
+            self.bundle_items[key] = item
+            self.addItem(item)
+        d = self.design
+        assert d is not None
+        total = 0.0
+        media = set()
+        failed = True
+        flagged = False
+        for lid in links:
+            link = d.link(lid)
+            total += link_rate_gbps(d, link)
+            media.add(link.medium)
+            failed = failed and link.failed
+            flagged = flagged or lid in self._flagged_links
+        medium = media.pop() if len(media) == 1 else "mixed"
+        item.set_look(style.link_pen(medium, total, failed=failed, flagged=flagged), len(links))
+        self._place_bundle(item)
+
+    def _place_bundle(self, item: BundleItem) -> None:
+        a, b = item.key
+        ca, ra = self._rep_geometry(a)
+        cb, rb = self._rep_geometry(b)
+        item.set_line(_clip(ca, ra, cb), _clip(cb, rb, ca))
+
+    def _rep_geometry(self, rep: Rep) -> tuple[QPointF, QRectF]:
+        """Centre (scene) and local rect of a shown object."""
+        if rep.startswith("d:"):
+            item: QGraphicsItem | None = self.device_items.get(rep[2:])
+            if item is not None:
+                return item.pos(), item.rect()  # type: ignore[attr-defined]
+        else:
+            item = self.boxes.get(rep[2:])
+            if item is not None:
+                return item.pos(), item.rect()  # type: ignore[attr-defined]
+        return QPointF(), QRectF()
+
+    def update_bundles_of(self, reps: Iterable[Rep]) -> None:
+        """Re-place the bundles touching shown objects (during a drag, before the model moves)."""
+        keys: set[tuple[Rep, Rep]] = set()
+        for rep in reps:
+            keys.update(self._rep_bundles.get(rep, ()))
+        for key in keys:
+            item = self.bundle_items.get(key)
+            if item is not None:
+                self._place_bundle(item)
+
+    # ------------------------------------------------------------------ groups
+    def _refresh_group_text(self, gid: str) -> None:
+        d = self.design
+        assert d is not None
+        g = d.group(gid)
+        if gid in self.frames:
+            self.frames[gid].set_title(f"{g.label}  ({g.kind})" if g.name else g.label)
+        if gid in self.boxes:
+            counts = Counter(dev.kind for dev in d.all_members(gid))
+            subs = Counter(c.kind for c in _subgroups(d, gid))
+            parts = [f"{n:,} {k}{'s' if n != 1 else ''}" for k, n in subs.items()]
+            names = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
+            parts += [f"{n:,} {names.get(k, k)}{'s' if n != 1 and k != 'storage' else ''}" for k, n in counts.items()]
+            self.boxes[gid].set_text(g.label, " \u00b7 ".join(parts) or "empty")
+
+    def _update_groups(self, group_ids: Iterable[str]) -> None:
+        """Recompute frames (around their contents) and box positions (centre of their members)."""
+        d = self.design
+        assert d is not None
+        todo = set()
+        for gid in group_ids:
+            todo.update(self._groups_of(gid) if d.has_group(gid) else ())
+        if not todo:
+            return
+        # innermost first: deeper groups before their parents
+        depth = {g: len(d.ancestors(g)) for g in todo}
+        for gid in sorted(todo, key=lambda g: -depth[g]):
+            if gid in self.boxes:
+                b = _device_bounds(d.all_members(gid))
+                box = self.boxes[gid]
+                if b is not None:
+                    box.setPos((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+                    box.setVisible(True)
+                else:
+                    box.setVisible(False)
+            elif gid in self.frames:
+                rect = QRectF()
+                for dev in d.members(gid):
+                    item = self.device_items.get(dev.id)
+                    if item is not None:
+                        rect = rect.united(item.rect().translated(item.pos()))
+                for child in d.child_groups(gid):
+                    sub: QGraphicsItem | None = self.frames.get(child.id)
+                    if sub is not None and sub.isVisible():
+                        rect = rect.united(sub.rect())  # type: ignore[attr-defined]
+                    box = self.boxes.get(child.id)
+                    if box is not None and box.isVisible():
+                        rect = rect.united(box.rect().translated(box.pos()))
+                frame = self.frames[gid]
+                if rect.isNull():
+                    frame.setVisible(False)
+                    continue
+                pad = style.GROUP_PADDING
+                frame.set_rect(rect.adjusted(-pad, -pad - style.GROUP_HEADER, pad, pad))
+                frame.setVisible(True)
+                frame.setZValue(-10 - depth[gid] * 0.01)
+
+    # ------------------------------------------------------------------ findings
+    def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
+        """Mark devices and links that break design rules (messages shown on hover)."""
+        old_links = set(self._flagged_links)
+        self._flagged_devices, self._flagged_links = by_device, by_link
+        keys = {self._link_key.get(lid) for lid in old_links | set(by_link)}
+        for key in keys:
+            if key is not None and key in self._bundle_links:
+                self._refresh_bundle(key)
+        self._apply_flags()
+
+    def _apply_flags(self) -> None:
+        for did, item in self.device_items.items():
+            item.set_flagged(did in self._flagged_devices)
+        flagged_boxes = set()
+        for did in self._flagged_devices:
+            rep = self._rep.get(did)
+            if rep is not None and rep.startswith("g:"):
+                flagged_boxes.add(rep[2:])
+        for gid, box in self.boxes.items():
+            box.set_flagged(gid in flagged_boxes)
+
+    def findings_for_links(self, link_ids: Iterable[str]) -> list[str]:
+        out: list[str] = []
+        for lid in link_ids:
+            for msg in self._flagged_links.get(lid, ()):
+                if msg not in out:
+                    out.append(msg)
+        return out
+
+    def findings_for_device(self, device_id: str) -> list[str]:
+        return list(self._flagged_devices.get(device_id, ()))
+
+    # ------------------------------------------------------------------ selection
+    def bundle_link_ids(self, key: tuple[Rep, Rep]) -> list[str]:
+        return list(self._bundle_links.get(key, ()))
+
+    def selection_keys(self) -> set[tuple[str, object]]:
+        out: set[tuple[str, object]] = set()
+        for item in self.selectedItems():
+            t = item.type()
+            if t == DEVICE_TYPE:
+                out.add(("d", item.device_id))  # type: ignore[attr-defined]
+            elif t == BUNDLE_TYPE:
+                out.add(("b", item.key))  # type: ignore[attr-defined]
+            elif t in (FRAME_TYPE, BOX_TYPE):
+                out.add(("g", item.group_id))  # type: ignore[attr-defined]
+        return out
+
+    def restore_selection(self, keys: set[tuple[str, object]]) -> None:
+        for kind, value in keys:
+            item: QGraphicsItem | None = None
+            if kind == "d":
+                item = self.device_items.get(value)  # type: ignore[arg-type]
+            elif kind == "b":
+                item = self.bundle_items.get(value)  # type: ignore[arg-type]
+            else:
+                item = self.frames.get(value) or self.boxes.get(value)  # type: ignore[arg-type]
+            if item is not None:
+                item.setSelected(True)
+
+    def selected_device_ids(self) -> list[str]:
+        """Selected devices, including every member of selected groups, in design order."""
+        d = self.design
+        if d is None:
+            return []
+        ids: dict[str, None] = {}
+        for item in self.selectedItems():
+            t = item.type()
+            if t == DEVICE_TYPE:
+                ids[item.device_id] = None  # type: ignore[attr-defined]
+            elif t in (FRAME_TYPE, BOX_TYPE):
+                for dev in d.all_members(item.group_id):  # type: ignore[attr-defined]
+                    ids[dev.id] = None
+        return list(ids)
+
+    def selected_link_ids(self) -> list[str]:
+        out: list[str] = []
+        for item in self.selectedItems():
+            if item.type() == BUNDLE_TYPE:
+                out.extend(self._bundle_links.get(item.key, ()))  # type: ignore[attr-defined]
+        return out
+
+    def selected_group_ids(self) -> list[str]:
+        return [
+            item.group_id  # type: ignore[attr-defined]
+            for item in self.selectedItems()
+            if item.type() in (FRAME_TYPE, BOX_TYPE)
+        ]
+
+    def select_devices(self, device_ids: Iterable[str]) -> None:
+        """Select the shown items standing for these devices (their collapsed groups, if hidden)."""
+        self.clearSelection()
+        for did in device_ids:
+            rep = self._rep.get(did)
+            if rep is None:
+                continue
+            item: QGraphicsItem | None = self.device_items.get(rep[2:]) if rep[0] == "d" else self.boxes.get(rep[2:])
+            if item is not None:
+                item.setSelected(True)
+
+    def item_for_device(self, device_id: str) -> QGraphicsItem | None:
+        rep = self._rep.get(device_id)
+        if rep is None:
+            return None
+        return self.device_items.get(rep[2:]) if rep[0] == "d" else self.boxes.get(rep[2:])
+
+    # ------------------------------------------------------------------ painting and hover
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        painter.fillRect(rect, style.BACKGROUND)
+        if not self.show_grid:
+            return
+        scale = painter.worldTransform().m11()
+        step = style.GRID * 5
+        if step * scale < 12:
+            return
+        painter.setPen(style.GRID_COLOUR)
+        left = int(rect.left() // step) * step
+        top = int(rect.top() // step) * step
+        lines = []
+        x = left
+        while x < rect.right():
+            lines.append((QPointF(x, rect.top()), QPointF(x, rect.bottom())))
+            x += step
+        y = top
+        while y < rect.bottom():
+            lines.append((QPointF(rect.left(), y), QPointF(rect.right(), y)))
+            y += step
+        for p1, p2 in lines:
+            painter.drawLine(p1, p2)
+
+    def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:
+        """Tooltips are computed from the model when asked, so items carry no text."""
+        from designer.gui.describe import describe_item
+
+        text = ""
+        for item in self.items(event.scenePos()):
+            text = describe_item(self, item)
+            if text:
+                break
+        if text:
+            QToolTip.showText(event.screenPos(), text)
+        else:
+            QToolTip.hideText()
+        event.setAccepted(bool(text))
+
+
+def _subgroups(d: Design, gid: str) -> list:
+    out, stack = [], list(d.child_groups(gid))
+    while stack:
+        g = stack.pop()
+        out.append(g)
+        stack.extend(d.child_groups(g.id))
+    return out
+
+
+def _device_bounds(devices: Iterable[Device]) -> tuple[float, float, float, float] | None:
+    xs = []
+    ys = []
+    for dev in devices:
+        xs.append(dev.x)
+        ys.append(dev.y)
+    if not xs:
+        return None
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _clip(centre: QPointF, rect: QRectF, toward: QPointF) -> QPointF:
+    """Where the segment from ``centre`` to ``toward`` leaves ``rect`` (local, centred on ``centre``)."""
+    dx = toward.x() - centre.x()
+    dy = toward.y() - centre.y()
+    hw, hh = rect.width() / 2, rect.height() / 2
+    if (dx == 0 and dy == 0) or hw == 0:
+        return QPointF(centre)
+    tx = hw / abs(dx) if dx else float("inf")
+    ty = hh / abs(dy) if dy else float("inf")
+    t = min(tx, ty, 1.0)
+    return QPointF(centre.x() + dx * t, centre.y() + dy * t)
