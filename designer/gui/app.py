@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-SAMPLE_DESIGN = "dgx-h100-superpod-1su.json"
+#: Shown when the window starts without a file: the first of these that exists, else the first sample.
+SAMPLE_DESIGNS = ("dgx-h100-superpod-1su.json", "superpod-h100-1su.json")
 
 
 def sample_designs_dir() -> Path:
@@ -15,9 +16,9 @@ def sample_designs_dir() -> Path:
 def default_design_path() -> Path | None:
     """The sample shown when the window starts without a file."""
     folder = sample_designs_dir()
-    preferred = folder / SAMPLE_DESIGN
-    if preferred.is_file():
-        return preferred
+    for name in SAMPLE_DESIGNS:
+        if (folder / name).is_file():
+            return folder / name
     samples = sorted(folder.glob("*.json")) if folder.is_dir() else []
     return samples[0] if samples else None
 

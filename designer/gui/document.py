@@ -34,9 +34,12 @@ class Document(QObject):
         self.design = Design()
         self.path: Path | None = None
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.modified_changed.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._on_undo_stack_clean_changed)
 
     # ------------------------------------------------------------------ state
+    def _on_undo_stack_clean_changed(self, clean: bool) -> None:
+        self.modified_changed.emit(not clean)
+
     def is_modified(self) -> bool:
         return not self.undo_stack.isClean()
 

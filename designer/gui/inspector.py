@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -181,7 +182,13 @@ class Inspector(QWidget):
         """Show the current selection, read from the model, with widget signals blocked."""
         d = self.document.design
         sc = self.scene
-        devices = [i for i in sc.selected_device_ids() if d.has_device(i)]
+        if not shiboken6.isValid(sc):
+            return
+        try:
+            selected = sc.selected_device_ids()
+        except RuntimeError:  # the scene is being destroyed with its window
+            return
+        devices = [i for i in selected if d.has_device(i)]
         groups = [g for g in sc.selected_group_ids() if d.has_group(g)]
         links = [lk for lk in sc.selected_link_ids() if d.has_link(lk)]
         self.device_id, self.link_ids, self.group_id = None, [], None

@@ -558,7 +558,9 @@ class DesignScene(QGraphicsScene):
             elif t in (FRAME_TYPE, BOX_TYPE):
                 for dev in d.all_members(item.group_id):  # type: ignore[attr-defined]
                     ids[dev.id] = None
-        return list(ids)
+        if len(ids) < 2:
+            return list(ids)
+        return [dev.id for dev in d.iter_devices() if dev.id in ids]
 
     def selected_link_ids(self) -> list[str]:
         out: list[str] = []
