@@ -1,5 +1,18 @@
 """Analysis: pure functions over a design (no Qt)."""
 
+from designer.analysis.bisection import Bisection, bisection_bounds
+from designer.analysis.collectives import collective_times
+from designer.analysis.errors import AnalysisError
+from designer.analysis.report import Report, analyze
 from designer.analysis.rules import Finding, check_design
 
-__all__ = ["Finding", "check_design"]
+__all__ = [
+    "AnalysisError",
+    "Bisection",
+    "Finding",
+    "Report",
+    "analyze",
+    "bisection_bounds",
+    "check_design",
+    "collective_times",
+]

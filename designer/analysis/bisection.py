@@ -35,10 +35,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+from scipy.sparse.linalg import lobpcg
 
 from designer.analysis import constants as K
-from designer.analysis.context import Context
+from designer.analysis.context import Context, as_context, members_of
 from designer.analysis.load import uniform_loads
+from designer.model import Design
 
 INT32_MAX = 2**31 - 1
 
@@ -172,24 +174,36 @@ class _Cutter:
 
 
 def _spectral_order(ctx: Context, members: np.ndarray) -> np.ndarray | None:
+    """Endpoints sorted by the Fiedler vector of the capacity-weighted Laplacian (a heuristic split)."""
     cap = ctx.cap
     n = cap.n_nodes
-    if n > 1500 or n < 3:
+    if n < 3 or n > 30000 or not cap.n_links:
         return None
-    w = cap.line_bytes_per_s / max(float(cap.line_bytes_per_s.max(initial=1.0)), 1.0)
-    A = np.zeros((n, n))
-    np.add.at(A, (cap.a, cap.b), w)
-    np.add.at(A, (cap.b, cap.a), w)
-    L = np.diag(A.sum(axis=1)) - A
-    vals, vecs = np.linalg.eigh(L)
-    f = vecs[:, 1] if n > 1 else vecs[:, 0]
+    w = cap.line_bytes_per_s / float(cap.line_bytes_per_s.max())
+    A = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([cap.a, cap.b]), np.concatenate([cap.b, cap.a]))),
+                      shape=(n, n)).tocsr()
+    L = sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A
+    if n <= 300:
+        _, vecs = np.linalg.eigh(L.toarray())
+        f = vecs[:, 1]
+    else:
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((n, 1))
+        Y = np.ones((n, 1))
+        try:
+            _, vecs = lobpcg(L, X, Y=Y, largest=False, maxiter=40, tol=1e-3)
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        f = vecs[:, 0]
     nodes = ctx.fabric.gpus[members]
     return members[np.argsort(f[nodes], kind="stable")]
 
 
-def bisection_bounds(ctx: Context, members: np.ndarray | None = None, *, budget: int = K.PAIR_WORK_BUDGET
-                     ) -> Bisection:
+def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAIR_WORK_BUDGET) -> Bisection:
     """Certified lower and upper bounds of the bisection bandwidth over GPUs ``members``.
+
+    ``ctx``: a design or its analysis context; ``members``: GPU positions, GPU/group ids or
+    None (all GPUs).
 
     Examples
     --------
@@ -205,8 +219,9 @@ def bisection_bounds(ctx: Context, members: np.ndarray | None = None, *, budget:
     >>> b.lower_bytes_per_s / 1e9, b.upper_bytes_per_s / 1e9, b.exact, len(b.cut_links)
     (25.0, 25.0, True, 2)
     """
+    ctx = as_context(ctx)
     fab = ctx.fabric
-    members = np.arange(len(fab.gpus)) if members is None else np.unique(np.asarray(members, dtype=np.int64))
+    members = members_of(ctx, members)
     N = len(members)
     notes: list[str] = []
     if N < 2:

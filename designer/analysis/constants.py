@@ -116,7 +116,9 @@ STEP_LATENCY_S = {
 }
 
 #: NCCL ring plateau: tuning.cc multiplies multi-node ring Simple all-reduce latency by 1.9 once the
-#: message exceeds nRanks/16 x 64 KiB. Applied as in NCCL.
+#: message exceeds nRanks/16 x 64 KiB. It biases NCCL's *choice* of protocol; it is not applied to
+#: our absolute times by default (``AlgorithmModel.plateau``), since it would cost large rings ~10%
+#: of busbw that nccl-tests does not show.
 RING_PLATEAU_FACTOR = 1.9
 RING_PLATEAU_BYTES_PER_RANK = 65536 / 16
 

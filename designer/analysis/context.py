@@ -79,3 +79,18 @@ def build_context(design: Design, catalog: Catalog | None | str = "default") -> 
     su = np.array([_int_prop(devices[i].properties.get("su", -1)) for i in gpu_nodes], dtype=np.int64)
     fabric = build_fabric(cap, rail)
     return Context(design, cap, fabric, CoreRouter(fabric), tuple(cap.node_ids[i] for i in gpu_nodes), su, rail)
+
+
+def as_context(obj: Design | Context, catalog: Catalog | None | str = "default") -> Context:
+    """``obj`` itself if it is a Context, else the context of the design ``obj``."""
+    return obj if isinstance(obj, Context) else build_context(obj, catalog)
+
+
+def members_of(ctx: Context, members) -> np.ndarray:
+    """GPU positions from None, an array of positions, or a ``gpus`` selection (ids / group / "all")."""
+    if members is None or isinstance(members, str):
+        return ctx.gpu_positions(members)
+    arr = list(members)
+    if arr and all(isinstance(x, str) for x in arr):
+        return ctx.gpu_positions(arr)
+    return np.unique(np.asarray(arr, dtype=np.int64))

@@ -1,0 +1,293 @@
+"""``analyze(design)``: one frozen report of counts, bisection, collective times, link use, bottlenecks.
+
+Every number is traceable: the bisection names its method and cut links, each collective row its
+algorithm, protocol and bottleneck link, each bottleneck the algorithm and flows behind it. The
+per-link utilisation is that of the *selected* algorithm at the largest message size: the
+fraction of the collective's time the link is busy in its busier direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.analysis import constants as K
+from designer.analysis.bisection import Bisection, bisection_bounds
+from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH
+from designer.analysis.collectives import AlgorithmModel, CollectiveRow, collective_times, fair_rates
+from designer.analysis.context import Context, build_context
+from designer.analysis.load import ranked_links
+from designer.model import Design
+from designer.model.catalog import Catalog
+
+
+@dataclass(frozen=True)
+class DesignCounts:
+    gpus: int
+    switches: int
+    links: int
+    nics: int
+    nvswitches: int
+    servers: int
+    links_used: int
+    links_excluded: int
+
+
+@dataclass(frozen=True)
+class AlgorithmSummary:
+    """How an algorithm was modelled: bandwidth, bottleneck, latency per protocol, formula."""
+
+    algorithm: str
+    seconds_per_byte: float
+    bottleneck_link: str
+    latency_s: dict
+    formula: str
+
+
+@dataclass(frozen=True)
+class LinkUse:
+    id: str
+    utilization: float
+    load_bytes_per_s: float
+    capacity_bytes_per_s: float
+    direction: str
+    protocol: str
+
+
+@dataclass(frozen=True)
+class Bottleneck:
+    link: str
+    utilization: float
+    direction: str
+    protocol: str
+    capacity_bytes_per_s: float
+    algorithm: str
+    collective: str
+    message_bytes: int
+    flows: int
+    example_flows: tuple[str, ...]
+    fair_rate_bytes_per_s: float | None
+
+
+@dataclass(frozen=True)
+class Report:
+    """The analysis of one design (units: s, bytes, bytes/s per direction)."""
+
+    design_name: str
+    design: DesignCounts
+    collective: str
+    ranks: int
+    servers: int
+    bisection: Bisection
+    collectives: tuple[CollectiveRow, ...]
+    algorithms: tuple[AlgorithmSummary, ...]
+    links: tuple[LinkUse, ...]
+    links_traffic: str
+    bottlenecks: tuple[Bottleneck, ...]
+    notes: tuple[str, ...]
+
+    def selected(self) -> list[CollectiveRow]:
+        return [r for r in self.collectives if r.selected]
+
+    def summary_lines(self, *, max_rows: int | None = None, top: int = 5) -> list[str]:
+        """A readable summary (the CLI prints it; the GUI shows it)."""
+        d = self.design
+        out = [f"Design {self.design_name!r}: {d.gpus} GPUs in {d.servers} servers, {d.switches} switches, "
+               f"{d.nics} NICs, {d.links} links ({d.links_excluded} left out)"]
+        b = self.bisection
+        if b.endpoints >= 2:
+            state = "exact" if b.exact else "bounds"
+            out.append(f"Bisection over {b.endpoints} GPUs ({state}, per direction, line rate): "
+                       f"{fmt_rate(b.lower_bytes_per_s)} .. {fmt_rate(b.upper_bytes_per_s)}")
+            out.append(f"  lower: {b.lower_method}; upper: {b.upper_method}; cut: {len(b.cut_links)} link(s)"
+                       + (f" e.g. {', '.join(b.cut_links[:3])}" if b.cut_links else ""))
+        if self.collectives:
+            algos = list(dict.fromkeys(r.algorithm for r in self.collectives))
+            out.append(f"{self.collective} over {self.ranks} GPUs on {self.servers} server(s): time / busbw "
+                       "(* = selected, NCCL-style tuner)")
+            head = f"  {'size':>9} " + "".join(f"| {a:^24} " for a in algos)
+            out.append(head)
+            by_size: dict[int, dict[str, CollectiveRow]] = {}
+            for r in self.collectives:
+                by_size.setdefault(r.message_bytes, {})[r.algorithm] = r
+            sizes = sorted(by_size)
+            if max_rows is not None and len(sizes) > max_rows:
+                step = max(1, len(sizes) // max_rows)
+                sizes = sorted(set(sizes[::step]) | {sizes[-1]})
+            for sz in sizes:
+                cells = []
+                for a in algos:
+                    r = by_size[sz].get(a)
+                    if r is None:
+                        cells.append(f"| {'-':^24} ")
+                        continue
+                    mark = "*" if r.selected else " "
+                    cells.append(f"|{mark}{fmt_time(r.time_s):>10} {fmt_rate(r.busbw_bytes_per_s):>12} ")
+                out.append(f"  {fmt_bytes(sz):>9} " + "".join(cells))
+        if self.bottlenecks:
+            out.append(f"Top bottlenecks ({self.links_traffic}):")
+            for bn in self.bottlenecks[:top]:
+                eg = f" e.g. {', '.join(bn.example_flows[:2])}" if bn.example_flows else ""
+                flows = f", {bn.flows} flow(s){eg}" if bn.flows else ""
+                out.append(f"  {bn.link} [{bn.direction}, {bn.protocol}, {fmt_rate(bn.capacity_bytes_per_s)}]: "
+                           f"{bn.utilization:.0%} busy ({bn.algorithm}{flows})")
+        for note in self.notes:
+            out.append(f"note: {note}")
+        return out
+
+
+# --------------------------------------------------------------------------- formatting
+def fmt_rate(v: float) -> str:
+    """Bytes/s as GB/s or TB/s.
+
+    >>> fmt_rate(25e9), fmt_rate(3.2e12)
+    ('25.0 GB/s', '3.20 TB/s')
+    """
+    if v >= 1e12:
+        return f"{v / 1e12:.2f} TB/s"
+    return f"{v / 1e9:.1f} GB/s"
+
+
+def fmt_time(t: float) -> str:
+    if t >= 1:
+        return f"{t:.3g} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.3g} ms"
+    return f"{t * 1e6:.3g} us"
+
+
+def fmt_bytes(n: int) -> str:
+    """Powers of two as B / KiB / MiB / GiB.
+
+    >>> fmt_bytes(8), fmt_bytes(1 << 20), fmt_bytes(3 << 30)
+    ('8 B', '1 MiB', '3 GiB')
+    """
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+# --------------------------------------------------------------------------- analyze
+def _counts(ctx: Context) -> DesignCounts:
+    cap = ctx.cap
+    return DesignCounts(
+        gpus=ctx.n_gpus,
+        switches=int((cap.node_kind == K_SWITCH).sum()),
+        links=ctx.design.link_count(),
+        nics=int((cap.node_kind == K_NIC).sum()),
+        nvswitches=int((cap.node_kind == K_NVSWITCH).sum()),
+        servers=int(ctx.fabric.n_domains + (ctx.fabric.domain < 0).sum()),
+        links_used=cap.n_links,
+        links_excluded=len(cap.excluded),
+    )
+
+
+def _direction(ctx: Context, arc: int) -> str:
+    cap = ctx.cap
+    m = cap.n_links
+    a, b = (cap.a[arc], cap.b[arc]) if arc < m else (cap.b[arc - m], cap.a[arc - m])
+    return f"{cap.node_ids[a]} -> {cap.node_ids[b]}"
+
+
+def analyze(design: Design, catalog: Catalog | None = None, *, collective: str = "allreduce",
+            algorithms: str | Iterable[str] | None = None, sizes: Iterable[int] | None = None,
+            gpus: str | Iterable[str] | None = None, top: int = 10) -> Report:
+    """Analyze ``design``: bisection bounds, ``collective`` times, link utilisation, bottlenecks.
+
+    ``catalog``: None uses the built-in catalog; ``gpus``: ``"all"``, a group id, or GPU ids.
+    Raises AnalysisError for an unknown collective, algorithm or GPU selection.
+
+    Examples
+    --------
+    >>> from designer.generators import GENERATORS
+    >>> rep = analyze(GENERATORS["server"].build(), sizes=[1 << 30])
+    >>> rep.design.gpus, rep.bisection.exact, [r.algorithm for r in rep.selected()]
+    (8, True, ['nvls'])
+    """
+    ctx = build_context(design, "default" if catalog is None else catalog)
+    members = ctx.gpu_positions(gpus)
+    notes = list(ctx.cap.notes)
+    if ctx.n_gpus == 0:
+        notes.append("the design has no GPU: nothing to analyze (add servers or a generator's fabric)")
+    no_net = ~ctx.fabric.gpu_has_network()[members]
+    if ctx.n_gpus and no_net.any() and ctx.fabric.n_domains != 1:
+        ids = [ctx.gpu_ids[i] for i in members[no_net][:3]]
+        notes.append(f"{int(no_net.sum())} GPU(s) have no network path (no NIC link): {', '.join(ids)}"
+                     f"{'...' if no_net.sum() > 3 else ''}")
+    bis = bisection_bounds(ctx, members)
+    notes.extend(bis.notes)
+    res = collective_times(ctx, collective, algorithms, sizes, members)
+    notes.extend(res.notes)
+    algos = tuple(
+        AlgorithmSummary(mdl.algorithm, mdl.seconds_per_byte,
+                         ctx.cap.link_ids[ctx.cap.arc_link(mdl.bottleneck_arc)] if mdl.bottleneck_arc >= 0 else "",
+                         dict(mdl.latency_s), mdl.formula)
+        for mdl in res.models
+    )
+    links: tuple[LinkUse, ...] = ()
+    bottlenecks: tuple[Bottleneck, ...] = ()
+    traffic = "no traffic"
+    if res.rows:
+        largest = max(r.message_bytes for r in res.rows)
+        sel = next(r for r in res.rows if r.selected and r.message_bytes == largest)
+        mdl = next(x for x in res.models if x.algorithm == sel.algorithm)
+        traffic = f"{res.collective} {sel.algorithm} of {fmt_bytes(largest)}"
+        links, bottlenecks = _link_use(ctx, mdl, sel, top)
+    return Report(
+        design_name=design.name,
+        design=_counts(ctx),
+        collective=res.collective,
+        ranks=res.ranks,
+        servers=res.servers,
+        bisection=bis,
+        collectives=res.rows,
+        algorithms=algos,
+        links=links,
+        links_traffic=traffic,
+        bottlenecks=bottlenecks,
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
+    cap = ctx.cap
+    m = cap.n_links
+    busy = mdl.arc_seconds_per_byte() * row.message_bytes / row.time_s  # fraction of the time
+    busy = np.minimum(busy, 1.0)
+    load = np.sum([ph.arc_load_per_byte for ph in mdl.phases], axis=0) * row.message_bytes / row.time_s
+    eff = cap.arc_effective_bytes_per_s
+    fwd_bigger = busy[:m] >= busy[m:]
+    arc_of_link = np.where(fwd_bigger, np.arange(m), np.arange(m) + m)
+    util = busy[arc_of_link]
+    links = tuple(
+        LinkUse(cap.link_ids[i], float(util[i]), float(load[arc_of_link[i]]), float(eff[arc_of_link[i]]),
+                _direction(ctx, int(arc_of_link[i])), cap.protocol_name(i))
+        for i in range(m)
+    )
+    fair = fair_rates(ctx, mdl)
+    out = []
+    for i in ranked_links(util, top):
+        arc = int(arc_of_link[i])
+        flows = 0
+        examples: tuple[str, ...] = ()
+        rate = None
+        if fair is not None:
+            (src, dst, _), M, fs = fair
+            col = M[:, arc].tocoo()
+            rows = col.row[col.data > 0]
+            flows = len(rows)
+            gid = ctx.gpu_ids
+            examples = tuple(f"{gid[src[r]]} -> {gid[dst[r]]}" for r in rows[:3])
+            slowed = rows[fs.bottleneck_arc[rows] == arc]
+            if len(slowed):
+                rate = float(fs.rate_bytes_per_s[slowed].min())
+        out.append(Bottleneck(cap.link_ids[i], float(util[i]), _direction(ctx, arc), cap.protocol_name(i),
+                              float(eff[arc]), mdl.algorithm, mdl.collective, row.message_bytes, flows, examples,
+                              rate))
+    return links, tuple(out)
+
+
+__all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkUse", "Report", "analyze", "K"]
