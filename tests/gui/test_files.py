@@ -1,0 +1,139 @@
+"""Files in the window: save and reopen, bad files, recent files, drops, close, autosave and recovery."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from gui_helpers import send_drop
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
+from PySide6.QtWidgets import QMessageBox
+
+from designer.gui.recovery import Recovery
+from designer.io import design_to_text, load_design
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
+
+
+def build_small(window) -> None:
+    ed = window.editor
+    gpu = ed.place_component("h100-sxm", QPointF(0, 0))
+    nic = ed.place_component("connectx-7-400g", QPointF(0, 100))
+    sw = ed.place_component("qm9700", QPointF(0, -300))
+    ed.connect_ports(gpu, None, nic, None)
+    ed.connect_ports(nic, "p1", sw, None)
+    window.scene.select_devices([gpu, nic])
+    window.editor.group_selection("server")
+
+
+def test_save_then_reopen_gives_the_same_design(window, make_window, tmp_path):
+    build_small(window)
+    path = tmp_path / "small.json"
+    assert window._save_to(path)
+    assert not window.document.is_modified() and not window.isWindowModified()
+    assert window.windowTitle().startswith("small.json")
+    other = make_window()
+    assert other.open_path(str(path))
+    # Same records (compared as JSON values: the catalog gives 400, a file read back gives 400.0)
+    assert json.loads(design_to_text(other.document.design)) == json.loads(design_to_text(window.document.design))
+    assert set(other.scene.device_items) == {"gpu-1", "nic-1", "switch-1"}
+    assert str(path.resolve()) == other.recent_files()[0]
+    # Save goes back to the same file, atomically, and the file loads
+    other.editor.place_component("h100-sxm", QPointF(300, 0))
+    assert other.save()
+    assert load_design(path).device_count() == 4
+
+
+def test_bad_file_shows_the_exact_problem_and_keeps_the_design(window, dialogs, tmp_path):
+    build_small(window)
+    before = design_to_text(window.document.design)
+    stack_count = window.document.undo_stack.count()
+    good = tmp_path / "good.json"
+    window._save_to(good)
+    data = json.loads(good.read_text())
+    data["links"][0]["b"] = "nic-1:p65"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    assert not window.open_path(str(bad))
+    kind, text = dialogs.shown[-1]
+    assert kind == "critical"
+    assert "links[0].b" in text and "p65" in text
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text(good.read_text()[:200])
+    assert not window.open_path(str(truncated))
+    assert "truncated.json" in dialogs.shown[-1][1]
+    assert design_to_text(window.document.design) == before
+    assert window.document.undo_stack.count() == stack_count
+    assert window.document.path == good.resolve()
+
+
+def test_close_asks_to_save_changes(window, dialogs):
+    window.editor.place_component("h100-sxm", QPointF(0, 0))
+    dialogs.answer = QMessageBox.StandardButton.Cancel
+    assert not window.close()
+    assert window.isVisible() and dialogs.kinds() == ["question"]
+    dialogs.answer = QMessageBox.StandardButton.Discard
+    assert window.close()
+
+
+def test_new_design_asks_first_and_starts_clean(window, dialogs):
+    window.editor.place_component("h100-sxm", QPointF(0, 0))
+    dialogs.answer = QMessageBox.StandardButton.Cancel
+    window.actions_by_name["new"].trigger()
+    assert window.document.design.device_count() == 1
+    dialogs.answer = QMessageBox.StandardButton.Discard
+    window.actions_by_name["new"].trigger()
+    assert window.document.design.device_count() == 0 and not window.document.is_modified()
+
+
+def test_dropping_a_design_file_on_the_canvas_opens_it(window, qtbot):
+    sample = SAMPLES / "hgx-h100-server.json"
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(sample))])
+    assert send_drop(window.view.viewport(), mime, QPoint(50, 50))
+    assert window.document.path == sample.resolve()
+    assert window.document.design.device_count() == load_design(sample).device_count()
+
+
+def test_autosave_writes_recovery_and_a_new_window_offers_it(window, make_window, dialogs, tmp_path):
+    window.editor.place_component("h100-sxm", QPointF(0, 0))
+    rec = window.recovery
+    assert rec.autosave()
+    assert rec.design_path.is_file()
+    assert load_design(rec.design_path).has_device("gpu-1")
+    # Pretend the process died: its pid is one that has ended.
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    meta = json.loads(rec.meta_path.read_text())
+    meta["pid"] = dead.pid
+    rec.meta_path.write_text(json.dumps(meta))
+    rec.timer.stop()
+    assert [o.design_path for o in Recovery.orphans(rec.directory)] == [rec.design_path]
+    other = make_window()
+    dialogs.answer = QMessageBox.StandardButton.Yes
+    assert other.offer_recovery()
+    assert other.document.design.has_device("gpu-1")
+    assert other.document.is_modified()  # restored work counts as unsaved
+    assert not rec.design_path.exists() and Recovery.orphans(rec.directory) == []
+
+
+def test_saving_removes_the_recovery_file(window, tmp_path):
+    window.editor.place_component("h100-sxm", QPointF(0, 0))
+    assert window.recovery.autosave()
+    window._save_to(tmp_path / "x.json")
+    assert not window.recovery.design_path.exists()
+    assert not window.recovery.autosave()  # nothing unsaved
+
+
+def test_run_gui_window_starts_with_a_sample(qtbot, monkeypatch, tmp_path):
+    from designer.gui import app
+
+    monkeypatch.setattr("designer.gui.recovery.default_recovery_dir", lambda: tmp_path / "rec")
+    w = app.create_window(None)
+    qtbot.addWidget(w)
+    assert w.document.design.device_count() > 0
+    assert w.document.path is None  # a sample is a starting point, Save asks for a name
+    assert app.default_design_path().parent == app.sample_designs_dir()
+    w.close()
