@@ -456,9 +456,9 @@ class Builder:
         return design
 
 
-def check_positive(kind: str, name: str, value: int) -> None:
-    if value <= 0:
-        raise GeneratorError(f"{kind}: {name} must be at least 1, got {value}")
+def switch_ports(comp: Component) -> int:
+    """Network ports of a catalog model."""
+    return sum(g.count for g in comp.ports if g.kind == "network")
 
 
 def whole(kind: str, what: str, value: float) -> int:

@@ -17,11 +17,11 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    switch_ports,
     upper_tier_size,
     whole,
 )
 from designer.generators.clos import connect_all, switch_row, tor_leaves
-from designer.generators.leaf_spine import switch_ports
 from designer.generators.server import node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog

@@ -21,9 +21,9 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    switch_ports,
 )
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, SWITCHES_PER_RACK
-from designer.generators.leaf_spine import switch_ports
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog

@@ -18,9 +18,9 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    switch_ports,
 )
 from designer.generators.clos import TOR_HEIGHT_M, connect_all, switch_row
-from designer.generators.leaf_spine import switch_ports
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog

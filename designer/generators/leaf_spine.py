@@ -14,6 +14,7 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    switch_ports,
     upper_tier_size,
     whole,
 )
@@ -23,10 +24,6 @@ from designer.model import Design
 from designer.model.catalog import Catalog
 
 KIND = "leaf-spine"
-
-
-def switch_ports(comp) -> int:
-    return sum(g.count for g in comp.ports if g.kind == "network")
 
 
 def build_leaf_spine(

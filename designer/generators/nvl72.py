@@ -18,11 +18,11 @@ from designer.generators.base import (
     GeneratorSpec,
     Param,
     cabling_params,
+    switch_ports,
     upper_tier_size,
     whole,
 )
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
-from designer.generators.leaf_spine import switch_ports
 from designer.model import Design
 from designer.model.catalog import Catalog
 

@@ -27,15 +27,16 @@ from designer.generators.base import (
     NODE_DY,
     TIER_DY,
     Builder,
+    GeneratorError,
     GeneratorSpec,
     Param,
     cabling_params,
     node_params,
+    switch_ports,
     upper_tier_size,
     whole,
 )
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
-from designer.generators.leaf_spine import switch_ports
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design, Device, PortGroup
 from designer.model.catalog import Catalog
@@ -43,11 +44,11 @@ from designer.model.catalog import Catalog
 KIND = "rail-optimized"
 
 
-def plan_spines(b: Builder, leaves: int, uplinks: int, spine_ports: int, spine_id: str) -> tuple[int, int] | None:
+def plan_spines(leaves: int, uplinks: int, spine_ports: int, spine_id: str) -> tuple[int, int] | None:
     """Two-tier spine count and links per leaf-spine pair, or None when one spine layer cannot reach."""
     try:
         return upper_tier_size(KIND, leaves, uplinks, spine_ports, "leaves", "spines", spine_id)
-    except Exception:
+    except GeneratorError:
         return None
 
 
@@ -92,7 +93,7 @@ def build_rail_optimized(
     spine_c = b.model(spine_switch or switch, "switch", "spine switch")
     core_c = b.model(core_switch or spine_switch or switch, "switch", "core switch")
     kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
-    if kit.nic is None:  # pragma: no cover - node_params always names a NIC
+    if kit.nic is None:
         raise b.error("a rail-optimized fabric needs a NIC per GPU")
     rails = gpus_per_node
     uplinks = whole(KIND, f"uplinks per leaf (nodes_per_su / oversubscription = {nodes_per_su}/{oversubscription:g})",
@@ -102,9 +103,11 @@ def build_rail_optimized(
         raise b.error(f"each leaf needs {nodes_per_su} host + {uplinks} uplink ports but {leaf_c.id} has {leaf_ports}")
     if ufm and not 1 <= ufm_links <= rails:
         raise b.error(f"ufm_links must be 1..{rails} (one per rail leaf of the freed server slot), got {ufm_links}")
+    if ufm and sus == 1 and nodes_per_su < 2:
+        raise b.error("ufm takes one server slot: a single SU needs nodes_per_su >= 2")
     leaves = sus * rails
     spine_ports, core_ports = switch_ports(spine_c), switch_ports(core_c)
-    two = plan_spines(b, leaves, uplinks, spine_ports, spine_c.id) if tiers in (0, 2) else None
+    two = plan_spines(leaves, uplinks, spine_ports, spine_c.id) if tiers in (0, 2) else None
     if tiers == 2 and two is None:
         raise b.error(f"{leaves} leaves need one port each on every spine but {spine_c.id} has {spine_ports}; "
                       "use tiers=3 (or 0 for automatic)")
@@ -159,8 +162,6 @@ def build_rail_optimized(
                 su_leaves.append(leaf)
             with_ufm = ufm and n == sus
             su_nodes = nodes_per_su - 1 if with_ufm else nodes_per_su
-            if su_nodes < 1 and not with_ufm:  # pragma: no cover - nodes_per_su >= 1
-                raise b.error("an SU needs at least one server")
             for m in range(1, su_nodes + 1):
                 rack_gid, rack = compute[(m - 1) // nodes_per_rack]
                 nics = add_node(b, kit, f"su{n}-node{m}", name="", parent=rack_gid, x=left,

@@ -98,6 +98,8 @@ def test_rail_optimized_refuses_impossible_parameters():
         build_rail_optimized(sus=0)
     with pytest.raises(GeneratorError, match="tiers must be 2, 3 or 0"):
         build_rail_optimized(tiers=1)
+    with pytest.raises(GeneratorError, match="ufm takes one server slot: a single SU needs nodes_per_su >= 2"):
+        build_rail_optimized(nodes_per_su=1, ufm=True)
 
 
 def test_layout_has_tiers_as_rows_and_rails_aligned():
