@@ -11,12 +11,13 @@ the length that floor gives it. ``Builder.design()`` adds everything with one ``
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from designer.model import Design, DesignError, Device, Group, Link
+from designer.model import Design, DesignError, Device, Group, Link, PortGroup
 from designer.model.catalog import Cable, Catalog, Component, default_catalog
 
 
@@ -295,6 +296,7 @@ class Builder:
         self._racks: list[tuple[float, float]] = []
         self._cables: dict[tuple[float, float], Cable] = {}
         self._boards: dict[str, Cable | None] = {}
+        self._model_ports: dict[str, tuple[PortGroup, ...]] = {}
         self._next_rack = 0
 
     # ---------------------------------------------------------------- catalog
@@ -353,8 +355,18 @@ class Builder:
                y: float = 0.0, group: str | None = None, properties: dict[str, Any] | None = None) -> Device:
         dev = comp.make_device(device_id, name=name, tier=tier, x=x, y=y, group=group,
                                properties=properties if properties is not None else {})
+        dev.ports = self._float_ports(comp)
         self.devices.append(dev)
         return dev
+
+    def _float_ports(self, comp: Component) -> tuple[PortGroup, ...]:
+        """The model's port groups with float speeds, so a saved design reloads byte-identically."""
+        ports = self._model_ports.get(comp.id)
+        if ports is None:
+            ports = self._model_ports[comp.id] = tuple(
+                dataclasses.replace(g, speed_gbps=float(g.speed_gbps)) for g in comp.ports
+            )
+        return ports
 
     def add(self, dev: Device) -> Device:
         """Add a device made by hand (not from a catalog model)."""

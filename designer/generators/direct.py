@@ -30,7 +30,7 @@ def accelerator(b: Builder, gpu: str, device_id: str, ports: int, prefix: str, s
     """An accelerator with ``ports`` direct network ports, placed in tray ``slot // PER_TRAY`` of ``rack``."""
     comp = b.model(gpu, "gpu", "GPU")
     dev = b.add(Device(
-        device_id, "gpu", (PortGroup(prefix, ports, speed_gbps, "network", "OSFP"),),
+        device_id, "gpu", (PortGroup(prefix, ports, float(speed_gbps), "network", "OSFP"),),
         name="", x=x, y=y, group=group,
         properties={**props, "based_on": comp.id, "power_w": comp.power_w, "price_usd": comp.price_usd},
     ))

@@ -175,7 +175,7 @@ def build_rail_optimized(
                 port = next(g for g in kit.nic.ports if g.kind == "network")
                 appliance = b.add(Device(
                     f"su{n}-ufm", "storage",
-                    (PortGroup("p", ufm_links, port.speed_gbps, "network", port.form_factor),),
+                    (PortGroup("p", ufm_links, float(port.speed_gbps), "network", port.form_factor),),
                     name="UFM fabric manager appliance", x=left, y=node_y + su_nodes * NODE_DY, group=net_gid,
                     properties={"role": "ufm", "su": n},
                 ))

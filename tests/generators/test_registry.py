@@ -7,7 +7,7 @@ from generator_checks import assert_sound
 
 from designer.generators import GENERATORS, GeneratorError, generate
 from designer.generators.base import PARAM_TYPES
-from designer.io import design_to_text
+from designer.io import design_from_text, design_to_text
 from designer.model import DesignError
 
 KINDS = ["server", "nvl72", "leaf-spine", "clos3", "fat-tree", "rail-optimized", "torus", "hypercube", "dragonfly"]
@@ -43,6 +43,12 @@ def test_defaults_build_a_sound_design(kind):
 @pytest.mark.parametrize("kind", ["server", "fat-tree", "torus", "dragonfly", "rail-optimized"])
 def test_generation_is_deterministic(kind):
     assert design_to_text(GENERATORS[kind].build()) == design_to_text(GENERATORS[kind].build())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_generated_design_saves_and_reloads_byte_identically(kind):
+    text = design_to_text(GENERATORS[kind].build())
+    assert design_to_text(design_from_text(text)) == text
 
 
 def test_generator_error_is_a_design_error():
