@@ -46,6 +46,17 @@ def test_generation_is_deterministic(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_layout_puts_no_two_devices_on_the_same_spot_and_switch_tiers_above_endpoints(kind):
+    design = GENERATORS[kind].build()
+    positions = [(d.x, d.y) for d in design.iter_devices()]
+    assert len(positions) == len(set(positions))
+    switch_ys = [d.y for d in design.iter_devices() if d.kind == "switch"]
+    endpoint_ys = [d.y for d in design.iter_devices() if d.kind in ("gpu", "nic")]
+    if switch_ys:
+        assert max(switch_ys) < min(endpoint_ys)
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_generated_design_saves_and_reloads_byte_identically(kind):
     text = design_to_text(GENERATORS[kind].build())
     assert design_to_text(design_from_text(text)) == text
