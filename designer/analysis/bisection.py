@@ -67,8 +67,14 @@ class Bisection:
 
 
 # --------------------------------------------------------------------------- lower bounds
-def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int) -> np.ndarray | None:
-    """Per arc: an upper bound of the worst-case hose load for r = 1; None if too costly."""
+def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dict) -> tuple[np.ndarray, str]:
+    """Per arc: an upper bound of the worst-case hose load for r = 1, and how the core part was bounded.
+
+    NVLink and access arcs carry at most one GPU's share. Core arcs: the smaller of the row and
+    column bounds (module docstring), from (a) the scalable bound (``eta``, ``omega`` from the
+    uniform pass; ``Q`` from one forward pass per attachment core), and when affordable (b) the
+    exact per-pair ECMP fractions; the smaller of the two is kept (both are upper bounds).
+    """
     fab, router, cap = ctx.fabric, ctx.router, ctx.cap
     na = 2 * cap.n_links
     h = np.zeros(na)
@@ -85,36 +91,43 @@ def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int) -> np.nda
         for arcs in (fab.att_up[att, col], fab.att_down[att, col]):
             ok = arcs >= 0
             np.add.at(h, arcs[ok], fab.att_w[att][ok])
-    cores, inv = np.unique(fab.att_core[att], return_inverse=True)
-    if len(cores) < 2:
-        return h
-    W = np.bincount(inv, weights=fab.att_w[att], minlength=len(cores))
-    nac = len(router.src)
-    if len(cores) ** 2 * max(nac, 1) > budget:
-        return None
-    rowmax = np.zeros((len(cores), nac))
-    col_sum = np.zeros(nac)
-    step = max(1, int(2_000_000 // max(nac * len(cores), 1)))
-    for i in range(0, len(cores), step):
-        tt = cores[i : i + step]
-        s_idx = np.repeat(np.arange(len(cores)), len(tt))
-        t_idx = np.tile(np.arange(i, i + len(tt)), len(cores))
-        keep = s_idx != t_idx
-        s_idx, t_idx = s_idx[keep], t_idx[keep]
-        frac, _ = router.pair_fractions(cores[s_idx], cores[t_idx])
-        F = frac.toarray()
-        # max over sources for each destination, weighted by W_t
-        for t in range(i, i + len(tt)):
-            rows = np.flatnonzero(t_idx == t)
-            if len(rows):
-                col_sum += W[t] * F[rows].max(axis=0)
-        for s in range(len(cores)):
-            rows = np.flatnonzero(s_idx == s)
-            if len(rows):
-                np.maximum(rowmax[s], F[rows].max(axis=0), out=rowmax[s])
-    row_sum = W @ rowmax
-    h[fab.core_arc] += np.minimum(row_sum, col_sum)
-    return h
+    cores = hose.get("cores")
+    if cores is None or len(cores) < 2 or not router.n_arcs:
+        return h, "access links only"
+    W = hose["weight"]
+    # (a) scalable bound
+    row, qmax = router.forward_bound(cores, W, hose["eta"])
+    col = hose["omega"] * qmax[router.msrc]
+    core = np.minimum(row, col)[router.macro_of]
+    how = "scalable ECMP share bound"
+    # (b) exact per-pair fractions when affordable
+    nac = router.n_arcs
+    if len(cores) ** 2 * max(nac, 1) <= budget:
+        rowmax = np.zeros((len(cores), nac))
+        col_sum = np.zeros(nac)
+        step = max(1, int(2_000_000 // max(nac * len(cores), 1)))
+        for i in range(0, len(cores), step):
+            tt = cores[i : i + step]
+            s_idx = np.repeat(np.arange(len(cores)), len(tt))
+            t_idx = np.tile(np.arange(i, i + len(tt)), len(cores))
+            keep = s_idx != t_idx
+            s_idx, t_idx = s_idx[keep], t_idx[keep]
+            frac, _ = router.pair_fractions(cores[s_idx], cores[t_idx])
+            F = frac.toarray()
+            for t in range(i, i + len(tt)):
+                rows = np.flatnonzero(t_idx == t)
+                if len(rows):
+                    col_sum += W[t] * F[rows].max(axis=0)
+            for s_ in range(len(cores)):
+                rows = np.flatnonzero(s_idx == s_)
+                if len(rows):
+                    np.maximum(rowmax[s_], F[rows].max(axis=0), out=rowmax[s_])
+        exact = np.minimum(W @ rowmax, col_sum)
+        if np.any(exact < core - 1e-12):
+            how = "per-pair ECMP fractions"
+        core = np.minimum(core, exact)
+    h[fab.core_arc] += core
+    return h, how
 
 
 # --------------------------------------------------------------------------- upper bounds
@@ -230,7 +243,8 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
     half_lo, half_hi = N // 2, N - N // 2
     line = ctx.cap.arc_line_bytes_per_s
     # Lower bound 1: uniform.
-    load, lost = uniform_loads(fab, ctx.router, members, 1.0)
+    hose: dict = {}
+    load, lost = uniform_loads(fab, ctx.router, members, 1.0, hose=hose)
     if lost > 0:
         notes.append("some GPUs cannot reach each other: the bisection is 0")
         lb_uniform = 0.0
@@ -239,16 +253,15 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
         lb_uniform = half_lo * half_hi / u if u > 0 else 0.0
     # Lower bound 2: hose.
     lb_hose: float | None = None
+    hose_how = ""
     if lost == 0:
-        h = _hose_coefficients(ctx, members, budget)
-        if h is None:
-            notes.append("hose lower bound skipped (fabric too large for exact per-pair routing fractions)")
-        else:
-            pos = h > 1e-15
-            r = float(np.min(line[pos] / h[pos])) if pos.any() else 0.0
-            lb_hose = half_lo * r
+        h, hose_how = _hose_coefficients(ctx, members, budget, hose)
+        pos = h > 1e-15
+        r = float(np.min(line[pos] / h[pos])) if pos.any() else 0.0
+        lb_hose = half_lo * r
     lower = max(lb_uniform, lb_hose or 0.0)
-    lower_method = "hose routing" if (lb_hose or 0.0) > lb_uniform else "uniform all-to-all routing"
+    lower_method = (f"hose routing ({hose_how})" if (lb_hose or 0.0) > lb_uniform
+                    else "uniform all-to-all routing")
 
     # Upper bound: candidate splits.
     cutter = _Cutter(ctx, members)

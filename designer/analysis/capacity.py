@@ -161,13 +161,16 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
     wire = np.empty(m_all)
     keep = np.zeros(m_all, dtype=bool)
     excluded: list[tuple[str, str]] = []
-    port_cache: dict[tuple[str, str], tuple[float, str]] = {}
+    # Devices of one model share their port-group tuple: cache port lookups per (groups, port).
+    port_cache: dict[tuple[int, str], tuple[float, str]] = {}
+    keep_alive = [d.ports for d in devices]  # ids stay unique while the tuples live
 
     def port_info(dev_id: str, port_id: str) -> tuple[float, str]:
-        key = (dev_id, port_id)
+        dev = devices[index[dev_id]]
+        key = (id(dev.ports), port_id)
         got = port_cache.get(key)
         if got is None:
-            spec = devices[index[dev_id]].port(port_id)
+            spec = dev.port(port_id)
             got = (spec.speed_gbps, spec.kind) if spec is not None else (0.0, "network")
             port_cache[key] = got
         return got
@@ -215,6 +218,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
             parts.append(f"{nz} zero-capacity link(s)")
         notes.append(f"left out of the analysis: {' and '.join(parts)} ({', '.join(i for i, _ in excluded[:3])}"
                      f"{'...' if len(excluded) > 3 else ''})")
+    del keep_alive
     line = gbps[keep] * K.BYTES_PER_S_PER_GBPS
     proto_k = proto[keep]
     eff_table = np.array([K.PROTOCOL_EFFICIENCY[p] for p in PROTOCOL_NAMES])

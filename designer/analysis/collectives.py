@@ -219,6 +219,19 @@ class _Embedder:
         return Phase(float(ratio[k]) if k >= 0 else 0.0, k, load, flows, ratio)
 
     # ---- flows
+    def _grid(self) -> np.ndarray | None:
+        """Servers as an (m, g) array when they all take part with g GPUs, else None."""
+        if not hasattr(self, "_grid_cache"):
+            sizes = {len(n) for n in self.nodes}
+            self._grid_cache = np.stack(self.nodes) if len(sizes) == 1 else None
+        return self._grid_cache
+
+    def _rolled(self, c: int) -> list[np.ndarray] | np.ndarray:
+        grid = self._grid()
+        if grid is not None:
+            return np.roll(grid, -c, axis=1)
+        return [np.roll(node, -c) for node in self.nodes]
+
     def ring_flows(self, per_flow: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Flows of the rail-aligned rings (see module docstring), bytes per message byte."""
         src: list[np.ndarray] = []
@@ -228,16 +241,18 @@ class _Embedder:
             return g, np.roll(g, -1), np.full(len(g), per_flow)
         C = self.g_min
         for c in range(C):
-            entries = []
-            for node in self.nodes:
-                order = np.roll(node, -c)
-                entries.append(order[0])
-                if len(order) > 1:
-                    src.append(order[:-1])
-                    dst.append(order[1:])
-                    src.append(order[-1:])
-                    dst.append(order[:1])
-            e = np.array(entries)
+            orders = self._rolled(c)
+            if isinstance(orders, np.ndarray):
+                if orders.shape[1] > 1:
+                    src.append(orders.ravel())  # each GPU sends to the next; the last back to the entry (PXN)
+                    dst.append(np.roll(orders, -1, axis=1).ravel())
+                e = orders[:, 0]
+            else:
+                for order in orders:
+                    if len(order) > 1:
+                        src.append(order)
+                        dst.append(np.roll(order, -1))
+                e = np.array([o[0] for o in orders])
             src.append(e)
             dst.append(np.roll(e, -1))
         s = np.concatenate(src)
@@ -270,13 +285,20 @@ class _Embedder:
         src, dst, w = [], [], []
         C = self.g_min if self.m > 1 else 1
         for c in range(C):
-            orders = [np.roll(node, -c) for node in self.nodes]
-            for order in orders:
-                if len(order) > 1:
-                    # reduce up the chain and broadcast down it: S/C each way
-                    src += [order[1:], order[:-1]]
-                    dst += [order[:-1], order[1:]]
-                    w += [np.full(2 * (len(order) - 1), per_byte / C)]
+            orders = self._rolled(c)
+            if isinstance(orders, np.ndarray):
+                if orders.shape[1] > 1:
+                    up_s, up_d = orders[:, 1:].ravel(), orders[:, :-1].ravel()
+                    src += [up_s, up_d]
+                    dst += [up_d, up_s]
+                    w += [np.full(2 * len(up_s), per_byte / C)]
+            else:
+                for order in orders:
+                    if len(order) > 1:
+                        # reduce up the chain and broadcast down it: S/C each way
+                        src += [order[1:], order[:-1]]
+                        dst += [order[:-1], order[1:]]
+                        w += [np.full(2 * (len(order) - 1), per_byte / C)]
             m = self.m
             if m > 1:
                 e = np.array([o[0] for o in orders])

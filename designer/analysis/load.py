@@ -23,11 +23,13 @@ from designer.analysis.routing import CoreRouter, Fabric, route_flows
 
 
 # --------------------------------------------------------------------------- aggregate uniform traffic
-def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_pair_bytes: float = 1.0
-                  ) -> tuple[np.ndarray, float]:
+def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_pair_bytes: float = 1.0,
+                  *, hose: dict | None = None) -> tuple[np.ndarray, float]:
     """Arc loads when every ordered pair of ``members`` (GPU positions) exchanges ``per_pair_bytes``.
 
-    Returns (arc_load over capacity-graph arcs, bytes that found no route).
+    Returns (arc_load over capacity-graph arcs, bytes that found no route). With a ``hose`` dict,
+    fills it with the attachment cores, their weights and the per-arc ECMP shares the hose bound
+    of :mod:`designer.analysis.bisection` needs (computed in the same pass).
 
     Examples
     --------
@@ -94,7 +96,11 @@ def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_p
     demand_small = np.maximum(demand_small, 0.0) * x
     demand = np.zeros((len(cores), router.n))
     demand[:, cores] = demand_small.T  # row = destination, column = source node
-    core_load, lost_core = router.route(cores, demand)
+    if hose is None:
+        core_load, lost_core = router.route(cores, demand)
+    else:
+        core_load, lost_core, eta, omega = router.route(cores, demand, dest_weight=wv)
+        hose.update(cores=cores, weight=wv, eta=eta, omega=omega)
     load[fabric.core_arc] += core_load
     return load, lost + lost_core
 

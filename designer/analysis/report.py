@@ -15,7 +15,7 @@ import numpy as np
 
 from designer.analysis import constants as K
 from designer.analysis.bisection import Bisection, bisection_bounds
-from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH
+from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH, PROTOCOL_NAMES
 from designer.analysis.collectives import AlgorithmModel, CollectiveRow, collective_times, fair_rates
 from designer.analysis.context import Context, build_context
 from designer.analysis.load import ranked_links
@@ -262,10 +262,16 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
     fwd_bigger = busy[:m] >= busy[m:]
     arc_of_link = np.where(fwd_bigger, np.arange(m), np.arange(m) + m)
     util = busy[arc_of_link]
+    ids = cap.node_ids
+    arc_src = cap.arc_src[arc_of_link].tolist()
+    arc_dst = cap.arc_dst[arc_of_link].tolist()
+    protos = [PROTOCOL_NAMES[p] for p in cap.protocol.tolist()]
+    loads = load[arc_of_link].tolist()
+    caps = eff[arc_of_link].tolist()
+    utl = util.tolist()
     links = tuple(
-        LinkUse(cap.link_ids[i], float(util[i]), float(load[arc_of_link[i]]), float(eff[arc_of_link[i]]),
-                _direction(ctx, int(arc_of_link[i])), cap.protocol_name(i))
-        for i in range(m)
+        LinkUse(lid, u, ld, c, f"{ids[a]} -> {ids[b]}", pr)
+        for lid, u, ld, c, a, b, pr in zip(cap.link_ids, utl, loads, caps, arc_src, arc_dst, protos, strict=True)
     )
     fair = fair_rates(ctx, mdl)
     out = []

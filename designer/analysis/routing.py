@@ -28,8 +28,11 @@ from scipy.sparse.csgraph import connected_components, shortest_path
 
 from designer.analysis.capacity import K_GPU, K_NIC, K_NVSWITCH, P_NVLINK, P_PCIE, CapacityGraph
 
+#: Route pair by pair (sparse frontier) when there are at most this many source-destination pairs
+#: of attachment points per destination; otherwise push all sources per destination at once.
+PAIRS_PER_DEST = 2
 #: Dense elements per chunk of the destination kernel (rows x arcs).
-CHUNK_ELEMENTS = 8_000_000
+CHUNK_ELEMENTS = 4_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,7 +215,12 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
 
 # --------------------------------------------------------------------------- ECMP kernel
 class CoreRouter:
-    """ECMP on the core graph of a fabric: distances and the level-by-level push of demand."""
+    """ECMP on the core graph of a fabric: distances and the level-by-level push of demand.
+
+    Parallel links between the same two nodes are merged into one *macro arc* with a
+    multiplicity; ECMP still splits per link (a node with 3 links to one spine and 1 to another
+    sends 3/4 to the first), and loads are handed back per link.
+    """
 
     def __init__(self, fabric: Fabric) -> None:
         self.fabric = fabric
@@ -221,11 +229,21 @@ class CoreRouter:
         self.n = nc
         self.src = fabric.core_src
         self.dst = fabric.core_dst
-        ones = np.ones(na)
-        self.S_src = sp.csr_matrix((ones, (np.arange(na), self.src)), shape=(na, nc))
-        self.S_dst = sp.csr_matrix((ones, (np.arange(na), self.dst)), shape=(na, nc))
-        self.adj = sp.csr_matrix((ones, (self.src, self.dst)), shape=(nc, nc))
+        key = self.src * max(nc, 1) + self.dst
+        uk, self.macro_of, mult = np.unique(key, return_inverse=True, return_counts=True)
+        self.macro_of = self.macro_of.reshape(-1)
+        self.msrc = (uk // max(nc, 1)).astype(np.int64)
+        self.mdst = (uk % max(nc, 1)).astype(np.int64)
+        self.mult = mult.astype(float)
+        self.adj = sp.csr_matrix((np.ones(len(uk)), (self.msrc, self.mdst)), shape=(nc, nc))
+        order = np.argsort(self.msrc, kind="stable")
+        self._out_arc = order
+        self._out_ptr = np.searchsorted(self.msrc[order], np.arange(nc + 1))
         self._dist: dict[int, np.ndarray] = {}
+        self.n_arcs = na
+
+    def _to_links(self, macro_load: np.ndarray) -> np.ndarray:
+        return macro_load[self.macro_of] / self.mult[self.macro_of]
 
     def distances(self, targets: np.ndarray) -> np.ndarray:
         """Hop distances (float, inf if unreachable) from every core node to each target: (t, n)."""
@@ -240,51 +258,146 @@ class CoreRouter:
             return np.zeros((0, self.n), dtype=np.float32)
         return np.stack([self._dist[int(t)] for t in targets])
 
-    def push(self, dist_rows: np.ndarray, demand: np.ndarray, *, rows: bool = False):
+    def push(self, dist_rows: np.ndarray, demand: np.ndarray, *, rows: bool = False, shares: bool = False):
         """Route ``demand`` (r x n: bytes from node u towards row r's destination) by ECMP.
 
-        Returns (arc_load (n_arcs,), arc_flows (r x n_arcs) if ``rows``, unrouted (r,) bytes).
+        The shortest-path DAG of every row is a set of (row, node) -> (row, node) transitions;
+        demand is pushed through them level by level with ``bincount``. Returns (arc_load per
+        core link arc, per-row arc flows as a sparse matrix if ``rows``, unrouted bytes per row).
         """
-        src, dst = self.src, self.dst
-        dd = dist_rows[:, dst]
-        on = (dist_rows[:, src] == dd + 1) & np.isfinite(dd)
-        nh = np.asarray(on.astype(np.float32) @ self.S_src)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(on, 1.0 / np.maximum(nh[:, src], 1.0), 0.0).astype(np.float64)
+        r_n, n = dist_rows.shape
+        msrc, mdst = self.msrc, self.mdst
         finite = np.isfinite(dist_rows)
         unrouted = np.where(finite, 0.0, demand).sum(axis=1)
-        dem = np.where(finite, demand, 0.0)
+        d0 = np.where(finite, demand, 0.0).ravel()
+        dd = dist_rows[:, mdst]
+        on = (dist_rows[:, msrc] == dd + 1) & np.isfinite(dd)
+        r, e = np.nonzero(on)
+        su = r * n + msrc[e]
+        sv = r * n + mdst[e]
+        me = self.mult[e]
+        nh = np.bincount(su, weights=me, minlength=r_n * n)
+        w = me / nh[su]
         levels = int(np.max(np.where(finite, dist_rows, 0))) if dist_rows.size else 0
-        F = dem.copy()
-        flows = np.zeros_like(w)
+        F = d0
         for _ in range(levels):
-            flows = F[:, src] * w
-            F = dem + np.asarray(flows @ self.S_dst)
-        flows = F[:, src] * w
-        load = flows.sum(axis=0)
-        return load, (flows if rows else None), unrouted
+            F = d0 + np.bincount(sv, weights=F[su] * w, minlength=r_n * n)
+        flow = F[su] * w
+        load = self._to_links(np.bincount(e, weights=flow, minlength=len(msrc)))
+        if shares:
+            load = (load, (r, e, 1.0 / nh[su]))
+        fl = None
+        if rows:
+            macro = sp.csr_matrix((flow, (r, e)), shape=(r_n, len(msrc)))
+            spread = sp.csr_matrix((1.0 / self.mult[self.macro_of], (self.macro_of, np.arange(self.n_arcs))),
+                                   shape=(len(msrc), self.n_arcs))
+            fl = (macro @ spread).tocsr()
+        return load, fl, unrouted
 
-    def route(self, dest: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, float]:
-        """Arc loads for ``demand`` (len(dest) x n) towards core nodes ``dest``; and unrouted bytes."""
-        na = len(self.src)
-        load = np.zeros(na)
+    def route(self, dest: np.ndarray, demand: np.ndarray, dest_weight: np.ndarray | None = None):
+        """Arc loads for ``demand`` (len(dest) x n) towards core nodes ``dest``; and unrouted bytes.
+
+        With ``dest_weight`` also returns, per macro arc, ``eta`` = max over destinations of the
+        per-link ECMP share 1/nh, and ``omega`` = sum over destinations of weight x 1/nh (both 0
+        where the arc is on no shortest path to a destination), used by the hose bound.
+        """
+        load = np.zeros(self.n_arcs)
         lost = 0.0
-        if not len(dest) or not na:
-            return load, float(demand.sum()) if len(dest) and not na else 0.0
-        step = max(1, CHUNK_ELEMENTS // max(na, 1))
+        nm = len(self.msrc)
+        eta = np.zeros(nm)
+        omega = np.zeros(nm)
+        if not len(dest) or not self.n_arcs:
+            lost = float(demand.sum()) if len(dest) and not self.n_arcs else 0.0
+            return (load, lost) if dest_weight is None else (load, lost, eta, omega)
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
         for i in range(0, len(dest), step):
             d = self.distances(dest[i : i + step])
-            ld, _, un = self.push(d, demand[i : i + step])
+            ld, _, un = self.push(d, demand[i : i + step], shares=dest_weight is not None)
+            if dest_weight is not None:
+                ld, (r, e, w1) = ld
+                np.maximum.at(eta, e, w1)
+                omega += np.bincount(e, weights=dest_weight[i : i + step][r] * w1, minlength=nm)
             load += ld
             lost += float(un.sum())
-        return load, lost
+        return (load, lost) if dest_weight is None else (load, lost, eta, omega)
+
+    def forward_bound(self, sources: np.ndarray, weight: np.ndarray, eta: np.ndarray):
+        """Hose row bound: per link arc sum_s weight_s * Q_s(u) * eta, and Q_max(u) per node.
+
+        Q_s(v) = sum over arcs u->v of s's BFS DAG (with eta > 0) of Q_s(u) * eta * links,
+        Q_s(s) = 1: an upper bound of the fraction of any s->t ECMP flow reaching v.
+        """
+        nm, n = len(self.msrc), self.n
+        row = np.zeros(nm)
+        qmax = np.zeros(n)
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        usable = eta > 0
+        for i in range(0, len(sources), step):
+            ss = sources[i : i + step]
+            Ds = self.distances(ss)  # undirected: distance from s
+            r_n = len(ss)
+            on = (Ds[:, self.mdst] == Ds[:, self.msrc] + 1) & usable[None, :]
+            r, e = np.nonzero(on)
+            su = r * n + self.msrc[e]
+            sv = r * n + self.mdst[e]
+            w = eta[e] * self.mult[e]
+            q0 = np.zeros(r_n * n)
+            q0[np.arange(r_n) * n + ss] = 1.0
+            levels = int(np.max(np.where(np.isfinite(Ds), Ds, 0))) if Ds.size else 0
+            Q = q0
+            for _ in range(levels):
+                Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
+            row += np.bincount(e, weights=weight[i : i + step][r] * Q[su] * eta[e], minlength=nm)
+            qmax = np.maximum(qmax, Q.reshape(r_n, n).max(axis=0))
+        return row, qmax
+
+    def route_pairs(self, s: np.ndarray, t: np.ndarray, amount: np.ndarray) -> tuple[np.ndarray, float]:
+        """Arc loads of ``amount[i]`` bytes from core node ``s[i]`` to ``t[i]`` by ECMP, pair by pair.
+
+        Sparse frontier propagation: cheap when each destination has few sources (rings, trees).
+        """
+        n = self.n
+        nm = len(self.msrc)
+        mload = np.zeros(nm)
+        if not len(s):
+            return np.zeros(self.n_arcs), 0.0
+        uniq_t, trow = np.unique(t, return_inverse=True)
+        D = self.distances(uniq_t)
+        out_arc, out_ptr = self._out_arc, self._out_ptr
+        pid = np.arange(len(s))
+        u = np.asarray(s, dtype=np.int64)
+        f = np.asarray(amount, dtype=float)
+        du = D[trow, u]
+        lost = float(f[~np.isfinite(du)].sum())
+        keep = np.isfinite(du) & (du > 0)
+        pid, u, f, du = pid[keep], u[keep], f[keep], du[keep]
+        while len(pid):
+            deg = out_ptr[u + 1] - out_ptr[u]
+            rep = np.repeat(np.arange(len(pid)), deg)
+            offs = np.arange(len(rep)) - np.repeat(np.cumsum(deg) - deg, deg)
+            arcs = out_arc[out_ptr[u][rep] + offs]
+            v = self.mdst[arcs]
+            ok = D[trow[pid[rep]], v] == du[rep] - 1
+            rep, arcs, v = rep[ok], arcs[ok], v[ok]
+            me = self.mult[arcs]
+            nh = np.bincount(rep, weights=me, minlength=len(pid))
+            share = f[rep] * me / nh[rep]
+            mload += np.bincount(arcs, weights=share, minlength=nm)
+            key = pid[rep] * n + v
+            uk, inv = np.unique(key, return_inverse=True)
+            f = np.bincount(inv, weights=share)
+            pid, u = uk // n, uk % n
+            du = D[trow[pid], u]
+            keep = du > 0
+            pid, u, f, du = pid[keep], u[keep], f[keep], du[keep]
+        return self._to_links(mload), lost
 
     def pair_fractions(self, s: np.ndarray, t: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
         """Fraction of a unit s->t flow on every core arc, one row per pair; and reachability."""
-        na = len(self.src)
+        na = self.n_arcs
         out = []
         ok = np.zeros(len(s), dtype=bool)
-        step = max(1, CHUNK_ELEMENTS // max(na, 1))
+        step = max(1, CHUNK_ELEMENTS // max(len(self.msrc), 1))
         for i in range(0, len(s), step):
             ss, tt = s[i : i + step], t[i : i + step]
             d = self.distances(tt)
@@ -292,7 +405,7 @@ class CoreRouter:
             dem[np.arange(len(ss)), ss] = 1.0
             _, fl, un = self.push(d, dem, rows=True)
             ok[i : i + step] = un == 0
-            out.append(sp.csr_matrix(fl))
+            out.append(fl)
         if not out:
             return sp.csr_matrix((0, na)), ok
         return sp.vstack(out).tocsr(), ok
@@ -375,13 +488,19 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
         cs_node, ct_node = fabric.att_core[ia], fabric.att_core[ib]
         net = cs_node != ct_node
         if net.any():
-            dest, inv = np.unique(ct_node[net], return_inverse=True)
-            demand = np.zeros((len(dest), router.n))
-            np.add.at(demand, (inv, cs_node[net]), wb[net])
-            core_load, lost_core = router.route(dest, demand)
+            pairs, pinv = np.unique(np.stack([cs_node[net], ct_node[net]], axis=1), axis=0, return_inverse=True)
+            amount = np.bincount(pinv.reshape(-1), weights=wb[net])
+            dest = np.unique(pairs[:, 1])
+            if len(pairs) <= PAIRS_PER_DEST * len(dest):
+                core_load, lost_core = router.route_pairs(pairs[:, 0], pairs[:, 1], amount)
+            else:
+                dest, inv = np.unique(pairs[:, 1], return_inverse=True)
+                demand = np.zeros((len(dest), router.n))
+                np.add.at(demand, (inv, pairs[:, 0]), amount)
+                core_load, lost_core = router.route(dest, demand)
             load[fabric.core_arc] += core_load
             lost += lost_core
             if lost_core > 0:
-                d = router.distances(dest)
-                lost_flows += int(np.sum(~np.isfinite(d[inv, cs_node[net]])))
+                d = router.distances(ct_node[net])
+                lost_flows += int(np.sum(~np.isfinite(d[np.arange(int(net.sum())), cs_node[net]])))
     return Routed(load, lost, lost_flows)
