@@ -4,7 +4,11 @@ Format (documented in docs/file-format.md, schema in resources/schema/design.sch
 
     {"format": "topo-designer-design", "version": 1,
      "design": {"name": ..., "description": ..., "properties": {...}},
+     "models": [{"id": "h100-sxm", "ports": [...]}],
      "groups": [...], "devices": [...], "links": [...]}
+
+``models`` holds each device model's port groups once; a device whose ports equal its model's
+entry leaves ``ports`` out. The file never depends on the catalog to be read.
 
 Loading is: size check -> JSON parse (NaN, Infinity and duplicate keys refused) -> format check
 -> migrate step by step to the current version -> validate every record, naming the exact path
@@ -70,7 +74,8 @@ def _port_group_dict(g: PortGroup) -> dict[str, Any]:
     return d
 
 
-def device_to_dict(dev: Device) -> dict[str, Any]:
+def device_to_dict(dev: Device, templates: dict[str, tuple[PortGroup, ...]] | None = None) -> dict[str, Any]:
+    """A device record; ``ports`` is left out when it equals its model's entry in ``templates``."""
     d: dict[str, Any] = {"id": dev.id, "kind": dev.kind}
     if dev.model:
         d["model"] = dev.model
@@ -82,7 +87,8 @@ def device_to_dict(dev: Device) -> dict[str, Any]:
     d["y"] = dev.y
     if dev.group is not None:
         d["group"] = dev.group
-    d["ports"] = [_port_group_dict(g) for g in dev.ports]
+    if not (templates and dev.model and templates.get(dev.model) == dev.ports):
+        d["ports"] = [_port_group_dict(g) for g in dev.ports]
     if dev.properties:
         d["properties"] = dev.properties
     return d
@@ -128,10 +134,17 @@ def design_to_text(design: Design) -> str:
     head = {"name": design.name, "description": design.description}
     if design.properties:
         head["properties"] = design.properties
+    # Each model's ports are written once, from its first device; devices equal to it omit them.
+    templates: dict[str, tuple[PortGroup, ...]] = {}
+    for dev in design.iter_devices():
+        if dev.model and dev.model not in templates:
+            templates[dev.model] = dev.ports
     try:
         lines = ["{", f'  "format": "{FORMAT}",', f'  "version": {VERSION},', f'  "design": {_dumps(head)},']
+        models = [{"id": m, "ports": [_port_group_dict(g) for g in ports]} for m, ports in templates.items()]
+        lines += _records("models", models, False)
         lines += _records("groups", [group_to_dict(g) for g in design.iter_groups()], False)
-        lines += _records("devices", [device_to_dict(d) for d in design.iter_devices()], False)
+        lines += _records("devices", [device_to_dict(d, templates) for d in design.iter_devices()], False)
         lines += _records("links", [link_to_dict(link) for link in design.iter_links()], True)
     except (TypeError, ValueError) as e:
         raise DesignFileError(f"design cannot be saved: a property is not plain JSON data ({e})") from None
@@ -317,6 +330,45 @@ def _build(data: dict[str, Any]) -> Design:
         place(g)
 
     ports_cache: dict[str, tuple[PortGroup, ...]] = {}
+
+    def port_groups(raw: Any, path: str) -> tuple[PortGroup, ...]:
+        raw = _list(raw, path)
+        key = repr(raw)
+        cached = ports_cache.get(key)
+        if cached is not None:
+            return cached
+        built = []
+        for j, pg in enumerate(raw):
+            pp = f"{path}[{j}]"
+            pg = _obj(pg, pp)
+            extra = pg.keys() - {"prefix", "count", "speed_gbps", "kind", "form_factor", "lanes", "per_cage"}
+            if extra:
+                raise _Invalid(pp, f"unknown field {sorted(extra)[0]!r}")
+            try:
+                built.append(PortGroup(
+                    _text(pg, "prefix", pp), _int(pg, "count", pp, 1, 4096),
+                    _number(pg, "speed_gbps", pp, positive=True),
+                    _choice(pg, "kind", pp, PORT_KINDS, "network"), _text(pg, "form_factor", pp, ""),
+                    _int(pg, "lanes", pp, 1, 1024, 1), _int(pg, "per_cage", pp, 1, 16, 1),
+                ))
+            except DesignError as e:
+                raise _Invalid(pp, str(e)) from None
+        result = tuple(built)
+        ports_cache[key] = result
+        return result
+
+    templates: dict[str, tuple[PortGroup, ...]] = {}
+    for i, m in enumerate(_list(data.get("models", []), "models")):
+        p = f"models[{i}]"
+        m = _obj(m, p)
+        extra = m.keys() - {"id", "ports"}
+        if extra:
+            raise _Invalid(p, f"unknown field {sorted(extra)[0]!r}")
+        mid = _text(m, "id", p)
+        if mid in templates:
+            raise _Invalid(f"{p}.id", f"model {mid!r} is listed twice")
+        templates[mid] = port_groups(m.get("ports"), f"{p}.ports")
+
     devices: list[Device] = []
     device_ports: dict[str, tuple[Device, int]] = {}
     for i, d in enumerate(devices_raw):
@@ -327,30 +379,19 @@ def _build(data: dict[str, Any]) -> Design:
         if did in device_ports:
             raise _Invalid(f"{p}.id", f"device {did!r} is already defined at devices[{device_ports[did][1]}]")
         kind = _choice(d, "kind", p, DEVICE_KINDS)
-        ports_raw = _list(d.get("ports", []), f"{p}.ports")
-        key = repr(ports_raw)
-        ports = ports_cache.get(key)
-        if ports is None:
-            built = []
-            for j, pg in enumerate(ports_raw):
-                pp = f"{p}.ports[{j}]"
-                pg = _obj(pg, pp)
-                try:
-                    built.append(PortGroup(
-                        _text(pg, "prefix", pp), _int(pg, "count", pp, 1, 4096),
-                        _number(pg, "speed_gbps", pp, positive=True),
-                        _choice(pg, "kind", pp, PORT_KINDS, "network"), _text(pg, "form_factor", pp, ""),
-                        _int(pg, "lanes", pp, 1, 1024, 1), _int(pg, "per_cage", pp, 1, 16, 1),
-                    ))
-                except DesignError as e:
-                    raise _Invalid(pp, str(e)) from None
-            ports = tuple(built)
-            ports_cache[key] = ports
+        model = _text(d, "model", p, "")
+        if "ports" in d:
+            ports = port_groups(d["ports"], f"{p}.ports")
+        elif model in templates:
+            ports = templates[model]
+        else:
+            raise _Invalid(p, f"missing 'ports' and model {model!r} has no entry in 'models'" if model
+                           else "missing 'ports'")
         group = d.get("group")
         if group is not None and (not isinstance(group, str) or group not in group_ids):
             raise _Invalid(f"{p}.group", f"no group {group!r}")
         try:
-            dev = Device(did, kind, ports, model=_text(d, "model", p, ""), name=_text(d, "name", p, ""),
+            dev = Device(did, kind, ports, model=model, name=_text(d, "name", p, ""),
                          tier=_text(d, "tier", p, ""), x=_number(d, "x", p, default=0.0, minimum=-1e9),
                          y=_number(d, "y", p, default=0.0, minimum=-1e9), group=group, properties=_props(d, p))
         except DesignError as e:
@@ -430,7 +471,7 @@ def design_from_data(data: Any, source: str = "<design>") -> Design:
     if fmt != FORMAT:
         raise DesignFileError(f"{source}: not a design file (format is {fmt!r}, expected {FORMAT!r})")
     data = migrate(data, source)
-    extra = data.keys() - {"format", "version", "design", "groups", "devices", "links"}
+    extra = data.keys() - {"format", "version", "design", "models", "groups", "devices", "links"}
     if extra:
         raise DesignFileError(f"{source}: unknown top-level field {sorted(extra)[0]!r}")
     try:

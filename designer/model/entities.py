@@ -82,7 +82,8 @@ class PortGroup:
             raise InvalidValueError(f"invalid port prefix {self.prefix!r}: 1-16 letters, '_' or '-'")
         if isinstance(self.count, bool) or not isinstance(self.count, int) or not 1 <= self.count <= 4096:
             raise InvalidValueError(f"port count must be an integer in 1..4096, not {self.count!r}")
-        check_finite(self.speed_gbps, "port speed_gbps", strict=True)
+        # Stored as float so that a catalog's 400 and a file's 400.0 save identically.
+        object.__setattr__(self, "speed_gbps", check_finite(self.speed_gbps, "port speed_gbps", strict=True))
         if self.kind not in PORT_KINDS:
             raise InvalidValueError(f"port kind must be one of {', '.join(PORT_KINDS)}, not {self.kind!r}")
         if isinstance(self.lanes, bool) or not isinstance(self.lanes, int) or self.lanes < 1:

@@ -38,6 +38,19 @@ def test_load_save_load_save_is_byte_identical(tmp_path):
     assert d.device("leaf3").ports[0].per_cage == 2
 
 
+def test_model_ports_are_written_once_and_overrides_are_kept(tmp_path):
+    d = sample()
+    d.add_device(Device("leaf4", "switch", (PortGroup("p", 32, 800.0),), model="qm9700", tier="leaf"))
+    text = design_to_text(d)
+    assert text.count('"prefix": "p", "count": 64') == 1
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    loaded = load_design(path)
+    assert loaded.device("spine1").ports == NET
+    assert loaded.device("leaf4").ports == (PortGroup("p", 32, 800.0),)
+    assert design_to_text(loaded) == text
+
+
 def test_the_shipped_schema_accepts_what_we_write_and_rejects_what_we_refuse(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     from designer.model.catalog import resources_dir
@@ -64,8 +77,11 @@ def _text_with(mutate) -> str:
         (lambda d: d["links"][1].update(a="leaf3:p64"), "links[1].a: port leaf3:p64 already holds links[0]"),
         (lambda d: d["links"][0].update(b="leaf3:p5"), "links[0]: link joins device 'leaf3' to itself"),
         (lambda d: d["devices"][1].update(id="leaf3"), "devices[1].id: device 'leaf3' is already defined"),
-        (lambda d: d["devices"][0]["ports"][0].update(speed_gbps=-400), "devices[0].ports[0].speed_gbps: must be > 0"),
-        (lambda d: d["devices"][0]["ports"][0].update(count=10**6), "devices[0].ports[0].count: must be an integer"),
+        (lambda d: d["models"][0]["ports"][0].update(speed_gbps=-400), "models[0].ports[0].speed_gbps: must be > 0"),
+        (lambda d: d["models"][0]["ports"][0].update(count=10**6), "models[0].ports[0].count: must be an integer"),
+        (lambda d: d.update(models=[]), "devices[0]: missing 'ports' and model 'qm9700' has no entry in 'models'"),
+        (lambda d: d["devices"][1].update(ports=[{"prefix": "p", "count": 2, "speed_gbps": 1, "colour": 1}]),
+         "devices[1].ports[0]: unknown field 'colour'"),
         (lambda d: d["devices"][2].update(group="nope"), "devices[2].group: no group 'nope'"),
         (lambda d: d["devices"][0].update(kind="toaster"), "devices[0].kind: must be one of"),
         (lambda d: d["devices"][0].update(colour="red"), "devices[0]: unknown field 'colour'"),
