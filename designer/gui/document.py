@@ -105,7 +105,7 @@ class _MarkModified(QUndoCommand):
 
 
 def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> None:
-    """Collapse groups, smallest kind first, until at most ``limit`` objects would be shown.
+    """Collapse groups, smallest kind first, until at most ``limit`` objects and links would be shown.
 
     Only a design with no collapsed group yet is touched: a design saved with its own
     collapse state opens as it was saved. This is view state kept in the model
@@ -118,7 +118,7 @@ def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> None:
             groups = [g for g in design.groups if g.kind == kind]
             for g in groups:
                 design.set_group_field(g.id, "collapsed", True)
-            if groups and shown_count(design) <= limit:
+            if groups and shown_count(design) <= limit and bundle_count(design) <= 2 * limit:
                 break
 
 
@@ -130,3 +130,21 @@ def shown_count(design: Design) -> int:
     boxes = sum(1 for g in design.groups if g.collapsed and (g.parent is None or not hidden[g.parent]))
     devices = sum(1 for dev in design.iter_devices() if dev.group is None or not hidden[dev.group])
     return boxes + devices
+
+
+def bundle_count(design: Design) -> int:
+    """How many link lines the canvas would draw (parallel links and collapsed groups bundled)."""
+    top: dict[str | None, str | None] = {None: None}
+    for g in design.groups:
+        outer = None
+        for anc in design.ancestors(g.id):
+            if design.group(anc).collapsed:
+                outer = anc
+        top[g.id] = outer
+    rep = {dev.id: (top[dev.group] or dev.id) if dev.group is not None else dev.id for dev in design.iter_devices()}
+    keys = set()
+    for link in design.iter_links():
+        a, b = rep[link.a_device], rep[link.b_device]
+        if a != b:
+            keys.add((a, b) if a < b else (b, a))
+    return len(keys)

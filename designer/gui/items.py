@@ -8,9 +8,16 @@ thousands of devices draws plain boxes without text.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsRectItem,
+    QStyle,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from designer.gui import style
 from designer.gui.style import (
@@ -24,6 +31,7 @@ from designer.gui.style import (
 )
 
 _FONTS: dict[str, QFont] = {}
+_HIT_PEN = QPen(QColor(0, 0, 0, 0), 8.0)
 
 
 def _font(name: str) -> QFont:
@@ -52,7 +60,7 @@ FRAME_TYPE = QGraphicsItem.UserType + 3
 BOX_TYPE = QGraphicsItem.UserType + 4
 
 
-class DeviceItem(QGraphicsItem):
+class DeviceItem(QGraphicsRectItem):
     """A device: a box with its kind's colours, a label, and a strip of ports along the bottom.
 
     ``pos()`` is the device centre. Ports are small squares, filled when they hold a link.
@@ -64,9 +72,14 @@ class DeviceItem(QGraphicsItem):
         self.kind = kind
         self._style = KIND_STYLES.get(kind, KIND_STYLES["storage"])
         self._rect = QRectF(-width / 2, -height / 2, width, height)
-        self._bounds = self._rect.adjusted(-3, -3, 3, 3)
+        # The C++ rect is only the bounds (selection outline included): Qt computes them without
+        # calling into Python, which matters with thousands of items.
+        self.setRect(self._rect.adjusted(-3, -3, 3, 3))
+        self.setPen(Qt.PenStyle.NoPen)
         self._label = device_id
         self._sub = ""
+        self._raw_text = (device_id, "")
+        self._elided = True
         self._ports: list[tuple[str, str]] = []  # (port id, port kind)
         self._used: set[str] = set()
         self._port_rects: list[QRectF] = []
@@ -77,11 +90,20 @@ class DeviceItem(QGraphicsItem):
 
     # -- set by the scene
     def set_text(self, label: str, sub: str) -> None:
-        fm = QFontMetricsF(_font("label"))
-        width = self._rect.width() - 14
-        self._label = fm.elidedText(label, Qt.TextElideMode.ElideMiddle, width)
-        self._sub = QFontMetricsF(_font("sub")).elidedText(sub, Qt.TextElideMode.ElideRight, width)
+        self._raw_text = (label, sub)
+        self._elided = False
         self.update()
+
+    def _elide(self) -> None:
+        """Fit the texts to the box (done at first paint: most items of a big design never show text)."""
+        label, sub = self._raw_text
+        width = self._rect.width() - 14
+        self._label = QFontMetricsF(_font("label")).elidedText(label, Qt.TextElideMode.ElideMiddle, width)
+        self._sub = QFontMetricsF(_font("sub")).elidedText(sub, Qt.TextElideMode.ElideRight, width)
+        self._elided = True
+
+    def accent(self) -> QColor:
+        return self._style.accent
 
     def set_ports(self, ports: list[tuple[str, str]], used: set[str]) -> None:
         self._ports = ports
@@ -132,9 +154,6 @@ class DeviceItem(QGraphicsItem):
     def type(self) -> int:
         return DEVICE_TYPE
 
-    def boundingRect(self) -> QRectF:
-        return self._bounds
-
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = _lod(option, painter)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
@@ -152,6 +171,8 @@ class DeviceItem(QGraphicsItem):
         painter.fillRect(QRectF(r.left() + 1, r.top() + 4, 4, r.height() - 8), st.accent)
         if lod < LOD_LABELS:
             return
+        if not self._elided:
+            self._elide()
         painter.setPen(st.text)
         painter.setFont(_font("label"))
         painter.drawText(QRectF(r.left() + 9, r.top() + 3, r.width() - 12, 14), Qt.AlignmentFlag.AlignLeft, self._label)
@@ -179,7 +200,7 @@ class DeviceItem(QGraphicsItem):
                 painter.drawText(pr.adjusted(-2, 0, 2, 0), Qt.AlignmentFlag.AlignCenter, pid)
 
 
-class BundleItem(QGraphicsItem):
+class BundleItem(QGraphicsLineItem):
     """One link, or several parallel links between the same two shown objects, as one line.
 
     The pen encodes the medium (colour and dash) and the total bandwidth (width); a count badge
@@ -194,18 +215,16 @@ class BundleItem(QGraphicsItem):
         self._pen = QPen()
         self._count = 1
         self._badge = ""
-        self._bounds = QRectF()
-        self._shape: QPainterPath | None = None
+        # The C++ pen only sizes the bounds and the hit area (8 units wide); painting uses _pen.
+        self.setPen(_HIT_PEN)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(5)
 
     def set_line(self, p1: QPointF, p2: QPointF) -> None:
         if p1 == self._p1 and p2 == self._p2:
             return
-        self.prepareGeometryChange()
         self._p1, self._p2 = p1, p2
-        self._bounds = QRectF(p1, p2).normalized().adjusted(-12, -12, 12, 12)
-        self._shape = None
+        self.setLine(QLineF(p1, p2))
 
     def set_look(self, pen: QPen, count: int) -> None:
         self._pen = pen
@@ -213,23 +232,14 @@ class BundleItem(QGraphicsItem):
         self._badge = f"\u00d7{count}" if count > 1 else ""
         self.update()
 
-    def line(self) -> tuple[QPointF, QPointF]:
+    def ends(self) -> tuple[QPointF, QPointF]:
         return self._p1, self._p2
+
+    def draw_pen(self) -> QPen:
+        return self._pen
 
     def type(self) -> int:
         return BUNDLE_TYPE
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
-
-    def shape(self) -> QPainterPath:
-        if self._shape is None:
-            path = QPainterPath(self._p1)
-            path.lineTo(self._p2)
-            stroker = QPainterPathStroker()
-            stroker.setWidth(8)
-            self._shape = stroker.createStroke(path)
-        return self._shape
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         if option.state & QStyle.StateFlag.State_Selected:
@@ -310,7 +320,7 @@ class GroupFrameItem(QGraphicsItem):
         painter.drawText(h, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "\u25be  " + self._title)
 
 
-class CollapsedGroupItem(QGraphicsItem):
+class CollapsedGroupItem(QGraphicsRectItem):
     """A collapsed group drawn as one box with its name and what it contains; ``pos()`` is its centre."""
 
     def __init__(self, group_id: str, kind: str) -> None:
@@ -319,6 +329,8 @@ class CollapsedGroupItem(QGraphicsItem):
         self.kind = kind
         w, h = style.COLLAPSED_SIZES.get(kind, style.COLLAPSED_SIZES["custom"])
         self._rect = QRectF(-w / 2, -h / 2, w, h)
+        self.setRect(self._rect.adjusted(-3, -3, 5, 5))
+        self.setPen(Qt.PenStyle.NoPen)
         self._title = group_id
         self._summary = ""
         self.flagged = False
@@ -343,9 +355,6 @@ class CollapsedGroupItem(QGraphicsItem):
 
     def type(self) -> int:
         return BOX_TYPE
-
-    def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-3, -3, 5, 5)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
@@ -386,3 +395,15 @@ class CollapsedGroupItem(QGraphicsItem):
             Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
             self._summary,
         )
+
+
+def set_sketched(item: QGraphicsItem, sketched: bool) -> None:
+    """While the scene draws its sketch, items keep their shape (selectable) but do not paint.
+
+    Links are hidden outright (they are a few pixels long and 2 pixels wide at that zoom, too
+    small to click), which halves the items the view has to walk.
+    """
+    if item.type() == BUNDLE_TYPE:
+        item.setVisible(not sketched)
+    else:
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, sketched)

@@ -1,54 +1,72 @@
 """The overview (minimap): the whole design small, with the main view's area outlined.
 
-Click or drag in the overview to move the main view there. It draws the same scene at a tiny
-scale, where items paint their cheapest level of detail.
+It draws the scene's batched sketch (a few ``drawRects``/``drawLines`` calls, however big the
+design), so it costs little to keep up to date. Click or drag in it to move the main view.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen, QResizeEvent
-from PySide6.QtWidgets import QGraphicsView
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QTransform
+from PySide6.QtWidgets import QWidget
 
+from designer.gui import style
 from designer.gui.scene import DesignScene
 from designer.gui.view import DesignView
 
 
-class Overview(QGraphicsView):
+class Overview(QWidget):
     def __init__(self, scene: DesignScene, main_view: DesignView) -> None:
-        super().__init__(scene)
+        super().__init__()
+        self.scene = scene
         self.main_view = main_view
-        self.setInteractive(False)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setRenderHints(QPainter.RenderHint.Antialiasing)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.setMinimumSize(160, 110)
-        main_view.viewport_changed.connect(self.viewport().update)
-        scene.refreshed.connect(lambda _rebuilt: self.fit())
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        main_view.viewport_changed.connect(self.update)
+        scene.sketch_changed.connect(self.update)
+        scene.refreshed.connect(lambda _rebuilt: self.update())
 
-    def fit(self) -> None:
-        rect = self.scene().itemsBoundingRect()
-        if not rect.isEmpty():
-            m = max(rect.width(), rect.height()) * 0.04
-            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
-        self.viewport().update()
+    def sizeHint(self) -> QSize:
+        return QSize(300, 190)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit()
+    def transform(self) -> QTransform | None:
+        """Scene -> widget transform that fits the design, or None for an empty design."""
+        bounds = self.scene.sketch().bounds
+        if bounds.isEmpty():
+            return None
+        m = max(bounds.width(), bounds.height()) * 0.04 + 10
+        bounds = bounds.adjusted(-m, -m, m, m)
+        s = min(self.width() / bounds.width(), self.height() / bounds.height())
+        dx = (self.width() - bounds.width() * s) / 2 - bounds.left() * s
+        dy = (self.height() - bounds.height() * s) / 2 - bounds.top() * s
+        return QTransform(s, 0, 0, s, dx, dy)
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        area = self.main_view.visible_scene_rect()
-        pen = QPen(QColor("#1E6FD9"), 1.5)
-        pen.setCosmetic(True)
-        painter.setPen(pen)
-        painter.setBrush(QColor(30, 111, 217, 30))
-        painter.drawRect(area)
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), style.BACKGROUND)
+        t = self.transform()
+        if t is not None:
+            p.setTransform(t)
+            self.scene.sketch().paint(p)
+            pen = QPen(style.SELECTION, 1.5)
+            pen.setCosmetic(True)
+            p.setPen(pen)
+            p.setBrush(QColor(30, 111, 217, 30))
+            p.drawRect(self.main_view.visible_scene_rect())
+        p.end()
+
+    def scene_pos(self, pos: QPointF) -> QPointF | None:
+        t = self.transform()
+        if t is None:
+            return None
+        inv, ok = t.inverted()
+        return inv.map(pos) if ok else None
 
     def _jump(self, event: QMouseEvent) -> None:
-        self.main_view.centerOn(self.mapToScene(event.position().toPoint()))
-        self.main_view.viewport_changed.emit()
+        target = self.scene_pos(event.position())
+        if target is not None:
+            self.main_view.centerOn(target)
+            self.main_view.viewport_changed.emit()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self._jump(event)
@@ -57,5 +75,5 @@ class Overview(QGraphicsView):
         if event.buttons() & Qt.MouseButton.LeftButton:
             self._jump(event)
 
-    def wheelEvent(self, event) -> None:  # noqa: ANN001 - no zooming the overview
-        event.accept()
+    def visible_area(self) -> QRectF:
+        return self.main_view.visible_scene_rect()

@@ -29,8 +29,10 @@ from designer.gui.items import (
     CollapsedGroupItem,
     DeviceItem,
     GroupFrameItem,
+    set_sketched,
 )
 from designer.gui.linking import link_rate_gbps
+from designer.gui.sketch import Sketch
 from designer.model import Design, Device, Link
 from designer.model.catalog import Catalog
 
@@ -45,6 +47,8 @@ class DesignScene(QGraphicsScene):
 
     #: emitted after the scene applied model changes (argument: True when it rebuilt)
     refreshed = Signal(bool)
+    #: the sketch (zoomed-out picture, overview) must be redrawn
+    sketch_changed = Signal()
 
     def __init__(self, catalog: Catalog, parent: object | None = None) -> None:
         super().__init__(parent)
@@ -64,6 +68,10 @@ class DesignScene(QGraphicsScene):
         self._flagged_devices: dict[str, list[str]] = {}
         self._flagged_links: dict[str, list[str]] = {}
         self.show_grid = True
+        #: True while the zoomed-out sketch replaces per-item painting (see designer.gui.sketch)
+        self.sketched = False
+        self._sketch: Sketch | None = None
+        self.selectionChanged.connect(self.invalidate_sketch)
 
     # ------------------------------------------------------------------ binding
     def set_design(self, design: Design) -> None:
@@ -238,6 +246,7 @@ class DesignScene(QGraphicsScene):
             dirty_bundles.update(self._rep_bundles.get(rep, ()))
         for key in dirty_bundles:
             self._refresh_bundle(key)
+        self.invalidate_sketch()
         self.refreshed.emit(False)
 
     def rebuild(self) -> None:
@@ -262,11 +271,11 @@ class DesignScene(QGraphicsScene):
                 if g.collapsed:
                     box = CollapsedGroupItem(g.id, g.kind)
                     self.boxes[g.id] = box
-                    self.addItem(box)
+                    self._add(box)
                 else:
                     frame = GroupFrameItem(g.id, g.kind)
                     self.frames[g.id] = frame
-                    self.addItem(frame)
+                    self._add(frame)
         rep = self._rep
         for dev in d.iter_devices():
             top = top_collapsed.get(dev.group) if dev.group is not None else None
@@ -288,6 +297,7 @@ class DesignScene(QGraphicsScene):
             self._refresh_bundle(key)
         self._apply_flags()
         self.restore_selection(selected)
+        self.invalidate_sketch()
         self.refreshed.emit(True)
 
     # ------------------------------------------------------------------ representation
@@ -345,7 +355,7 @@ class DesignScene(QGraphicsScene):
         if dev.id in self._flagged_devices:
             item.set_flagged(True)
         self.device_items[dev.id] = item
-        self.addItem(item)
+        self._add(item)
         return item
 
     def _mark_port(self, device_id: str, port_id: str, used: bool) -> None:
@@ -382,7 +392,7 @@ class DesignScene(QGraphicsScene):
         if item is None:
             item = BundleItem(key)
             self.bundle_items[key] = item
-            self.addItem(item)
+            self._add(item)
         d = self.design
         assert d is not None
         total = 0.0
@@ -417,6 +427,35 @@ class DesignScene(QGraphicsScene):
                 return item.pos(), item.rect()  # type: ignore[attr-defined]
         return QPointF(), QRectF()
 
+    def _add(self, item: QGraphicsItem) -> None:
+        if self.sketched:
+            set_sketched(item, True)
+        self.addItem(item)
+
+    # ------------------------------------------------------------------ sketch (zoomed out)
+    def set_sketched(self, on: bool) -> None:
+        """Draw the batched sketch instead of the items (the view calls this as it zooms)."""
+        if on == self.sketched:
+            return
+        self.sketched = on
+        for items in (self.device_items, self.bundle_items, self.frames, self.boxes):
+            for item in items.values():
+                set_sketched(item, on)
+        self.invalidate_sketch()
+        self.update()
+
+    def sketch(self) -> Sketch:
+        if self._sketch is None:
+            self._sketch = Sketch(self)
+        return self._sketch
+
+    def invalidate_sketch(self) -> None:
+        if self._sketch is not None:
+            self._sketch = None
+            self.sketch_changed.emit()
+            if self.sketched:
+                self.update()
+
     def update_bundles_of(self, reps: Iterable[Rep]) -> None:
         """Re-place the bundles touching shown objects (during a drag, before the model moves)."""
         keys: set[tuple[Rep, Rep]] = set()
@@ -426,6 +465,8 @@ class DesignScene(QGraphicsScene):
             item = self.bundle_items.get(key)
             if item is not None:
                 self._place_bundle(item)
+        if self.sketched:
+            self.invalidate_sketch()
 
     # ------------------------------------------------------------------ groups
     def _refresh_group_text(self, gid: str) -> None:
@@ -494,6 +535,7 @@ class DesignScene(QGraphicsScene):
             if key is not None and key in self._bundle_links:
                 self._refresh_bundle(key)
         self._apply_flags()
+        self.invalidate_sketch()
 
     def _apply_flags(self) -> None:
         for did, item in self.device_items.items():
@@ -596,6 +638,9 @@ class DesignScene(QGraphicsScene):
     # ------------------------------------------------------------------ painting and hover
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, style.BACKGROUND)
+        if self.sketched:
+            self.sketch().paint(painter)
+            return
         if not self.show_grid:
             return
         scale = painter.worldTransform().m11()

@@ -21,6 +21,8 @@ GRID = 20.0
 #: Level of detail (scale factor from ``levelOfDetailFromTransform``) below which devices are
 #: drawn as plain boxes, below which labels are dropped, and above which port labels appear.
 LOD_BOX_ONLY = 0.22
+#: Below this zoom the scene draws a batched sketch instead of asking every item to paint.
+LOD_SKETCH = 0.3
 LOD_LABELS = 0.45
 LOD_PORTS = 0.6
 LOD_PORT_LABELS = 1.6
@@ -111,7 +113,19 @@ def link_width_px(total_gbps: float) -> float:
     return min(8.0, 1.0 + 0.8 * math.log2(total_gbps / 100.0))
 
 
+_PENS: dict[tuple[str, float, bool, bool], QPen] = {}
+
+
 def link_pen(medium: str, total_gbps: float, *, failed: bool = False, flagged: bool = False) -> QPen:
+    """The pen of a link or bundle (shared: pens are cached by their inputs)."""
+    key = (medium, total_gbps, failed, flagged)
+    pen = _PENS.get(key)
+    if pen is None:
+        pen = _PENS[key] = _make_link_pen(medium, total_gbps, failed, flagged)
+    return pen
+
+
+def _make_link_pen(medium: str, total_gbps: float, failed: bool, flagged: bool) -> QPen:
     style = MEDIUM_STYLES.get(medium, MIXED_MEDIUM)
     colour = WARNING if flagged else (FAILED_COLOUR if failed else style.colour)
     pen = QPen(colour, link_width_px(total_gbps))

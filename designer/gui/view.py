@@ -21,7 +21,7 @@ from designer.gui.interactions import (
     PanInteraction,
 )
 from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, DeviceItem
-from designer.gui.style import LOD_PORTS
+from designer.gui.style import LOD_PORTS, LOD_SKETCH
 
 if TYPE_CHECKING:
     from designer.gui.editor import Editor
@@ -66,6 +66,10 @@ class DesignView(QGraphicsView):
         current = self.scale_factor()
         factor = max(MIN_SCALE / current, min(MAX_SCALE / current, factor))
         self.scale(factor, factor)
+        self._zoomed()
+
+    def _zoomed(self) -> None:
+        self.design_scene.set_sketched(self.scale_factor() < LOD_SKETCH)
         self.zoom_changed.emit(self.scale_factor())
         self.viewport_changed.emit()
 
@@ -91,8 +95,7 @@ class DesignView(QGraphicsView):
         if self.scale_factor() > 1.5:
             self.zoom_by(1.5 / self.scale_factor())
         self.centerOn(rect.center())
-        self.zoom_changed.emit(self.scale_factor())
-        self.viewport_changed.emit()
+        self._zoomed()
 
     def update_scene_rect(self) -> None:
         """Let the user scroll a little beyond the design."""

@@ -203,10 +203,10 @@ def test_rule_breaking_link_is_marked_and_hover_says_why(window):
     lid = ed.connect_ports(a, None, b, None)
     window.checker.run()
     bundle = next(iter(window.scene.bundle_items.values()))
-    assert bundle._pen.color().name() != "#d62828"
+    assert bundle.draw_pen().color().name() != "#d62828"
     window.scene.select_devices([])
     window.document.push(SetLinkFieldCommand(window.document.design, [lid], "length_m", 10.0))
     window.checker.run()
-    assert bundle._pen.color().name() == "#d62828"
+    assert bundle.draw_pen().color().name() == "#d62828"
     text = describe_item(window.scene, bundle)
     assert "Design rule" in text and "reach" in text.lower()

@@ -1,0 +1,131 @@
+"""Canvas benchmarks: opening large designs, repainting, dragging. Prints figures (not a test).
+
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_canvas.py``
+
+Measured offscreen, rendering the view to a QImage:
+
+- open a 2,048-GPU rail-optimized design with every GPU and NIC drawn (load file, build scene,
+  first paint), target <= 3 s;
+- full repaint of the zoomed-out (fit) view of that design, target <= 50 ms;
+- dragging a selection of 100 devices: one mouse-move (items and their links follow), target
+  <= 16 ms, and the same followed by a repaint of the view;
+- open the 16,384-GPU sample with groups collapsed, target <= 5 s.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QPointF  # noqa: E402
+from PySide6.QtGui import QImage, QPainter  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import designer.gui  # noqa: E402,F401
+from designer.generators import GENERATORS  # noqa: E402
+from designer.gui.interactions import MoveSelectionInteraction  # noqa: E402
+from designer.gui.main_window import MainWindow  # noqa: E402
+from designer.io import load_design, save_design  # noqa: E402
+from designer.model.catalog import default_catalog  # noqa: E402
+
+SAMPLE_16K = ROOT / "sample_designs" / "rail-optimized-16k-3tier.json"
+
+
+def render(window: MainWindow, image: QImage) -> float:
+    t0 = time.perf_counter()
+    p = QPainter(image)
+    window.view.render(p)
+    p.end()
+    return time.perf_counter() - t0
+
+
+def open_file(window: MainWindow, path: Path, *, collapse: bool) -> tuple[float, float, float]:
+    """(load s, scene s, first paint s)."""
+    t0 = time.perf_counter()
+    design = load_design(path)
+    t1 = time.perf_counter()
+    window.document.set_design(design, path, collapse=collapse)
+    QApplication.processEvents()
+    t2 = time.perf_counter()
+    image = QImage(window.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
+    paint = render(window, image)
+    return t1 - t0, t2 - t1, paint
+
+
+def main() -> int:
+    app = QApplication.instance() or QApplication([])
+    catalog = default_catalog()
+    window = MainWindow(catalog, recovery_dir=Path(tempfile.mkdtemp()) / "recovery")
+    window.resize(1600, 1000)
+    window.show()
+    QApplication.processEvents()
+
+    tmp = Path(tempfile.mkdtemp())
+    design = GENERATORS["rail-optimized"].build(sus=8)
+    gpus = sum(1 for d in design.iter_devices() if d.kind == "gpu")
+    path = tmp / "rail-2048.json"
+    save_design(design, path)
+    print(f"2,048-GPU design: {gpus} GPUs, {design.device_count()} devices, {design.link_count()} links")
+
+    load_s, scene_s, paint_s = open_file(window, path, collapse=False)
+    shown = len(window.scene.device_items)
+    print(f"open, everything drawn ({shown} device items, {len(window.scene.bundle_items)} link items): "
+          f"{load_s + scene_s + paint_s:.2f} s (load {load_s:.2f}, scene {scene_s:.2f}, first paint {paint_s:.3f})"
+          "  [target <= 3 s]")
+
+    window.view.zoom_to_fit()
+    image = QImage(window.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
+    times = [render(window, image) for _ in range(10)]
+    print(f"full repaint, zoomed out to fit ({window.view.scale_factor():.3f}x, {image.width()}x{image.height()}): "
+          f"median {statistics.median(times) * 1000:.1f} ms  [target <= 50 ms]")
+
+    gpu_ids = [d.id for d in window.document.design.iter_devices() if d.kind in ("gpu", "nic")][:100]
+    window.scene.select_devices(gpu_ids)
+    first = window.scene.device_items[gpu_ids[0]]
+    window.view.zoom_by(0.5 / window.view.scale_factor())
+    window.view.centerOn(first)
+    interaction = MoveSelectionInteraction(window.view, first, first.pos())
+    moves = []
+    moves_paint = []
+    for i in range(1, 41):
+        t0 = time.perf_counter()
+        interaction.move_to(QPointF(20.0 * i, 20.0 * (i % 3)))
+        t1 = time.perf_counter()
+        window.view.viewport().repaint()
+        t2 = time.perf_counter()
+        moves.append(t1 - t0)
+        moves_paint.append(t2 - t0)
+    interaction.cancel()
+    print(f"drag 100 selected devices: median {statistics.median(moves) * 1000:.2f} ms per mouse-move, "
+          f"{statistics.median(moves_paint) * 1000:.1f} ms with the view repaint  [target <= 16 ms]")
+
+    if SAMPLE_16K.is_file():
+        load_s, scene_s, paint_s = open_file(window, SAMPLE_16K, collapse=True)
+        d = window.document.design
+        gpus = sum(1 for x in d.iter_devices() if x.kind == "gpu")
+        print(f"16k sample ({gpus} GPUs, {d.device_count()} devices, {d.link_count()} links), groups collapsed "
+              f"({len(window.scene.device_items)} devices + {len(window.scene.boxes)} boxes shown): "
+              f"{load_s + scene_s + paint_s:.2f} s (load {load_s:.2f}, scene {scene_s:.2f}, first paint {paint_s:.3f})"
+              "  [target <= 5 s]")
+        window.view.zoom_to_fit()
+        image = QImage(window.view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
+        times = [render(window, image) for _ in range(5)]
+        print(f"16k full repaint, zoomed out: median {statistics.median(times) * 1000:.1f} ms")
+    else:
+        print(f"16k sample not found at {SAMPLE_16K}")
+    window.document.undo_stack.setClean()
+    window.close()
+    del app
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

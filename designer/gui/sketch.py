@@ -1,0 +1,102 @@
+"""The zoomed-out picture of a scene, drawn in a handful of batched calls.
+
+Below :data:`designer.gui.style.LOD_SKETCH` zoom, items stop painting themselves (they get
+``ItemHasNoContents`` but stay selectable and hit-testable) and the scene draws this sketch
+instead: one ``drawRects`` per device colour and one ``drawLines`` per link pen, rather than one
+Python ``paint()`` call per item. The overview (minimap) draws the same sketch.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QLineF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
+
+from designer.gui import style
+
+if TYPE_CHECKING:
+    from designer.gui.scene import DesignScene
+
+_BOX_FILL = QColor("#C9D1DA")
+
+
+class Sketch:
+    """Rectangles and lines of everything shown, grouped by how they are drawn."""
+
+    def __init__(self, scene: DesignScene) -> None:
+        self.frames: dict[str, list[QRectF]] = defaultdict(list)
+        self.devices: dict[str, list[QRectF]] = defaultdict(list)  # colour name -> rects
+        self.boxes: list[QRectF] = []
+        self.lines: dict[tuple[str, float, int], list[QLineF]] = defaultdict(list)
+        self.selected_rects: list[QRectF] = []
+        self.selected_lines: list[QLineF] = []
+        self.bounds = QRectF()
+        for frame in scene.frames.values():
+            if frame.isVisible():
+                r = frame.rect().translated(frame.pos())
+                self.frames[frame.kind].append(r)
+                if frame.isSelected():
+                    self.selected_rects.append(r)
+        for bundle in scene.bundle_items.values():
+            p1, p2 = bundle.ends()
+            off = bundle.pos()
+            line = QLineF(p1 + off, p2 + off)
+            pen = bundle.draw_pen()
+            self.lines[(pen.color().name(QColor.NameFormat.HexArgb), pen.widthF(), 0)].append(line)
+            if bundle.isSelected():
+                self.selected_lines.append(line)
+        for item in scene.device_items.values():
+            r = item.rect().translated(item.pos())
+            colour = style.WARNING if item.flagged else item.accent()
+            self.devices[colour.name()].append(r)
+            if item.isSelected():
+                self.selected_rects.append(r)
+        for box in scene.boxes.values():
+            if box.isVisible():
+                r = box.rect().translated(box.pos())
+                if box.flagged:
+                    self.devices[style.WARNING.name()].append(r)
+                else:
+                    self.boxes.append(r)
+                if box.isSelected():
+                    self.selected_rects.append(r)
+        for group in (*self.frames.values(), *self.devices.values(), self.boxes):
+            for r in group:
+                self.bounds = self.bounds.united(r)
+
+    def paint(self, painter: QPainter) -> None:
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        border = QPen(style.GROUP_BORDER, 1)
+        border.setCosmetic(True)
+        painter.setPen(border)
+        for kind, rects in self.frames.items():
+            painter.setBrush(style.GROUP_FILLS.get(kind, style.GROUP_FILLS["custom"]))
+            painter.drawRects(rects)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for (colour, width, _style), lines in self.lines.items():
+            # solid and at most 2 px: dashes and wide strokes cost a lot and show little when small
+            pen = QPen(QColor(colour), min(width, 2.0))
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.drawLines(lines)
+        painter.setPen(Qt.PenStyle.NoPen)
+        for colour, rects in self.devices.items():
+            painter.setBrush(QColor(colour))
+            painter.drawRects(rects)
+        if self.boxes:
+            edge = QPen(style.GROUP_BORDER, 1)
+            edge.setCosmetic(True)
+            painter.setPen(edge)
+            painter.setBrush(_BOX_FILL)
+            painter.drawRects(self.boxes)
+        if self.selected_rects or self.selected_lines:
+            sel = QPen(style.SELECTION, 2.5)
+            sel.setCosmetic(True)
+            painter.setPen(sel)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRects(self.selected_rects)
+            painter.drawLines(self.selected_lines)
+        painter.restore()
