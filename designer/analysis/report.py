@@ -258,7 +258,11 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
     busy = mdl.arc_seconds_per_byte() * row.message_bytes / row.time_s  # fraction of the time
     busy = np.minimum(busy, 1.0)
     load = np.sum([ph.arc_load_per_byte for ph in mdl.phases], axis=0) * row.message_bytes / row.time_s
-    eff = cap.arc_effective_bytes_per_s
+    # The capacity each arc was modelled with (NVLS runs NVLink at its own efficiency).
+    per_byte = np.sum([ph.arc_load_per_byte for ph in mdl.phases], axis=0)
+    spb = mdl.arc_seconds_per_byte()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eff = np.where(spb > 0, per_byte / np.where(spb > 0, spb, 1.0), cap.arc_effective_bytes_per_s)
     fwd_bigger = busy[:m] >= busy[m:]
     arc_of_link = np.where(fwd_bigger, np.arange(m), np.arange(m) + m)
     util = busy[arc_of_link]

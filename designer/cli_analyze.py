@@ -1,0 +1,109 @@
+"""``topo-designer analyze FILE``: bisection bounds, collective times and bottlenecks of a design."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from designer.analysis.collectives import ALGORITHMS, COLLECTIVES
+from designer.analysis.errors import AnalysisError
+
+_UNITS = {
+    "": 1, "b": 1,
+    "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30,
+    "t": 1 << 40, "tib": 1 << 40,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+}
+MAX_SIZES = 4096
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``8``, ``8B``, ``64K``/``64KiB`` (binary), ``1MB`` (decimal)...
+
+    >>> parse_size("8B"), parse_size("1MiB"), parse_size("2G"), parse_size("1MB")
+    (8, 1048576, 2147483648, 1000000)
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise AnalysisError(f"invalid size {text!r}: use e.g. 8B, 64KiB, 1MiB, 8GiB")
+    value = float(m.group(1)) * _UNITS[m.group(2).lower()]
+    if value < 1 or value != int(value) or value > 1 << 50:
+        raise AnalysisError(f"invalid size {text!r}: a whole number of bytes from 1 B to 1 PiB")
+    return int(value)
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``8B:8GiB`` (powers of two from..to, like nccl-tests ``-f 2``) or a list ``1MiB,1GiB``.
+
+    >>> parse_sizes("8B:64B"), parse_sizes("1MiB,1KiB,1KiB")
+    ([8, 16, 32, 64], [1024, 1048576])
+    """
+    if ":" in text:
+        lo_s, _, hi_s = text.partition(":")
+        lo, hi = parse_size(lo_s), parse_size(hi_s)
+        if lo > hi:
+            raise AnalysisError(f"invalid size range {text!r}: the first size is larger than the last")
+        out = []
+        v = lo
+        while v <= hi and len(out) < MAX_SIZES:
+            out.append(v)
+            v *= 2
+        return out
+    sizes = sorted({parse_size(s) for s in text.split(",") if s.strip()})
+    if not sizes:
+        raise AnalysisError("--sizes is empty")
+    if len(sizes) > MAX_SIZES:
+        raise AnalysisError(f"--sizes lists {len(sizes)} sizes; at most {MAX_SIZES}")
+    return sizes
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    algos = sorted({a for v in ALGORITHMS.values() for a in v})
+    p = subparsers.add_parser(
+        "analyze",
+        help="bisection bounds, collective times, bottlenecks",
+        description="Analyze a design: certified bisection bandwidth bounds over the GPUs, the time, algbw and "
+        "busbw (nccl-tests conventions) of a collective for every algorithm and message size with the one an "
+        "NCCL-style tuner would pick, per-link utilisation and the top bottleneck links. Units: s, bytes, "
+        "bytes/s per direction.",
+    )
+    p.add_argument("file", help="design file (.json)")
+    p.add_argument("--json", metavar="PATH", help="write the report as JSON to PATH ('-' for stdout instead "
+                   "of the summary)")
+    p.add_argument("--collective", default="allreduce", choices=COLLECTIVES, help="collective (default allreduce)")
+    p.add_argument("--algorithm", action="append", metavar="NAME",
+                   help=f"an algorithm to model (repeatable, or comma list; default all that apply): "
+                   f"{', '.join(algos)}")
+    p.add_argument("--sizes", metavar="SIZES", default="8B:8GiB",
+                   help="message sizes: a range of powers of two '8B:8GiB' (default) or a list '1MiB,1GiB'")
+    p.add_argument("--gpus", metavar="GPUS", default="all",
+                   help="the GPUs taking part: 'all' (default), a group id (server, su...), or a comma list of "
+                   "GPU ids")
+    p.add_argument("--top", type=int, default=5, metavar="N", help="bottlenecks to print (default 5)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from designer.analysis.report import analyze
+    from designer.io import load_design
+    from designer.io.report import report_to_json
+
+    sizes = parse_sizes(args.sizes)
+    algos = None
+    if args.algorithm:
+        algos = [a.strip() for item in args.algorithm for a in item.split(",") if a.strip()]
+    design = load_design(args.file)
+    report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
+                     top=max(args.top, 1))
+    if args.json:
+        text = report_to_json(report)
+        if args.json == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return 0
+        from designer.io import atomic_write_text
+
+        atomic_write_text(args.json, text)
+    print("\n".join(report.summary_lines(top=max(args.top, 1))))
+    return 0

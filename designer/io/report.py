@@ -1,0 +1,107 @@
+"""Analysis report as JSON: format ``topo-designer-report``, version 1 (docs/report-format.md).
+
+Units: seconds, bytes, bytes per second per direction. Numbers are finite (JSON has no NaN);
+an absent value is ``null``. The schema is ``resources/schema/report.schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from designer.analysis.report import Report
+from designer.io.atomic import atomic_write_text
+
+REPORT_FORMAT = "topo-designer-report"
+REPORT_VERSION = 1
+
+
+def _num(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
+    """The report as plain JSON-ready data (see docs/report-format.md).
+
+    ``all_links=False`` keeps only links with a non-zero utilisation (smaller files).
+    """
+    b = report.bisection
+    d = report.design
+    links = report.links if all_links else tuple(x for x in report.links if x.utilization > 0)
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "units": {"time": "s", "size": "bytes", "bandwidth": "bytes/s per direction"},
+        "name": report.design_name,
+        "design": {
+            "gpus": d.gpus, "switches": d.switches, "links": d.links, "nics": d.nics,
+            "nvswitches": d.nvswitches, "servers": d.servers, "links_used": d.links_used,
+            "links_excluded": d.links_excluded,
+        },
+        "bisection": {
+            "lower_bytes_per_s": _num(b.lower_bytes_per_s),
+            "upper_bytes_per_s": _num(b.upper_bytes_per_s),
+            "exact": b.exact,
+            "endpoints": b.endpoints,
+            "lower_method": b.lower_method,
+            "upper_method": b.upper_method,
+            "uniform_lower_bytes_per_s": _num(b.uniform_lower_bytes_per_s),
+            "hose_lower_bytes_per_s": _num(b.hose_lower_bytes_per_s),
+            "cut_links": list(b.cut_links),
+        },
+        "collective": report.collective,
+        "ranks": report.ranks,
+        "servers": report.servers,
+        "algorithms": [
+            {"algorithm": a.algorithm, "seconds_per_byte": _num(a.seconds_per_byte),
+             "bottleneck_link": a.bottleneck_link,
+             "latency_s": {k: _num(v) for k, v in a.latency_s.items()}, "formula": a.formula}
+            for a in report.algorithms
+        ],
+        "collectives": [
+            {"collective": r.collective, "algorithm": r.algorithm, "protocol": r.protocol,
+             "message_bytes": r.message_bytes, "time_s": _num(r.time_s),
+             "algbw_bytes_per_s": _num(r.algbw_bytes_per_s), "busbw_bytes_per_s": _num(r.busbw_bytes_per_s),
+             "selected": r.selected, "bottleneck_link": r.bottleneck_link}
+            for r in report.collectives
+        ],
+        "links_traffic": report.links_traffic,
+        "links": [
+            {"id": x.id, "utilization": _num(x.utilization), "load_bytes_per_s": _num(x.load_bytes_per_s),
+             "capacity_bytes_per_s": _num(x.capacity_bytes_per_s), "direction": x.direction, "protocol": x.protocol}
+            for x in links
+        ],
+        "bottlenecks": [
+            {"link": x.link, "utilization": _num(x.utilization), "direction": x.direction, "protocol": x.protocol,
+             "capacity_bytes_per_s": _num(x.capacity_bytes_per_s), "algorithm": x.algorithm,
+             "collective": x.collective, "message_bytes": x.message_bytes, "flows": x.flows,
+             "example_flows": list(x.example_flows), "fair_rate_bytes_per_s": _num(x.fair_rate_bytes_per_s)}
+            for x in report.bottlenecks
+        ],
+        "notes": list(report.notes),
+    }
+
+
+def report_to_json(report: Report, *, all_links: bool = True) -> str:
+    """Pretty JSON text of the report, with a trailing newline.
+
+    Examples
+    --------
+    >>> from designer.generators import GENERATORS
+    >>> from designer.analysis import analyze
+    >>> import json
+    >>> data = json.loads(report_to_json(analyze(GENERATORS["server"].build(), sizes=[1 << 20])))
+    >>> data["format"], data["version"], data["design"]["gpus"], len(data["collectives"])
+    ('topo-designer-report', 1, 8, 3)
+    """
+    return json.dumps(report_to_dict(report, all_links=all_links), indent=1, ensure_ascii=False,
+                      allow_nan=False) + "\n"
+
+
+def save_report(report: Report, path: str) -> None:
+    """Write the report's JSON atomically to ``path``."""
+    atomic_write_text(path, report_to_json(report))

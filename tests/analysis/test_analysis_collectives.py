@@ -1,0 +1,142 @@
+"""Collective times: calibration against shared/reference/calibration.json and model properties."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from analysis_helpers import rail_cluster, single_server, two_node_design
+
+from designer.analysis import AnalysisError, collective_times
+from designer.analysis.collectives import bus_factor
+from designer.generators import GENERATORS
+
+CAL_PATH = Path(__file__).resolve().parents[3] / "shared" / "reference" / "calibration.json"
+GiB8 = 8 << 30
+
+
+def calibration() -> dict:
+    if CAL_PATH.is_file():
+        return {r["id"]: r for r in json.loads(CAL_PATH.read_text())["records"]}
+    # The figures of the shared reference, for a checkout without it.
+    return {
+        "h100-1node-ring-busbw": {"value": 370},
+        "h100-1node-nvls-busbw-peak": {"value": 480},
+        "ndr400-per-nic-nccl": {"value": [46, 49]},
+        "dgx-a100-multinode-allreduce": {"value": 192},
+        "alltoall-single-nic-bound": {"value": [48, 49]},
+    }
+
+
+def busbw(res, algorithm, size=GiB8):
+    row = next(r for r in res.rows if r.algorithm == algorithm and r.message_bytes == size)
+    return row.busbw_bytes_per_s / 1e9
+
+
+def within(value, target, tol=0.10):
+    return abs(value - target) <= tol * target
+
+
+def test_hgx_h100_single_node_ring_and_nvls():
+    cal = calibration()
+    res = collective_times(GENERATORS["server"].build(), sizes=[GiB8])
+    assert within(busbw(res, "ring"), cal["h100-1node-ring-busbw"]["value"])
+    assert within(busbw(res, "nvls"), cal["h100-1node-nvls-busbw-peak"]["value"])
+    sel = [r for r in res.rows if r.selected]
+    assert [r.algorithm for r in sel] == ["nvls"]
+
+
+@pytest.mark.parametrize("design", ["su", "4 nodes"])
+def test_multinode_ndr_ring_is_eight_nics(design):
+    lo, hi = calibration()["ndr400-per-nic-nccl"]["value"]
+    d = GENERATORS["rail-optimized"].build(sus=1) if design == "su" else rail_cluster(4, spines=2, uplinks_per_leaf=4)
+    res = collective_times(d, sizes=[GiB8], algorithms=["ring"])
+    target = 8 * (lo + hi) / 2
+    assert within(busbw(res, "ring"), target)
+
+
+def test_dgx_a100_hdr_ring_and_selected():
+    target = calibration()["dgx-a100-multinode-allreduce"]["value"]
+    # DGX A100: A100 NVLink3 (300 GB/s), PCIe Gen4, 8 x 200G HDR on QM8700-class switches, no SHARP plugin.
+    for nodes in (4, 16):
+        d = rail_cluster(nodes, nic_gbps=200.0, nvl_gbps=2400.0, pcie_gbps=256.0, nvls=False, spines=4,
+                         uplinks_per_leaf=nodes, sharp=False)
+        res = collective_times(d, sizes=[GiB8])
+        assert within(busbw(res, "ring"), target)
+    sel = next(r for r in res.rows if r.selected)  # 16 nodes
+    assert within(sel.busbw_bytes_per_s / 1e9, target)
+
+
+def test_alltoall_is_bounded_by_one_nic():
+    lo, hi = calibration()["alltoall-single-nic-bound"]["value"]
+    res = collective_times(rail_cluster(6, protocol="ethernet", spines=2, uplinks_per_leaf=6), "alltoall", sizes=[GiB8])
+    bw = busbw(res, "pairwise")
+    assert bw <= hi * 1.0001
+    assert within(bw, (lo + hi) / 2, 0.10)
+
+
+def test_busbw_conventions_and_selection():
+    res = collective_times(rail_cluster(4), sizes=[8, 1 << 20, GiB8])
+    p = res.ranks
+    for r in res.rows:
+        assert r.algbw_bytes_per_s == pytest.approx(r.message_bytes / r.time_s)
+        assert r.busbw_bytes_per_s == pytest.approx(r.algbw_bytes_per_s * 2 * (p - 1) / p)
+    for size in (8, 1 << 20, GiB8):
+        rows = [r for r in res.rows if r.message_bytes == size]
+        best = min((r for r in rows if r.algorithm != "sharp"), key=lambda r: r.time_s)
+        assert [r.algorithm for r in rows if r.selected] == [best.algorithm]
+    # small messages are latency bound: the tree beats the 2(p-1)-step ring
+    t8 = {r.algorithm: r.time_s for r in res.rows if r.message_bytes == 8}
+    assert t8["tree"] < t8["ring"]
+    assert bus_factor("reducescatter", p) == pytest.approx((p - 1) / p)
+
+
+def test_time_grows_with_size_and_is_finite():
+    res = collective_times(rail_cluster(2, spines=1, uplinks_per_leaf=2))
+    for algo in {r.algorithm for r in res.rows}:
+        t = np.array([r.time_s for r in res.rows if r.algorithm == algo])
+        assert np.all(np.isfinite(t)) and np.all(np.diff(t) > 0)
+
+
+def test_oversubscribed_uplinks_become_the_bottleneck():
+    fast = collective_times(rail_cluster(8, spines=2, uplinks_per_leaf=8), sizes=[GiB8], algorithms=["ring"])
+    # rails stay on their leaf: a ring never needs the spine, so oversubscription does not matter...
+    slow = collective_times(rail_cluster(8, spines=2, uplinks_per_leaf=1), sizes=[GiB8], algorithms=["ring"])
+    assert busbw(fast, "ring") == pytest.approx(busbw(slow, "ring"), rel=1e-3)
+    # ...but on a leaf-spine where every server sits on its own leaf, the 2:1 uplinks cut busbw.
+    ls = GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=8, oversubscription=2.0)
+    nb = GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=8, oversubscription=1.0)
+    r2 = collective_times(ls, sizes=[GiB8], algorithms=["ring"])
+    r1 = collective_times(nb, sizes=[GiB8], algorithms=["ring"])
+    assert busbw(r2, "ring") < 0.6 * busbw(r1, "ring")
+    assert r2.rows[0].bottleneck_link.startswith("leaf")
+
+
+def test_other_collectives_run():
+    d = rail_cluster(2, spines=1, uplinks_per_leaf=2)
+    for coll in ("reducescatter", "allgather", "broadcast", "alltoall"):
+        res = collective_times(d, coll, sizes=[1 << 20])
+        assert res.rows and all(r.time_s > 0 for r in res.rows)
+    with pytest.raises(AnalysisError):
+        collective_times(d, "gather")
+    with pytest.raises(AnalysisError):
+        collective_times(d, "allreduce", algorithms=["bogus"])
+
+
+def test_unavailable_algorithm_is_a_note_not_a_crash():
+    res = collective_times(single_server(8, nvls=False), sizes=[1 << 20], algorithms=["nvls", "ring"])
+    assert [r.algorithm for r in res.rows] == ["ring"]
+    assert any("nvls" in n for n in res.notes)
+
+
+def test_edge_cases_one_gpu_and_disconnected():
+    one = collective_times(single_server(1), sizes=[1 << 20])
+    assert one.rows == () and one.notes
+    d = two_node_design()
+    d.set_link_field("n2-nic1--sw", "failed", True)
+    d.set_link_field("n2-nic2--sw", "failed", True)
+    res = collective_times(d, sizes=[1 << 20])
+    assert res.rows == ()
+    assert any("no path" in n for n in res.notes)

@@ -1,0 +1,155 @@
+"""analyze(): the report, its JSON against the schema, the CLI, edge cases."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import jsonschema
+import pytest
+from analysis_helpers import rail_cluster, single_server, two_node_design
+
+from designer.analysis import AnalysisError, Report, analyze
+from designer.analysis.capacity import build_capacity_graph
+from designer.cli import main
+from designer.generators import GENERATORS
+from designer.io import save_design
+from designer.io.report import report_to_dict, report_to_json
+from designer.model import Design, Device, Link, PortGroup
+from designer.model.catalog import resources_dir
+
+SCHEMA = json.loads((resources_dir() / "schema" / "report.schema.json").read_text())
+
+
+def assert_valid(report: Report) -> dict:
+    data = json.loads(report_to_json(report))
+    jsonschema.validate(data, SCHEMA)
+    return data
+
+
+def finite_numbers(obj) -> bool:
+    if isinstance(obj, float):
+        return math.isfinite(obj)
+    if isinstance(obj, dict):
+        return all(finite_numbers(v) for v in obj.values())
+    if isinstance(obj, list):
+        return all(finite_numbers(v) for v in obj)
+    return True
+
+
+def test_real_report_validates_against_schema():
+    rep = analyze(GENERATORS["rail-optimized"].build(sus=1), sizes=[8, 1 << 20, 1 << 30])
+    data = assert_valid(rep)
+    assert data["design"] == {**data["design"], "gpus": 256, "switches": 12}
+    assert data["bisection"]["exact"] is True
+    assert len(data["links"]) == data["design"]["links_used"]
+    assert {c["algorithm"] for c in data["collectives"]} >= {"ring", "tree", "nvls"}
+    assert sum(c["selected"] for c in data["collectives"]) == 3
+    # every bottleneck is a real link, named with the algorithm behind it
+    ids = {x["id"] for x in data["links"]}
+    assert data["bottlenecks"] and all(b["link"] in ids and b["algorithm"] for b in data["bottlenecks"])
+    assert data["bottlenecks"] == sorted(data["bottlenecks"], key=lambda b: -b["utilization"])
+    assert set(data["bisection"]["cut_links"]) <= ids
+
+
+def test_bottleneck_names_the_flows_and_fair_rate():
+    ls = GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=8, oversubscription=2.0)
+    rep = analyze(ls, algorithms=["ring"], sizes=[1 << 30])
+    top = rep.bottlenecks[0]
+    assert top.link.startswith("leaf") and "spine" in top.link
+    assert top.flows >= 1 and top.example_flows
+    assert top.fair_rate_bytes_per_s is not None and top.fair_rate_bytes_per_s > 0
+    assert any("spine" in line for line in rep.summary_lines())
+
+
+def test_summary_lines_have_units_and_bounds():
+    rep = analyze(single_server(8), sizes=[1 << 20, 1 << 30])
+    text = "\n".join(rep.summary_lines())
+    assert "Bisection" in text and "TB/s" in text and "GB/s" in text and "MiB" in text
+    assert "nvls" in text and "*" in text
+
+
+def test_no_gpu_one_gpu_failed_and_zero_capacity_links():
+    d = Design("switches only")
+    d.extend(devices=[Device("s1", "switch", (PortGroup("p", 2, 400.0),)),
+                      Device("s2", "switch", (PortGroup("p", 2, 400.0),))],
+             links=[Link("l", "s1", "p1", "s2", "p1")])
+    rep = analyze(d)
+    assert rep.design.gpus == 0 and any("no GPU" in n for n in rep.notes)
+    assert finite_numbers(assert_valid(rep))
+
+    rep1 = analyze(single_server(1))
+    assert rep1.collectives == () and rep1.notes
+    assert finite_numbers(assert_valid(rep1))
+
+    d2 = two_node_design()
+    d2.set_link_field("n2-nic1--sw", "failed", True)
+    d2.set_link_field("n2-nic2--sw", "failed", True)
+    rep2 = analyze(d2)
+    assert rep2.bisection.upper_bytes_per_s == 0.0 and rep2.bisection.exact
+    assert any("failed" in n for n in rep2.notes)
+    assert finite_numbers(assert_valid(rep2))
+
+
+def test_zero_rate_cable_is_left_out_with_a_note():
+    from designer.model.catalog import Cable, Catalog
+
+    cat = Catalog()
+    cat.cables["dead"] = Cable("dead", "dead", "optical", 0.0, 10.0)
+    d = two_node_design()
+    d.set_link_field("n1-nic1--sw", "cable", "dead")
+    cap = build_capacity_graph(d, cat)
+    assert ("n1-nic1--sw", "zero capacity") in cap.excluded
+    rep = analyze(d, cat)
+    assert any("zero-capacity" in n for n in rep.notes)
+    assert finite_numbers(report_to_dict(rep))
+
+
+def test_gpu_selection():
+    d = rail_cluster(2, spines=1, uplinks_per_leaf=2)
+    rep = analyze(d, gpus="node1", sizes=[1 << 20])
+    assert rep.ranks == 8 and rep.servers == 1
+    rep = analyze(d, gpus="node1-gpu1,node2-gpu1", sizes=[1 << 20])
+    assert rep.ranks == 2 and rep.bisection.endpoints == 2
+    with pytest.raises(AnalysisError, match="no GPU or group"):
+        analyze(d, gpus="nope")
+    with pytest.raises(AnalysisError, match="not a GPU"):
+        analyze(d, gpus="leaf1")
+
+
+def test_unknown_models_still_analyze_from_port_speeds():
+    d = GENERATORS["server"].build()
+    for dev in d.devices:
+        d.set_device_field(dev.id, "model", "my-" + dev.kind)
+    rep = analyze(d, sizes=[1 << 30])
+    assert any("not in the catalog" in n for n in rep.notes)
+    ring = next(r for r in rep.collectives if r.algorithm == "ring")
+    assert ring.busbw_bytes_per_s > 300e9
+
+
+def test_cli_analyze_summary_and_json(tmp_path, capsys):
+    path = tmp_path / "d.json"
+    save_design(GENERATORS["rail-optimized"].build(sus=1), path)
+    assert main(["analyze", str(path), "--sizes", "1MiB,1GiB", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "Bisection over 256 GPUs (exact" in out and "1 GiB" in out and "Top bottlenecks" in out
+    assert main(["analyze", str(path), "--json", "-", "--sizes", "8B:64B", "--collective", "allgather"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    jsonschema.validate(data, SCHEMA)
+    assert [c["message_bytes"] for c in data["collectives"]] == [8, 16, 32, 64]
+    out_file = tmp_path / "r.json"
+    assert main(["analyze", str(path), "--json", str(out_file), "--algorithm", "ring,tree", "--gpus", "su1-node1",
+                 "--sizes", "1GiB"]) == 0
+    data = json.loads(out_file.read_text())
+    assert {c["algorithm"] for c in data["collectives"]} == {"ring", "tree"} and data["ranks"] == 8
+
+
+def test_cli_errors_exit_2(tmp_path, capsys):
+    path = tmp_path / "d.json"
+    save_design(single_server(2), path)
+    assert main(["analyze", str(path), "--sizes", "9ZB"]) == 2
+    assert main(["analyze", str(path), "--sizes", "1GiB:1MiB"]) == 2
+    assert main(["analyze", str(path), "--algorithm", "magic"]) == 2
+    assert main(["analyze", str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("topo-designer:") == 4 and "Traceback" not in err
