@@ -130,10 +130,17 @@ def build_rail_optimized(
         cores_per_plane, spine_core_links = upper_tier_size(
             KIND, pods, spine_up, core_ports, "pods", "cores", core_c.id)
 
-    col_w = kit.width + COLUMN_GAP
+    # Canvas layout: each SU is a block of node columns, a column holding whole racks, about
+    # four columns per SU so that a unit reads as a wide block rather than one tall stack.
+    compute_racks = -(-nodes_per_su // nodes_per_rack)
+    per_column = nodes_per_rack * max(1, -(-compute_racks // 4))
+    node_columns = -(-nodes_per_su // per_column)
+    node_w = kit.width + COLUMN_GAP
+    col_w = node_columns * node_w + COLUMN_GAP
+    su_w = col_w - 2 * COLUMN_GAP
+    leaf_dx = max(DX, (su_w - DX) / max(1, rails - 1)) if rails > 1 else DX
     top = TIER_DY if n_tiers == 3 else 0.0
     spine_y, leaf_y, node_y = top, top + TIER_DY, top + 2 * TIER_DY
-    compute_racks = -(-nodes_per_su // nodes_per_rack)
     leaves_by_pod: list[list[Device]] = []
     spines_by_pod: list[list[Device]] = []
     nodes_total = gpus_total = 0
@@ -156,7 +163,7 @@ def build_rail_optimized(
             compute = rack_ids[:net_slot] + rack_ids[net_slot + 1:]
             su_leaves = []
             for r in range(1, rails + 1):
-                leaf = b.device(leaf_c, f"su{n}-leaf{r}", tier="leaf", x=left + (r - 1) * DX, y=leaf_y,
+                leaf = b.device(leaf_c, f"su{n}-leaf{r}", tier="leaf", x=left + (r - 1) * leaf_dx, y=leaf_y,
                                 group=net_gid, properties={"su": n, "rail": r})
                 b.place(leaf.id, net_rack, SWITCH_BASE_M + (r - 1) * SWITCH_STEP_M)
                 su_leaves.append(leaf)
@@ -164,8 +171,9 @@ def build_rail_optimized(
             su_nodes = nodes_per_su - 1 if with_ufm else nodes_per_su
             for m in range(1, su_nodes + 1):
                 rack_gid, rack = compute[(m - 1) // nodes_per_rack]
-                nics = add_node(b, kit, f"su{n}-node{m}", name="", parent=rack_gid, x=left,
-                                y=node_y + (m - 1) * NODE_DY, rack=rack,
+                column, row = divmod(m - 1, per_column)
+                nics = add_node(b, kit, f"su{n}-node{m}", name="", parent=rack_gid, x=left + column * node_w,
+                                y=node_y + row * NODE_DY, rack=rack,
                                 height_m=node_height_m((m - 1) % nodes_per_rack), props={"su": n})
                 for nic_dev, leaf in zip(nics, su_leaves, strict=True):
                     b.cable_link(f"{nic_dev.id}--{leaf.id}", nic_dev, leaf)
@@ -176,7 +184,8 @@ def build_rail_optimized(
                 appliance = b.add(Device(
                     f"su{n}-ufm", "storage",
                     (PortGroup("p", ufm_links, float(port.speed_gbps), "network", port.form_factor),),
-                    name="UFM fabric manager appliance", x=left, y=node_y + su_nodes * NODE_DY, group=net_gid,
+                    name="UFM fabric manager appliance", x=left + (su_nodes // per_column) * node_w,
+                    y=node_y + (su_nodes % per_column) * NODE_DY, group=net_gid,
                     properties={"role": "ufm", "su": n},
                 ))
                 b.place(appliance.id, net_rack, node_height_m(0))
@@ -188,7 +197,8 @@ def build_rail_optimized(
                  else [f"pod{p}-spine{s}" for s in range(1, spines_per_pod + 1)])
         spines = switch_row(
             b, spine_c, names, tier="spine", y=spine_y, left=(first_su - 1) * col_w,
-            right=(last_su - 1) * col_w + (rails - 1) * DX, group_prefix=f"pod{p}-spine" if n_tiers == 3 else "spine",
+            right=(last_su - 1) * col_w + (rails - 1) * leaf_dx,
+            group_prefix=f"pod{p}-spine" if n_tiers == 3 else "spine",
             parent=pod_gid, props={"pod": p} if n_tiers == 3 else {}, new_row=True,
         )
         connect_all(b, pod_leaves, spines, leaf_spine_links)
@@ -198,7 +208,7 @@ def build_rail_optimized(
         cores = spines_per_pod * cores_per_plane
         core_devs = switch_row(
             b, core_c, [f"core{c}" for c in range(1, cores + 1)], tier="core", y=0.0,
-            left=0.0, right=(sus - 1) * col_w + (rails - 1) * DX, group_prefix="core", new_row=True,
+            left=0.0, right=(sus - 1) * col_w + (rails - 1) * leaf_dx, group_prefix="core", new_row=True,
         )
         for spines in spines_by_pod:
             for s, spine in enumerate(spines):

@@ -102,15 +102,22 @@ def test_rail_optimized_refuses_impossible_parameters():
         build_rail_optimized(nodes_per_su=1, ufm=True)
 
 
-def test_layout_has_tiers_as_rows_and_rails_aligned():
+def test_layout_has_tiers_as_rows_rails_in_order_and_racks_in_columns():
     d = build_rail_optimized(sus=2)
     y = {t: [x.y for x in d.iter_devices() if x.tier == t] for t in ("spine", "leaf")}
     endpoints = [x.y for x in d.iter_devices() if not x.tier]
     assert max(y["spine"]) < min(y["leaf"]) < min(endpoints)
+    su1_right = max(x.x for x in d.iter_devices() if x.properties.get("su") == 1)
     for su in (1, 2):
-        for r in range(1, 9):
-            leaf_x = d.device(f"su{su}-leaf{r}").x
-            assert all(d.device(f"su{su}-node{m}-nic{r}").x == leaf_x for m in range(1, 33))
+        leaf_x = [d.device(f"su{su}-leaf{r}").x for r in range(1, 9)]
+        assert leaf_x == sorted(leaf_x)
+        nodes_x = [d.device(f"su{su}-node{m}-nic1").x for m in range(1, 33)]
+        # The SU is a wide block: a few columns of whole racks (4 nodes each), not one tall stack.
+        assert 2 <= len(set(nodes_x)) <= 8
+        for rack in range(8):
+            assert len({nodes_x[rack * 4 + i] for i in range(4)}) == 1
+        assert min(leaf_x) <= min(nodes_x) and max(leaf_x) >= max(nodes_x)
+    assert all(d.device(f"su2-node{m}-gpu1").x > su1_right for m in range(1, 33))
     positions = [(x.x, x.y) for x in d.iter_devices()]
     assert len(positions) == len(set(positions))
 
