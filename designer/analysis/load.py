@@ -241,3 +241,63 @@ def ranked_links(util: np.ndarray, top: int = 10) -> np.ndarray:
     order = np.lexsort((np.arange(len(util)), -util))
     order = order[util[order] > 0]
     return order[:top]
+
+
+# --------------------------------------------------------------------------- user traffic
+@dataclass(frozen=True)
+class TrafficResult:
+    """A user traffic matrix routed on the fabric (rates in bytes/s, per direction).
+
+    ``utilization`` per link (busier direction, offered load / effective capacity);
+    ``fair_rate_bytes_per_s`` per flow (max-min fair, None when too large to compute);
+    ``bottlenecks``: (link id, utilization, flow indices whose fair rate that link sets).
+    """
+
+    utilization: np.ndarray
+    fair_rate_bytes_per_s: np.ndarray | None
+    bottlenecks: tuple[tuple[str, float, tuple[int, ...]], ...]
+    unrouted_flows: int
+
+
+def traffic_loads(ctx, flows, *, top: int = 10) -> TrafficResult:
+    """Route ``flows`` = iterable of (src GPU id, dst GPU id, bytes/s) and rank the bottlenecks.
+
+    Examples
+    --------
+    >>> from designer.generators import GENERATORS
+    >>> from designer.analysis.context import build_context
+    >>> ctx = build_context(GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8, oversubscription=2.0))
+    >>> res = traffic_loads(ctx, [(f"node1-gpu{i}", f"node2-gpu{i}", 50e9) for i in range(1, 9)])
+    >>> res.bottlenecks[0][0].startswith("leaf1"), round(res.bottlenecks[0][1], 2)
+    (True, 2.08)
+    >>> sorted({round(float(r) / 1e9, 1) for r in res.fair_rate_bytes_per_s})
+    [24.0]
+    """
+    pos = {g: i for i, g in enumerate(ctx.gpu_ids)}
+    src, dst, rate = [], [], []
+    for s, d, r in flows:
+        for x in (s, d):
+            if x not in pos:
+                from designer.analysis.errors import AnalysisError
+
+                raise AnalysisError(f"traffic matrix: {x!r} is not a GPU of the design")
+        src.append(pos[s])
+        dst.append(pos[d])
+        rate.append(float(r))
+    src_a, dst_a, rate_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(rate)
+    routed = route_flows(ctx.fabric, ctx.router, src_a, dst_a, rate_a)
+    util = link_utilisation(ctx.fabric, routed.arc_load)
+    M = flow_matrix(ctx.fabric, ctx.router, src_a, dst_a) if len(src_a) else None
+    fair = max_min_fair(M, ctx.cap.arc_effective_bytes_per_s) if M is not None else None
+    out = []
+    m = ctx.cap.n_links
+    for i in ranked_links(util, top):
+        slowed: tuple[int, ...] = ()
+        if fair is not None:
+            hit = (fair.bottleneck_arc == i) | (fair.bottleneck_arc == i + m)
+            slowed = tuple(int(k) for k in np.flatnonzero(hit))
+        out.append((ctx.cap.link_ids[i], float(util[i]), slowed))
+    rates = None
+    if fair is not None:
+        rates = np.minimum(fair.rate_bytes_per_s, rate_a)
+    return TrafficResult(util, rates, tuple(out), routed.unrouted_flows)

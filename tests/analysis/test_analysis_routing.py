@@ -1,0 +1,132 @@
+"""Capacity graph, ECMP routing, link load and max-min fairness."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from analysis_helpers import fat_tree_hosts, leaf_spine_hosts, rail_cluster, two_node_design
+
+from designer.analysis.capacity import build_capacity_graph
+from designer.analysis.context import build_context
+from designer.analysis.load import flow_matrix, max_min_fair, traffic_loads, uniform_loads
+from designer.analysis.routing import route_flows
+from designer.generators import GENERATORS
+
+
+def test_capacity_graph_rates_protocols_and_latency():
+    d = GENERATORS["rail-optimized"].build(sus=1)
+    cap = build_capacity_graph(d)
+    i = cap.link_ids.index("su1-node1-gpu1--su1-node1-nic1")
+    assert cap.protocol_name(i) == "pcie"
+    j = next(k for k, lid in enumerate(cap.link_ids) if lid.startswith("su1-node1-nic1--"))
+    assert cap.protocol_name(j) == "infiniband"
+    assert cap.line_bytes_per_s[j] == pytest.approx(50e9)
+    assert cap.effective_bytes_per_s[j] == pytest.approx(48e9)
+    assert cap.wire_latency_s[j] > 0
+    sw = cap.nodes_of_kind("switch")
+    assert np.all(cap.node_latency_s[sw] == pytest.approx(150e-9))
+    nv = cap.link_ids.index("su1-node1-gpu1--su1-node1-nvsw")
+    assert cap.protocol_name(nv) == "nvlink" and cap.line_bytes_per_s[nv] == pytest.approx(450e9)
+
+
+def test_ethernet_switch_gives_ethernet_links():
+    d = rail_cluster(2, protocol="ethernet")
+    cap = build_capacity_graph(d, None)
+    net = [cap.protocol_name(k) for k, lid in enumerate(cap.link_ids) if "--leaf" in lid]
+    assert set(net) == {"ethernet"}
+
+
+def test_ecmp_splits_equally_over_spines():
+    # 2 leaves x 2 hosts, 4 uplinks per leaf over 4 spines: h0-0 -> h1-0 puts 1/4 on each uplink
+    d = leaf_spine_hosts(2, 2, 4, 4)
+    ctx = build_context(d, None)
+    pos = {g: i for i, g in enumerate(ctx.gpu_ids)}
+    r = route_flows(ctx.fabric, ctx.router, np.array([pos["h0-0"]]), np.array([pos["h1-0"]]), np.array([8.0]))
+    cap = ctx.cap
+    m = cap.n_links
+    up = [cap.link_ids.index(f"leaf0-u{u}") for u in range(4)]
+    assert np.allclose(r.arc_load[up], 2.0)
+    assert np.allclose(r.arc_load[[k + m for k in up]], 0.0)  # the reverse direction is idle
+    assert r.arc_load.sum() == pytest.approx(8.0 * 4)  # access, uplink, downlink, access
+
+
+def test_pair_and_destination_kernels_agree():
+    d = fat_tree_hosts(4)
+    ctx = build_context(d, None)
+    rng = np.random.default_rng(1)
+    n = len(ctx.fabric.gpus)
+    s = rng.integers(0, n, 40)
+    t = rng.integers(0, n, 40)
+    w = rng.random(40)
+    fab, router = ctx.fabric, ctx.router
+    cs, ct = fab.att_core[s], fab.att_core[t]
+    keep = cs != ct
+    a, _ = router.route_pairs(cs[keep], ct[keep], w[keep])
+    dest, inv = np.unique(ct[keep], return_inverse=True)
+    demand = np.zeros((len(dest), router.n))
+    np.add.at(demand, (inv, cs[keep]), w[keep])
+    b, _ = router.route(dest, demand)
+    assert np.allclose(a, b)
+    # and the per-pair fraction matrix reproduces both
+    frac, ok = router.pair_fractions(cs[keep], ct[keep])
+    assert ok.all()
+    assert np.allclose(frac.T @ w[keep], a)
+    assert np.allclose(np.asarray(frac.sum(axis=1)).ravel() > 0, True)
+
+
+def test_uniform_loads_match_explicit_flows():
+    d = rail_cluster(3, gpus=4, spines=2, uplinks_per_leaf=4)
+    ctx = build_context(d, None)
+    n = len(ctx.fabric.gpus)
+    agg, lost = uniform_loads(ctx.fabric, ctx.router, np.arange(n), 2.0)
+    s, t = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    s, t = s.ravel(), t.ravel()
+    off = s != t
+    exp = route_flows(ctx.fabric, ctx.router, s[off], t[off], np.full(int(off.sum()), 2.0))
+    assert lost == 0 and exp.unrouted_flows == 0
+    assert np.allclose(agg, exp.arc_load)
+
+
+def test_intra_server_traffic_stays_on_nvlink():
+    ctx = build_context(two_node_design(), None)
+    r = route_flows(ctx.fabric, ctx.router, np.array([0]), np.array([1]), np.array([1.0]))
+    used = np.flatnonzero(r.arc_load)
+    links = {ctx.cap.link_ids[ctx.cap.arc_link(int(a))] for a in used}
+    assert links == {"n1-gpu1--n1-nvsw", "n1-gpu2--n1-nvsw"}
+
+
+def test_failed_link_is_routed_around():
+    d = leaf_spine_hosts(2, 2, 2, 2)
+    d.set_link_field("leaf0-u0", "failed", True)
+    ctx = build_context(d, None)
+    assert ("leaf0-u0", "failed") in ctx.cap.excluded
+    pos = {g: i for i, g in enumerate(ctx.gpu_ids)}
+    r = route_flows(ctx.fabric, ctx.router, np.array([pos["h0-0"]]), np.array([pos["h1-0"]]), np.array([1.0]))
+    k = ctx.cap.link_ids.index("leaf0-u1")
+    assert r.arc_load[k] == pytest.approx(1.0)
+
+
+def test_max_min_fair_progressive_filling():
+    # three flows: f0 on a (cap 3), f1 on a+b, f2 on b (cap 10) -> f0 = f1 = 1.5, f2 = 8.5
+    M = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]))
+    fs = max_min_fair(M, np.array([3.0, 10.0]))
+    assert fs.rate_bytes_per_s.tolist() == pytest.approx([1.5, 1.5, 8.5])
+    assert fs.bottleneck_arc.tolist() == [0, 0, 1]
+
+
+def test_flow_matrix_rows_sum_to_path_lengths():
+    ctx = build_context(leaf_spine_hosts(2, 2, 2, 2), None)
+    M = flow_matrix(ctx.fabric, ctx.router, np.array([0, 0]), np.array([1, 2]))
+    # same leaf: 2 access arcs; other leaf: access + uplink (split) + downlink (split) + access = 4
+    assert np.asarray(M.sum(axis=1)).ravel().tolist() == pytest.approx([2.0, 4.0])
+
+
+def test_traffic_matrix_ranks_bottlenecks():
+    ctx = build_context(leaf_spine_hosts(2, 4, 1, 1), None)
+    flows = [(f"h0-{i}", f"h1-{i}", 50e9) for i in range(4)]
+    res = traffic_loads(ctx, flows)
+    name, util, slowed = res.bottlenecks[0]
+    assert name == "leaf0-u0" and util == pytest.approx(200e9 / (50e9 * 0.93))
+    assert sorted(slowed) == [0, 1, 2, 3]
+    assert res.fair_rate_bytes_per_s == pytest.approx([50e9 * 0.93 / 4] * 4)
