@@ -1,7 +1,8 @@
 """The analysis dock: the analyzer's summary of the current design, recomputed on demand.
 
-The analyzer runs in a worker thread (QThreadPool) on a copy of the design, so the window keeps
-responding; a result that arrives after the design changed is shown as stale. Other panels (the
+The analyzer (``designer.analysis.analyze``) runs in a worker thread (QThreadPool) on a copy of
+the design, so the window keeps responding; when the design changes after an analysis, the dock
+says the result is stale. Other panels (the
 live pyqtgraph panels of a later issue) subscribe with :meth:`AnalysisRunner.add_listener` or the
 ``result_ready`` signal and receive the same frozen report.
 """
@@ -13,12 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -26,20 +29,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.analysis import Report
 from designer.gui.document import Document
 from designer.gui.style import format_bytes, format_bytes_per_s, format_seconds
-from designer.model import Design
+from designer.model import Design, DesignError
 
 SIZES = [2**10, 2**16, 2**20, 2**24, 2**26, 2**28, 2**30, 2**32]
 DEFAULT_SIZE = 2**28
 
 
-def analyzer() -> Callable[[Design], Any] | None:
-    """``designer.analysis.analyze`` if this build has it."""
-    try:
-        from designer.analysis import analyze  # type: ignore[attr-defined]
-    except ImportError:
-        return None
+def analyzer() -> Callable[[Design], Any]:
+    """The analyzer the dock runs (``designer.analysis.analyze`` with the document's catalog)."""
+    from designer.analysis import analyze
+
     return analyze
 
 
@@ -60,7 +62,10 @@ class _Job(QRunnable):
         t0 = time.perf_counter()
         try:
             report = self.func(self.design)
-        except Exception as e:  # noqa: BLE001 - reported in the dock, the window keeps running
+        except DesignError as e:
+            self.signals.failed.emit(self.generation, str(e))
+            return
+        except Exception as e:  # noqa: BLE001 - a bug in the analyzer must not take the window down
             self.signals.failed.emit(self.generation, f"{type(e).__name__}: {e}")
             return
         self.signals.finished.emit(self.generation, report, time.perf_counter() - t0)
@@ -90,14 +95,14 @@ class AnalysisRunner(QObject):
         """Call ``listener(report)`` with every new report (the hook for live panels)."""
         self._listeners.append(listener)
 
-    def available(self) -> bool:
-        return analyzer() is not None
-
     def start(self) -> bool:
-        func = analyzer()
-        if func is None:
-            self.failed.emit("the analyzer is not part of this build")
-            return False
+        """Analyze a copy of the current design in the thread pool; the result arrives later."""
+        analyze = analyzer()
+        catalog = self.document.catalog
+
+        def func(design: Design) -> Any:
+            return analyze(design, catalog)
+
         self.generation += 1
         self.running = True
         self.started.emit()
@@ -120,18 +125,11 @@ class AnalysisRunner(QObject):
             self.failed.emit(message)
 
 
-def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    """First attribute or key of ``obj`` among ``names`` (reports are dataclasses or dicts)."""
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return default
-
-
 class AnalysisDock(QWidget):
     """Bisection with its bounds, the selected all-reduce at a chosen size, top bottlenecks."""
+
+    #: a bottleneck link was clicked (its id)
+    link_activated = Signal(str)
 
     def __init__(self, document: Document, runner: AnalysisRunner) -> None:
         super().__init__()
@@ -154,6 +152,12 @@ class AnalysisDock(QWidget):
         self.bottlenecks.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.bottlenecks.verticalHeader().hide()
         self.bottlenecks.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.bottlenecks.setToolTip("click a link to find it on the canvas")
+        self.bottlenecks.cellClicked.connect(self._on_bottleneck_clicked)
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         top = QHBoxLayout()
         top.addWidget(QLabel("All-reduce size"))
         top.addWidget(self.size, 1)
@@ -168,6 +172,8 @@ class AnalysisDock(QWidget):
         lay.addLayout(form)
         lay.addWidget(QLabel("Top bottlenecks"))
         lay.addWidget(self.bottlenecks, 1)
+        lay.addWidget(QLabel("Report"))
+        lay.addWidget(self.details, 1)
         #: where later issues put live panels (pyqtgraph plots fed by ``runner.add_listener``)
         self.panel_area = QVBoxLayout()
         lay.addLayout(self.panel_area)
@@ -179,9 +185,6 @@ class AnalysisDock(QWidget):
         document.design_replaced.connect(self._on_document_design_replaced)
         self._design: Design | None = None
         self._on_document_design_replaced(document.design)
-        if not runner.available():
-            self.state.setText("The analyzer is not part of this build.")
-            self.button.setEnabled(False)
 
     def _on_document_design_replaced(self, design: Design) -> None:
         if self._design is not None:
@@ -201,40 +204,45 @@ class AnalysisDock(QWidget):
 
     def _on_runner_failed(self, message: str) -> None:
         self.state.setText(f"Analysis failed: {message}")
-        self.button.setEnabled(self.runner.available())
+        self.button.setEnabled(True)
 
-    def show_report(self, report: Any) -> None:
-        self.button.setEnabled(self.runner.available())
+    def show_report(self, report: Report | None) -> None:
+        self.button.setEnabled(True)
         if report is None:
             self.bisection.setText("\u2014")
             self.allreduce.setText("\u2014")
             self.bottlenecks.setRowCount(0)
+            self.details.setPlainText("")
             return
         self.state.setText(f"Analyzed in {self.runner.seconds:.2f} s.")
-        bis = _get(report, "bisection")
-        lo = _get(bis, "lower_bytes_per_s", "lower", default=0.0) or 0.0
-        hi = _get(bis, "upper_bytes_per_s", "upper", default=0.0) or 0.0
-        exact = _get(bis, "exact", default=False)
-        if exact:
-            self.bisection.setText(f"{format_bytes_per_s(lo)} per direction (exact: bounds meet)")
+        b = report.bisection
+        if b.endpoints < 2:
+            self.bisection.setText("needs at least two GPUs")
+        elif b.exact:
+            self.bisection.setText(f"{format_bytes_per_s(b.lower_bytes_per_s)} per direction (exact: bounds meet)")
         else:
-            self.bisection.setText(f"between {format_bytes_per_s(lo)} and {format_bytes_per_s(hi)} per direction")
+            self.bisection.setText(
+                f"{format_bytes_per_s(b.lower_bytes_per_s)} \u2013 {format_bytes_per_s(b.upper_bytes_per_s)} "
+                "per direction (certified bounds)"
+            )
         size = self.size.currentData()
-        rows = [
-            c for c in _get(report, "collectives", default=()) or ()
-            if _get(c, "collective") == "allreduce" and _get(c, "message_bytes") == size
-        ]
-        chosen = next((c for c in rows if _get(c, "selected")), rows[0] if rows else None)
+        rows = [r for r in report.collectives if r.message_bytes == size]
+        chosen = next((r for r in rows if r.selected), rows[0] if rows else None)
         if chosen is None:
-            self.allreduce.setText(f"no all-reduce estimate at {format_bytes(size)}")
+            self.allreduce.setText(f"no {report.collective} estimate at {format_bytes(size)}")
         else:
             self.allreduce.setText(
-                f"{format_seconds(_get(chosen, 'time_s', default=0.0))} with {_get(chosen, 'algorithm')}; "
-                f"busbw {format_bytes_per_s(_get(chosen, 'busbw_bytes_per_s', default=0.0))}"
+                f"{format_seconds(chosen.time_s)} over {report.ranks} GPUs with {chosen.algorithm} "
+                f"({chosen.protocol}); busbw {format_bytes_per_s(chosen.busbw_bytes_per_s)}"
             )
-        bns = list(_get(report, "bottlenecks", default=()) or ())[:10]
+        bns = list(report.bottlenecks)[:10]
         self.bottlenecks.setRowCount(len(bns))
-        for i, b in enumerate(bns):
-            self.bottlenecks.setItem(i, 0, QTableWidgetItem(str(_get(b, "link", "id", default=""))))
-            util = _get(b, "utilization", "utilisation", default=0.0) or 0.0
-            self.bottlenecks.setItem(i, 1, QTableWidgetItem(f"{util:.0%}"))
+        for i, bn in enumerate(bns):
+            self.bottlenecks.setItem(i, 0, QTableWidgetItem(bn.link))
+            self.bottlenecks.setItem(i, 1, QTableWidgetItem(f"{bn.utilization:.0%}"))
+        self.details.setPlainText("\n".join(report.summary_lines(max_rows=8)))
+
+    def _on_bottleneck_clicked(self, row: int, _column: int) -> None:
+        item = self.bottlenecks.item(row, 0)
+        if item is not None:
+            self.link_activated.emit(item.text())

@@ -16,8 +16,9 @@ from designer.io import load_design, save_design
 from designer.model import Design
 from designer.model.catalog import Catalog
 
-#: Above this many devices shown, a freshly opened design starts with groups collapsed.
-AUTO_COLLAPSE_DEVICES = 5000
+#: Above this many devices shown, a freshly opened design starts with groups collapsed (servers
+#: first, then racks, scalable units, pods), so that the whole design fits the window readably.
+AUTO_COLLAPSE_DEVICES = 400
 _COLLAPSE_ORDER = ("server", "rack", "su", "pod")
 
 

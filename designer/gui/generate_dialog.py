@@ -54,8 +54,8 @@ def server_presets(catalog: Catalog) -> list[tuple[str, dict, str]]:
             continue
         nic = defaults.get("nic", "")
         params = {"gpu": gpu_id, "gpus_per_node": 8, "nic": nic}
-        short = gpu.name.split(" (")[0]
-        out.append((f"8\u00d7 {short} server", params,
+        short = gpu.name.split(" (")[0].removeprefix("NVIDIA ").removeprefix("AMD ")
+        out.append((f"8\u00d7 {short.split()[0]} server", params,
                     f"<b>HGX-style server</b><br>8 \u00d7 {gpu.name}<br>NVLink fabric {fabric}"
                     f"<br>one {nic} NIC per GPU"))
     return out

@@ -221,6 +221,7 @@ class Inspector(QWidget):
             self.d_name.setText(d.name)
         with QSignalBlocker(self.d_desc):
             self.d_desc.setText(d.description)
+            self.d_desc.setCursorPosition(0)
         kinds = Counter(dev.kind for dev in d.iter_devices())
         self.d_counts.setText(
             ", ".join(f"{n:,} {k}" for k, n in kinds.items()) + f"; {d.link_count():,} links; {len(d.groups):,} groups"

@@ -19,10 +19,10 @@ class Legend(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
 
     def _rows(self) -> int:
-        return max(len(style.KIND_STYLES), len(style.MEDIUM_STYLES)) + 2
+        return len(style.KIND_STYLES) + len(style.MEDIUM_STYLES) + 3
 
     def sizeHint(self) -> QSize:
-        return QSize(250, 12 + self._rows() * self.ROW)
+        return QSize(230, 10 + self._rows() * self.ROW)
 
     def minimumSizeHint(self) -> QSize:
         return self.sizeHint()
@@ -30,40 +30,43 @@ class Legend(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        f = style.label_font(8.5)
-        p.setFont(f)
-        col = self.width() / 2
-        y = 8
+        p.setFont(style.label_font(8.5))
+        text = self.palette().text().color()
+        y = 6.0
+        width = self.width()
+
+        def label(s: str) -> None:
+            p.setPen(text)
+            p.drawText(QRectF(40, y, width - 42, self.ROW), Qt.AlignmentFlag.AlignVCenter, s)
+
         for ks in style.KIND_STYLES.values():
             p.setPen(ks.accent)
             p.setBrush(ks.fill)
-            p.drawRoundedRect(QRectF(8, y + 2, 20, 13), 3, 3)
-            p.fillRect(QRectF(9, y + 4, 3, 9), ks.accent)
-            p.setPen(self.palette().text().color())
-            p.drawText(QRectF(34, y, col - 36, self.ROW), Qt.AlignmentFlag.AlignVCenter, ks.title)
+            p.drawRoundedRect(QRectF(8, y + 3, 24, 13), 3, 3)
+            p.fillRect(QRectF(9, y + 5, 3, 9), ks.accent)
+            label(ks.title)
             y += self.ROW
-        y = 8
         for ms in style.MEDIUM_STYLES.values():
             pen = QPen(ms.colour, 2.6)
             pen.setStyle(ms.dash)
             p.setPen(pen)
-            p.drawLine(QPointF(col, y + 9.5), QPointF(col + 24, y + 9.5))
-            p.setPen(self.palette().text().color())
-            p.drawText(QRectF(col + 30, y, self.width() - col - 30, self.ROW), Qt.AlignmentFlag.AlignVCenter, ms.title)
+            p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
+            label(ms.title)
             y += self.ROW
-        y = 8 + self._rows() * self.ROW - 2 * self.ROW + 4
         p.setPen(QPen(style.WARNING, 2.6))
-        p.drawLine(QPointF(8, y + 9.5), QPointF(28, y + 9.5))
-        p.setPen(self.palette().text().color())
-        p.drawText(QRectF(34, y, self.width() - 36, self.ROW), Qt.AlignmentFlag.AlignVCenter,
-                   "breaks a design rule (hover for why)")
+        p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
+        label("breaks a design rule (hover: why)")
+        y += self.ROW
+        p.setPen(QPen(style.SELECTION, 2))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRoundedRect(QRectF(8, y + 3, 24, 13), 3, 3)
+        label("collapsed group: double-click")
         y += self.ROW
         x = 8.0
-        for gbps, label in ((100, "100G"), (400, "400G"), (3600, "3.6T")):
+        for gbps, name in ((100, "100G"), (400, "400G"), (3600, "3.6T")):
             p.setPen(QPen(style.MIXED_MEDIUM.colour, style.link_width_px(gbps)))
-            p.drawLine(QPointF(x, y + 9.5), QPointF(x + 18, y + 9.5))
-            p.setPen(self.palette().text().color())
-            p.drawText(QRectF(x + 21, y, 40, self.ROW), Qt.AlignmentFlag.AlignVCenter, label)
-            x += 62
-        p.drawText(QRectF(x, y, self.width() - x, self.ROW), Qt.AlignmentFlag.AlignVCenter, "width = bandwidth")
+            p.drawLine(QPointF(x, y + 9.5), QPointF(x + 16, y + 9.5))
+            p.setPen(text)
+            p.drawText(QRectF(x + 19, y, 40, self.ROW), Qt.AlignmentFlag.AlignVCenter, name)
+            x += 56
         p.end()

@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.palette.activated.connect(self._on_palette_activated)
         self.inspector = Inspector(self.document, self.scene, lambda t: self.statusBar().showMessage(t, 6000))
         self.analysis = AnalysisDock(self.document, self.runner)
+        self.analysis.link_activated.connect(self.show_link)
         self.overview = Overview(self.scene, self.view)
         self.legend = Legend()
         self.docks: dict[str, QDockWidget] = {}
@@ -346,6 +347,15 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"found {found.id}", 4000)
         self.view.setFocus()
         return found.id
+
+    def show_link(self, link_id: str) -> None:
+        """Select a link (a bottleneck from the analysis) and centre the view on it."""
+        if self.view.scale_factor() < 0.5:
+            self.view.zoom_by(0.5 / self.view.scale_factor())  # links are hidden in the zoomed-out sketch
+        item = self.scene.select_links([link_id])
+        if item is not None:
+            self.view.centerOn(item)
+            self.view.viewport_changed.emit()
 
     def generate_dialog(self) -> None:
         dialog = GenerateDialog(self.catalog, self)

@@ -629,6 +629,20 @@ class DesignScene(QGraphicsScene):
             if item is not None:
                 item.setSelected(True)
 
+    def select_links(self, link_ids: Iterable[str]) -> QGraphicsItem | None:
+        """Select the bundles holding these links (or the devices/boxes at their ends); return one item."""
+        self.clearSelection()
+        first: QGraphicsItem | None = None
+        for lid in link_ids:
+            key = self._link_key.get(lid)
+            item: QGraphicsItem | None = self.bundle_items.get(key) if key is not None else None
+            if item is None and self.design is not None and self.design.has_link(lid):
+                item = self.item_for_device(self.design.link(lid).a_device)
+            if item is not None:
+                item.setSelected(True)
+                first = first or item
+        return first
+
     def item_for_device(self, device_id: str) -> QGraphicsItem | None:
         rep = self._rep.get(device_id)
         if rep is None:

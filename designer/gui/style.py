@@ -22,7 +22,7 @@ GRID = 20.0
 #: drawn as plain boxes, below which labels are dropped, and above which port labels appear.
 LOD_BOX_ONLY = 0.22
 #: Below this zoom the scene draws a batched sketch instead of asking every item to paint.
-LOD_SKETCH = 0.3
+LOD_SKETCH = 0.2
 LOD_LABELS = 0.45
 LOD_PORTS = 0.6
 LOD_PORT_LABELS = 1.6

@@ -1,0 +1,53 @@
+"""The analysis dock: runs the analyzer off the UI thread and shows its summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from designer.gui.analysis_dock import AnalysisRunner
+from designer.io import load_design
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
+
+
+def test_analyze_runs_in_a_worker_and_fills_the_dock(window, qtbot):
+    window.document.set_design(load_design(SAMPLES / "hgx-h100-server.json"), None)
+    seen = []
+    window.runner.add_listener(seen.append)
+    with qtbot.waitSignal(window.runner.result_ready, timeout=60_000):
+        window.actions_by_name["analyze"].trigger()
+        assert window.runner.running  # the UI thread did not wait for the result
+    dock = window.analysis
+    assert len(seen) == 1 and seen[0] is window.runner.report
+    assert "exact" in dock.bisection.text() and "B/s" in dock.bisection.text()
+    assert "nvls" in dock.allreduce.text() or "ring" in dock.allreduce.text()
+    assert "Bisection" in dock.details.toPlainText()
+    # a change makes the result stale, and says so
+    window.scene.select_devices([window.document.design.devices[0].id])
+    window.inspector.v_name.setText("renamed")
+    window.inspector.v_name.editingFinished.emit()
+    assert "changed" in dock.state.text()
+
+
+def test_bottleneck_row_selects_its_link(window, qtbot):
+    window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None, collapse=False)
+    with qtbot.waitSignal(window.runner.result_ready, timeout=120_000):
+        window.runner.start()
+    dock = window.analysis
+    assert dock.bottlenecks.rowCount() > 0
+    link_id = dock.bottlenecks.item(0, 0).text()
+    dock.bottlenecks.cellClicked.emit(0, 0)
+    assert link_id in window.scene.selected_link_ids()
+
+
+def test_a_stale_result_is_dropped(window, qtbot):
+    runner: AnalysisRunner = window.runner
+    window.document.set_design(load_design(SAMPLES / "hgx-h100-server.json"), None)
+    got = []
+    runner.result_ready.connect(got.append)
+    runner.start()
+    first = runner.generation
+    with qtbot.waitSignal(runner.result_ready, timeout=60_000):
+        runner.start()
+    qtbot.wait(50)
+    assert runner.generation == first + 1 and len(got) == 1
