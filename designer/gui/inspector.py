@@ -237,7 +237,8 @@ class Inspector(QWidget):
         self.v_id.setText(dev.id)
         with QSignalBlocker(self.v_name):
             self.v_name.setText(dev.name)
-        self.v_model.setText(comp.name if comp else (dev.model or "custom"))
+        self.v_model.setText(comp.name.split(" (")[0] if comp else (dev.model or "custom"))
+        self.v_model.setToolTip(comp.name if comp else "")
         with QSignalBlocker(self.v_tier):
             self.v_tier.setCurrentText(dev.tier)
         self.v_group.setText(" \u2282 ".join(d.ancestors(dev.group)) or "none")

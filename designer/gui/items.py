@@ -263,7 +263,8 @@ class GroupFrameItem(QGraphicsItem):
     """An expanded group: a tinted frame around its members with a title bar.
 
     Only the title bar is hit-testable, so clicks and rubber bands inside the frame reach the
-    devices and the background.
+    devices and the background. The scene draws the titles on top of links, at a constant
+    screen size.
     """
 
     def __init__(self, group_id: str, kind: str) -> None:
@@ -311,13 +312,10 @@ class GroupFrameItem(QGraphicsItem):
         painter.setPen(pen)
         painter.setBrush(style.GROUP_FILLS.get(self.kind, style.GROUP_FILLS["custom"]))
         painter.drawRoundedRect(self._rect, 8, 8)
-        lod = _lod(option, painter)
-        if lod * 9 < 4:  # title would be under 4 px tall
-            return
-        painter.setPen(style.GROUP_TITLE)
-        painter.setFont(_font("group"))
-        h = self.header_rect().adjusted(10, 2, -10, 0)
-        painter.drawText(h, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "\u25be  " + self._title)
+        # The title is drawn by the scene above everything (DesignScene.drawForeground).
+
+    def title(self) -> str:
+        return self._title
 
 
 class CollapsedGroupItem(QGraphicsRectItem):

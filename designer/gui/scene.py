@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QToolTip
 
 from designer.gui import style
@@ -35,6 +35,8 @@ from designer.gui.linking import link_rate_gbps
 from designer.gui.sketch import Sketch
 from designer.model import Design, Device, Link
 from designer.model.catalog import Catalog
+
+_TITLE_FILL = QColor(255, 255, 255, 215)
 
 #: A pending batch larger than this is applied by rebuilding the scene.
 REBUILD_THRESHOLD = 400
@@ -336,10 +338,18 @@ class DesignScene(QGraphicsScene):
         return out
 
     def _device_text(self, dev: Device) -> tuple[str, str]:
-        comp = self.catalog.components.get(dev.model) if dev.model else None
-        model = dev.model or (comp.name if comp else "")
-        sub = " \u00b7 ".join(p for p in (dev.tier, model) if p)
-        return dev.label, sub
+        """Label and subtitle drawn on a device: its name, or its id without its group's prefix."""
+        label = dev.name
+        if not label:
+            label = dev.id
+            d = self.design
+            if d is not None and dev.group is not None:
+                for gid in d.ancestors(dev.group):
+                    if dev.id.startswith(gid + "-") and len(dev.id) > len(gid) + 1:
+                        label = dev.id[len(gid) + 1:]
+                        break
+        sub = " \u00b7 ".join(p for p in (dev.tier, dev.model) if p)
+        return label, sub
 
     def _add_device_item(self, dev: Device) -> DeviceItem:
         w, h = style.device_size(dev.kind, dev.port_count)
@@ -478,9 +488,15 @@ class DesignScene(QGraphicsScene):
         if gid in self.boxes:
             counts = Counter(dev.kind for dev in d.all_members(gid))
             subs = Counter(c.kind for c in _subgroups(d, gid))
-            parts = [f"{n:,} {k}{'s' if n != 1 else ''}" for k, n in subs.items()]
+            parts = [f"{n:,} {k}{'s' if n != 1 else ''}" for k, n in subs.items() if k != "server" or n > 1]
+            if subs.get("server") == 1:
+                parts.append("1 server")
             names = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
-            parts += [f"{n:,} {names.get(k, k)}{'s' if n != 1 and k != 'storage' else ''}" for k, n in counts.items()]
+            parts += [
+                f"{counts[k]:,} {names[k]}{'s' if counts[k] != 1 and k != 'storage' else ''}"
+                for k in names
+                if counts.get(k)
+            ]
             self.boxes[gid].set_text(g.label, " \u00b7 ".join(parts) or "empty")
 
     def _update_groups(self, group_ids: Iterable[str]) -> None:
@@ -523,7 +539,7 @@ class DesignScene(QGraphicsScene):
                 pad = style.GROUP_PADDING
                 frame.set_rect(rect.adjusted(-pad, -pad - style.GROUP_HEADER, pad, pad))
                 frame.setVisible(True)
-                frame.setZValue(-10 - depth[gid] * 0.01)
+                frame.setZValue(-10 + depth[gid] * 0.01)  # inner frames above outer ones
 
     # ------------------------------------------------------------------ findings
     def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
@@ -675,6 +691,36 @@ class DesignScene(QGraphicsScene):
             y += step
         for p1, p2 in lines:
             painter.drawLine(p1, p2)
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        """Group titles on top of the links, at a constant screen size, where the frame is wide enough."""
+        if not self.frames:
+            return
+        world = painter.worldTransform()
+        scale = world.m11()
+        font = style.label_font(8.5, bold=True)
+        fm = QFontMetricsF(font)
+        height = fm.height()
+        painter.save()
+        painter.resetTransform()
+        painter.setFont(font)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        for frame in self.frames.values():
+            r = frame.rect()
+            if not frame.isVisible() or not r.intersects(rect):
+                continue
+            text = "\u25be " + frame.title()
+            width = fm.horizontalAdvance(text)
+            if r.width() * scale < width + 28 or r.height() * scale < height + 10:
+                continue
+            tl = world.map(r.topLeft())
+            pill = QRectF(tl.x() + 8, tl.y() + 4, width + 12, height + 2)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(_TITLE_FILL)
+            painter.drawRoundedRect(pill, 4, 4)
+            painter.setPen(style.SELECTION if frame.isSelected() else style.GROUP_TITLE)
+            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
 
     def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:
         """Tooltips are computed from the model when asked, so items carry no text."""
