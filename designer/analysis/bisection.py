@@ -30,6 +30,7 @@ NVLink switches) choose its side. The best cut is reported with its links.
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -204,7 +205,9 @@ def _spectral_order(ctx: Context, members: np.ndarray) -> np.ndarray | None:
         X = rng.standard_normal((n, 1))
         Y = np.ones((n, 1))
         try:
-            _, vecs = lobpcg(L, X, Y=Y, largest=False, maxiter=40, tol=1e-3)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # an unconverged vector is still a valid split order
+                _, vecs = lobpcg(L, X, Y=Y, largest=False, maxiter=40, tol=1e-3)
         except (np.linalg.LinAlgError, ValueError):
             return None
         f = vecs[:, 0]

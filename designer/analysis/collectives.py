@@ -607,7 +607,7 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
     return CollectiveResult(collective, E.p, E.m, tuple(rows), tuple(models), tuple(notes))
 
 
-def fair_rates(ctx: Context, model: AlgorithmModel, budget: int = K.PAIR_WORK_BUDGET):
+def fair_rates(ctx: Context, model: AlgorithmModel, budget: int = K.FAIR_WORK_BUDGET):
     """Max-min fair rates of the flows of ``model``'s slowest phase; None when too large to build."""
     ph = max(model.phases, key=lambda x: x.seconds_per_byte)
     src, dst, w = ph.flows

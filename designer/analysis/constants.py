@@ -138,3 +138,8 @@ DEFAULT_SIZES_BYTES = tuple(2**k for k in range(3, 34))
 EXACT_RTOL = 1e-9
 #: Work budget (elements) of dense per-pair ECMP computations; larger fabrics use cheaper paths.
 PAIR_WORK_BUDGET = 150_000_000
+#: Max-min fair rates need the (flows x links) fraction matrix: built only under these limits
+#: (pairs of attachment switches x core arcs, and matrix entries); above, bottlenecks still name
+#: their utilisation and algorithm but not the fair rate of each flow.
+FAIR_WORK_BUDGET = 20_000_000
+FAIR_MAX_NNZ = 3_000_000

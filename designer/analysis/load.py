@@ -107,11 +107,12 @@ def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_p
 
 # --------------------------------------------------------------------------- flow incidence
 def flow_matrix(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.ndarray,
-                budget: int = K.PAIR_WORK_BUDGET) -> sp.csr_matrix | None:
+                budget: int = K.FAIR_WORK_BUDGET, max_nnz: int = K.FAIR_MAX_NNZ) -> sp.csr_matrix | None:
     """Sparse (flows x arcs) matrix of the fraction of each flow on each arc; None if too costly.
 
     Flows sharing the same pair of attachment points share their core fractions, so the work is
-    (distinct attachment pairs) x (core arcs), checked against ``budget``.
+    (distinct attachment pairs) x (core arcs), checked against ``budget``; the matrix itself
+    must stay under ``max_nnz`` entries.
     """
     cap = fabric.cap
     na = 2 * cap.n_links
@@ -154,6 +155,9 @@ def flow_matrix(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
         if len(pairs) * max(len(router.src), 1) > budget:
             return None
         frac, _ = router.pair_fractions(pairs[:, 0], pairs[:, 1])
+        per_pair = np.diff(frac.indptr)
+        if int(per_pair[pinv].sum()) > max_nnz:
+            return None
         sel = sp.csr_matrix((w[net], (frow[net], pinv)), shape=(nf, len(pairs)))
         core = (sel @ frac).tocoo()
         rows.append(core.row)

@@ -235,7 +235,10 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         sel = next(r for r in res.rows if r.selected and r.message_bytes == largest)
         mdl = next(x for x in res.models if x.algorithm == sel.algorithm)
         traffic = f"{res.collective} {sel.algorithm} of {fmt_bytes(largest)}"
-        links, bottlenecks = _link_use(ctx, mdl, sel, top)
+        links, bottlenecks, detailed = _link_use(ctx, mdl, sel, top)
+        if not detailed and bottlenecks:
+            notes.append("per-flow detail of the bottlenecks (flows, max-min fair rates) skipped: too many flows "
+                         "for the size limits of constants.FAIR_WORK_BUDGET / FAIR_MAX_NNZ")
     return Report(
         design_name=design.name,
         design=_counts(ctx),
@@ -297,7 +300,7 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
         out.append(Bottleneck(cap.link_ids[i], float(util[i]), _direction(ctx, arc), cap.protocol_name(i),
                               float(eff[arc]), mdl.algorithm, mdl.collective, row.message_bytes, flows, examples,
                               rate))
-    return links, tuple(out)
+    return links, tuple(out), fair is not None
 
 
 __all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkUse", "Report", "analyze", "K"]

@@ -1,0 +1,82 @@
+"""Benchmark ``analyze`` on rail-optimized fabrics of growing size (prints figures; not a test).
+
+Each size runs in its own process so that peak memory is that size's alone:
+
+    .venv/bin/python benchmarks/bench_analyze.py            # 1k, 4k, 16k GPUs
+    .venv/bin/python benchmarks/bench_analyze.py 1024 65536 # chosen sizes (GPUs, multiples of 256)
+
+Figures: generation time, full ``analyze`` time (bisection bounds, the all-reduce sweep 8 B..8 GiB
+for every algorithm, link loads and bottlenecks), the peak resident memory the analysis added,
+and time per link x size to show the growth is near-linear.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SIZES = (1024, 4096, 16384)
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def one(gpus: int) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from designer.analysis import analyze
+    from designer.generators import GENERATORS
+
+    t0 = time.perf_counter()
+    design = GENERATORS["rail-optimized"].build(sus=max(1, gpus // 256))
+    t_gen = time.perf_counter() - t0
+    rss0 = _rss_mib()
+    t0 = time.perf_counter()
+    rep = analyze(design)
+    t_an = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    sizes = len({r.message_bytes for r in rep.collectives})
+    return {
+        "gpus": rep.design.gpus,
+        "links": rep.design.links,
+        "switches": rep.design.switches,
+        "generate_s": round(t_gen, 2),
+        "analyze_s": round(t_an, 2),
+        "peak_rss_mib": round(peak),
+        "analysis_rss_mib": round(peak - rss0),
+        "us_per_link_size": round(t_an / (rep.design.links * sizes) * 1e6, 3),
+        "bisection_exact": rep.bisection.exact,
+        "bisection_tb_s": round(rep.bisection.lower_bytes_per_s / 1e12, 2),
+    }
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "--one":
+        print(json.dumps(one(int(argv[1]))))
+        return 0
+    sizes = [int(a) for a in argv] or list(DEFAULT_SIZES)
+    print(f"{'GPUs':>7} {'links':>8} {'gen s':>7} {'analyze s':>9} {'peak MiB':>9} {'+MiB':>7} {'us/(link*size)':>14}"
+          f" {'bisection':>16}")
+    for n in sizes:
+        out = subprocess.run([sys.executable, __file__, "--one", str(n)], capture_output=True, text=True, cwd=ROOT)
+        if out.returncode:
+            print(f"{n:>7} failed: {out.stderr.strip().splitlines()[-1] if out.stderr else out.returncode}")
+            continue
+        r = json.loads(out.stdout)
+        bis = f"{r['bisection_tb_s']} TB/s{' exact' if r['bisection_exact'] else ''}"
+        print(f"{r['gpus']:>7} {r['links']:>8} {r['generate_s']:>7} {r['analyze_s']:>9} {r['peak_rss_mib']:>9} "
+              f"{r['analysis_rss_mib']:>7} {r['us_per_link_size']:>14} {bis:>16}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
