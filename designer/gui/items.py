@@ -319,29 +319,35 @@ class GroupFrameItem(QGraphicsItem):
 
 
 class CollapsedGroupItem(QGraphicsRectItem):
-    """A collapsed group drawn as one box with its name and what it contains; ``pos()`` is its centre."""
+    """A collapsed group drawn as one box over the area its members occupy; ``pos()`` is its centre.
+
+    The scene sizes the box (:meth:`set_size`) and draws its title and contents summary on top,
+    at a constant screen size (DesignScene.drawForeground).
+    """
 
     def __init__(self, group_id: str, kind: str) -> None:
         super().__init__()
         self.group_id = group_id
         self.kind = kind
-        w, h = style.COLLAPSED_SIZES.get(kind, style.COLLAPSED_SIZES["custom"])
-        self._rect = QRectF(-w / 2, -h / 2, w, h)
-        self.setRect(self._rect.adjusted(-3, -3, 5, 5))
-        self.setPen(Qt.PenStyle.NoPen)
         self._title = group_id
         self._summary = ""
         self.flagged = False
+        self.set_size(*style.COLLAPSED_SIZES.get(kind, style.COLLAPSED_SIZES["custom"]))
+        self.setPen(Qt.PenStyle.NoPen)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(8)
 
+    def set_size(self, width: float, height: float) -> None:
+        self._rect = QRectF(-width / 2, -height / 2, width, height)
+        self.setRect(self._rect.adjusted(-3, -3, 5, 5))
+
     def set_text(self, title: str, summary: str) -> None:
-        fm = QFontMetricsF(_font("box"))
-        self._title = fm.elidedText(title, Qt.TextElideMode.ElideMiddle, self._rect.width() - 30)
-        self._summary = QFontMetricsF(_font("sub")).elidedText(
-            summary, Qt.TextElideMode.ElideRight, self._rect.width() - 16
-        )
+        self._title = title
+        self._summary = summary
         self.update()
+
+    def texts(self) -> tuple[str, str]:
+        return self._title, self._summary
 
     def set_flagged(self, flagged: bool) -> None:
         if flagged != self.flagged:
@@ -358,12 +364,8 @@ class CollapsedGroupItem(QGraphicsRectItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         r = self._rect
         fill = style.GROUP_FILLS.get(self.kind, style.GROUP_FILLS["custom"])
-        solid = QColor(fill)
-        solid.setAlpha(255)
-        base = QColor("#FFFFFF")
-        lod = _lod(option, painter)
         edge = style.SELECTION if selected else (style.WARNING if self.flagged else style.GROUP_BORDER)
-        if lod < LOD_BOX_ONLY:
+        if _lod(option, painter) < LOD_BOX_ONLY:
             painter.fillRect(r, edge if (selected or self.flagged) else QColor("#C9D1DA"))
             return
         # a second box behind suggests "many things inside"
@@ -373,26 +375,13 @@ class CollapsedGroupItem(QGraphicsRectItem):
         pen = QPen(edge, 2.5 if (selected or self.flagged) else 1.2)
         pen.setCosmetic(True)
         painter.setPen(pen)
-        painter.setBrush(base)
+        painter.setBrush(QColor("#FFFFFF"))
         painter.drawRoundedRect(r, 7, 7)
         tint = QColor(fill)
         tint.setAlpha(min(255, fill.alpha() * 5))
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(tint)
         painter.drawRoundedRect(r.adjusted(1, 1, -1, -1), 6, 6)
-        if lod < LOD_LABELS:
-            return
-        painter.setPen(style.GROUP_TITLE)
-        painter.setFont(_font("box"))
-        painter.drawText(
-            QRectF(r.left() + 10, r.top() + 6, r.width() - 20, 18), Qt.AlignmentFlag.AlignLeft, "\u25b8 " + self._title
-        )
-        painter.setFont(_font("sub"))
-        painter.drawText(
-            QRectF(r.left() + 10, r.top() + 26, r.width() - 16, r.height() - 30),
-            Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
-            self._summary,
-        )
 
 
 def set_sketched(item: QGraphicsItem, sketched: bool) -> None:

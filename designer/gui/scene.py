@@ -519,6 +519,9 @@ class DesignScene(QGraphicsScene):
                     box.setVisible(True)
                 else:
                     box.setVisible(False)
+                if b is not None:
+                    mw, mh = style.COLLAPSED_SIZES.get(box.kind, style.COLLAPSED_SIZES["custom"])
+                    box.set_size(max(mw, b[2] - b[0] + 90), max(mh, b[3] - b[1] + 70))
             elif gid in self.frames:
                 rect = QRectF()
                 for dev in d.members(gid):
@@ -539,7 +542,7 @@ class DesignScene(QGraphicsScene):
                 pad = style.GROUP_PADDING
                 frame.set_rect(rect.adjusted(-pad, -pad - style.GROUP_HEADER, pad, pad))
                 frame.setVisible(True)
-                frame.setZValue(-10 + depth[gid] * 0.01)  # inner frames above outer ones
+                frame.setZValue(-10 + (depth[gid] - 1) * 0.01)  # inner frames above outer ones
 
     # ------------------------------------------------------------------ findings
     def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
@@ -693,8 +696,8 @@ class DesignScene(QGraphicsScene):
             painter.drawLine(p1, p2)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        """Group titles on top of the links, at a constant screen size, where the frame is wide enough."""
-        if not self.frames:
+        """Group titles on top of the links, at a constant screen size, where the group is wide enough."""
+        if not self.frames and not self.boxes:
             return
         world = painter.worldTransform()
         scale = world.m11()
@@ -714,12 +717,39 @@ class DesignScene(QGraphicsScene):
             if r.width() * scale < width + 28 or r.height() * scale < height + 10:
                 continue
             tl = world.map(r.topLeft())
-            pill = QRectF(tl.x() + 8, tl.y() + 4, width + 12, height + 2)
+            if style.GROUP_HEADER * scale >= height:
+                pill = QRectF(tl.x() + 8, tl.y() + 2, width + 12, height + 2)
+            elif frame.zValue() <= -9.999:  # outermost frames: title above the frame when the header is tiny
+                pill = QRectF(tl.x() + 4, tl.y() - height - 4, width + 12, height + 2)
+            else:
+                continue
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(_TITLE_FILL)
             painter.drawRoundedRect(pill, 4, 4)
             painter.setPen(style.SELECTION if frame.isSelected() else style.GROUP_TITLE)
             painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+        small = style.label_font(7.5)
+        fm_small = QFontMetricsF(small)
+        for box in self.boxes.values():
+            r = box.rect().translated(box.pos())
+            if not box.isVisible() or not r.intersects(rect):
+                continue
+            w_px = r.width() * scale
+            if w_px < 60 or r.height() * scale < height + 6:
+                continue
+            title, summary = box.texts()
+            tl = world.map(r.topLeft())
+            avail = w_px - 16
+            painter.setFont(font)
+            painter.setPen(style.SELECTION if box.isSelected() else style.GROUP_TITLE)
+            text = fm.elidedText("\u25b8 " + title, Qt.TextElideMode.ElideMiddle, avail)
+            painter.drawText(QRectF(tl.x() + 8, tl.y() + 5, avail, height), Qt.AlignmentFlag.AlignLeft, text)
+            if r.height() * scale >= 2 * height + 12 and summary:
+                painter.setFont(small)
+                painter.setPen(style.GROUP_TITLE)
+                text = fm_small.elidedText(summary, Qt.TextElideMode.ElideRight, avail)
+                painter.drawText(QRectF(tl.x() + 8, tl.y() + 7 + height, avail, fm_small.height()),
+                                 Qt.AlignmentFlag.AlignLeft, text)
         painter.restore()
 
     def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:
