@@ -149,7 +149,8 @@ class NewLinkInteraction(Interaction):
                 continue
             if item.type() == DEVICE_TYPE:
                 assert isinstance(item, DeviceItem)
-                return item, item.port_at(item.mapFromScene(scene_pos))
+                visible = item.ports_visible(self.view.scale_factor())
+                return item, item.port_at(item.mapFromScene(scene_pos)) if visible else None
             if item.type() == BOX_TYPE:
                 return item, None
         return None, None

@@ -144,6 +144,10 @@ class DeviceItem(QGraphicsRectItem):
                 return pid
         return None
 
+    def ports_visible(self, scale: float) -> bool:
+        """Whether the port squares are drawn (and can be grabbed) at view scale ``scale``."""
+        return bool(self._port_rects) and scale * self._port_pitch >= LOD_PORTS * PORT_PITCH
+
     def port_centre(self, port_id: str) -> QPointF:
         for (pid, _), r in zip(self._ports, self._port_rects, strict=False):
             if pid == port_id:

@@ -21,7 +21,7 @@ from designer.gui.interactions import (
     PanInteraction,
 )
 from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, DeviceItem
-from designer.gui.style import LOD_PORTS, LOD_SKETCH
+from designer.gui.style import LOD_SKETCH
 
 if TYPE_CHECKING:
     from designer.gui.editor import Editor
@@ -169,7 +169,8 @@ class DesignView(QGraphicsView):
         t = item.type()
         if t == DEVICE_TYPE:
             assert isinstance(item, DeviceItem)
-            port = item.port_at(item.mapFromScene(scene_pos)) if self.scale_factor() >= LOD_PORTS else None
+            visible = item.ports_visible(self.scale_factor())
+            port = item.port_at(item.mapFromScene(scene_pos)) if visible else None
             if port is not None or self.connect_mode or mods & Qt.KeyboardModifier.AltModifier:
                 self.interaction = NewLinkInteraction(self, item, port)
                 event.accept()
