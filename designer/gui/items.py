@@ -221,7 +221,7 @@ class BundleItem(QGraphicsLineItem):
         self._badge = ""
         # The C++ pen only sizes the bounds and the hit area (8 units wide); painting uses _pen.
         self.setPen(_HIT_PEN)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(5)
 
     def set_line(self, p1: QPointF, p2: QPointF) -> None:

@@ -66,6 +66,7 @@ class DesignScene(QGraphicsScene):
         self._link_key: dict[str, tuple[Rep, Rep] | None] = {}
         self._bundle_links: dict[tuple[Rep, Rep], dict[str, None]] = {}
         self._rep_bundles: dict[Rep, set[tuple[Rep, Rep]]] = defaultdict(set)
+        self._rates: dict[str, float] = {}  # link id -> line rate (Gb/s), from its ports
         self._pending: list[tuple[str, tuple]] = []
         self._flagged_devices: dict[str, list[str]] = {}
         self._flagged_links: dict[str, list[str]] = {}
@@ -190,6 +191,7 @@ class DesignScene(QGraphicsScene):
                 self._mark_port(link.b_device, link.b_port, True)
             elif kind == "link_removed":
                 link = args[0]
+                self._rates.pop(link.id, None)
                 key = self._link_key.pop(link.id, None)
                 if key is not None:
                     links = self._bundle_links.get(key)
@@ -222,6 +224,7 @@ class DesignScene(QGraphicsScene):
                     dirty_groups.update(self._groups_of(dev.group))
                     dirty_groups.update(self.frames)
                 elif field in ("ports", "kind"):
+                    self._rates.clear()
                     old_item = self.device_items.pop(did, None)
                     if old_item is not None:
                         self.removeItem(old_item)
@@ -264,6 +267,7 @@ class DesignScene(QGraphicsScene):
         self._link_key.clear()
         self._bundle_links.clear()
         self._rep_bundles.clear()
+        self._rates.clear()
         d = self.design
         if d is None:
             return
@@ -409,9 +413,13 @@ class DesignScene(QGraphicsScene):
         media = set()
         failed = True
         flagged = False
+        rates = self._rates
         for lid in links:
             link = d.link(lid)
-            total += link_rate_gbps(d, link)
+            rate = rates.get(lid)
+            if rate is None:
+                rate = rates[lid] = link_rate_gbps(d, link)
+            total += rate
             media.add(link.medium)
             failed = failed and link.failed
             flagged = flagged or lid in self._flagged_links
