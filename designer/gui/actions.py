@@ -58,7 +58,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     undo.setShortcut(SK.Undo)
     undo.setIcon(_icon(w, "undo"))
     redo = stack.createRedoAction(w, "&Redo")
-    redo.setShortcuts([QKeySequence(SK.Redo), QKeySequence("Ctrl+Y")])
+    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
     redo.setIcon(_icon(w, "redo"))
     acts["undo"], acts["redo"] = undo, redo
     act("cut", "Cu&t", w.editor.cut_selection, SK.Cut, "cut")
