@@ -1,9 +1,9 @@
 """The analysis dock: the analyzer's summary of the current design, recomputed on demand.
 
-The analyzer (``designer.analysis.analyze``) runs in a worker thread (QThreadPool) on a copy of
-the design, so the window keeps responding; when the design changes after an analysis, the dock
-says the result is stale. Other panels (the
-live pyqtgraph panels of a later issue) subscribe with :meth:`AnalysisRunner.add_listener` or the
+The analyzer (``designer.analysis.analyze``) runs in a worker thread (QThreadPool) on a snapshot
+of the design (:mod:`designer.gui.snapshot`), so the window keeps responding; when the design
+changes after an analysis, the dock says the result is stale. Other panels (the live pyqtgraph
+panels of a later issue) subscribe with :meth:`AnalysisRunner.add_listener` or the
 ``result_ready`` signal and receive the same frozen report.
 """
 
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from designer.analysis import Report
 from designer.gui.document import Document
+from designer.gui.snapshot import Captured, capture, rebuild
 from designer.gui.style import format_bytes, format_bytes_per_s, format_seconds
 from designer.model import Design, DesignError
 
@@ -51,17 +52,17 @@ class _Signals(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, generation: int, design: Design, func: Callable[[Design], Any], signals: _Signals) -> None:
+    def __init__(self, generation: int, state: Captured, func: Callable[[Design], Any], signals: _Signals) -> None:
         super().__init__()
         self.generation = generation
-        self.design = design
+        self.state = state
         self.func = func
         self.signals = signals
 
     def run(self) -> None:
         t0 = time.perf_counter()
         try:
-            report = self.func(self.design)
+            report = self.func(rebuild(self.state))
         except DesignError as e:
             self.signals.failed.emit(self.generation, str(e))
             return
@@ -106,7 +107,7 @@ class AnalysisRunner(QObject):
         self.generation += 1
         self.running = True
         self.started.emit()
-        self.pool.start(_Job(self.generation, self.document.design.copy(), func, self._signals))
+        self.pool.start(_Job(self.generation, capture(self.document.design), func, self._signals))
         return True
 
     def _on_job_finished(self, generation: int, report: Any, seconds: float) -> None:

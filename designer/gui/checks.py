@@ -1,35 +1,63 @@
-"""Design rules on the canvas: re-check after edits (debounced) and mark what breaks a rule."""
+"""Design rules on the canvas: re-check after edits (debounced) and mark what breaks a rule.
+
+Designs up to :data:`AUTO_CHECK_DEVICES` devices are checked on the UI thread 0.4 s after the
+last change (tens of milliseconds). Larger designs are checked on demand (F7) in a worker
+thread on a snapshot, so an edit never waits for a 16k-GPU connectivity check.
+"""
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from designer.analysis.rules import check_design
+from designer.analysis.rules import Finding, check_design
 from designer.gui.document import Document
 from designer.gui.scene import DesignScene
+from designer.gui.snapshot import Captured, capture, rebuild
 from designer.model import Design
+from designer.model.catalog import Catalog
 
 DEBOUNCE_MS = 400
+AUTO_CHECK_DEVICES = 5000
+
+
+class _Signals(QObject):
+    done = Signal(int, object, float)  # generation, findings, seconds
+
+
+class _Job(QRunnable):
+    def __init__(self, generation: int, state: Captured, catalog: Catalog, signals: _Signals) -> None:
+        super().__init__()
+        self.generation, self.state, self.catalog, self.signals = generation, state, catalog, signals
+
+    def run(self) -> None:
+        t0 = time.perf_counter()
+        findings = check_design(rebuild(self.state), self.catalog)
+        self.signals.done.emit(self.generation, findings, time.perf_counter() - t0)
 
 
 class RuleChecker(QObject):
-    """Runs ``check_design`` a moment after the design stops changing; marks findings in the scene."""
+    """Runs ``check_design`` after the design stops changing; marks findings in the scene."""
 
     #: (number of errors, number of warnings)
     checked = Signal(int, int)
+    #: a large design changed and was not re-checked automatically
+    stale = Signal()
 
     def __init__(self, document: Document, scene: DesignScene) -> None:
         super().__init__(document)
         self.document = document
         self.scene = scene
-        self.findings: list = []
+        self.findings: list[Finding] = []
         self.last_duration_s = 0.0
+        self.generation = 0
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)
-        self.timer.timeout.connect(self.run)
+        self.timer.timeout.connect(self._on_timer_timeout)
+        self._signals = _Signals()
+        self._signals.done.connect(self._on_job_done)
         self._design: Design | None = None
         document.design_replaced.connect(self._on_document_design_replaced)
         self._on_document_design_replaced(document.design)
@@ -41,12 +69,32 @@ class RuleChecker(QObject):
         design.changed.connect(self.timer.start)
         self.timer.start()
 
+    def _on_timer_timeout(self) -> None:
+        if self.document.design.device_count() <= AUTO_CHECK_DEVICES:
+            self.run()
+        else:
+            self.generation += 1  # a running check is now out of date
+            self.stale.emit()
+
     def run(self) -> None:
-        """Check now and mark the scene."""
+        """Check now: in place for a small design, in a worker thread for a large one."""
         self.timer.stop()
-        t0 = time.perf_counter()
-        findings = check_design(self.document.design, self.document.catalog)
-        self.last_duration_s = time.perf_counter() - t0
+        self.generation += 1
+        design = self.document.design
+        if design.device_count() <= AUTO_CHECK_DEVICES:
+            t0 = time.perf_counter()
+            findings = check_design(design, self.document.catalog)
+            self._apply(findings, time.perf_counter() - t0)
+        else:
+            job = _Job(self.generation, capture(design), self.document.catalog, self._signals)
+            QThreadPool.globalInstance().start(job)
+
+    def _on_job_done(self, generation: int, findings: list[Finding], seconds: float) -> None:
+        if generation == self.generation:
+            self._apply(findings, seconds)
+
+    def _apply(self, findings: list[Finding], seconds: float) -> None:
+        self.last_duration_s = seconds
         self.findings = findings
         by_dev: dict[str, list[str]] = {}
         by_link: dict[str, list[str]] = {}

@@ -65,6 +65,9 @@ class MainWindow(QMainWindow):
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.editor.file_dropped.connect(self.open_path)
         self.checker.checked.connect(self._on_checker_checked)
+        self.checker.stale.connect(
+            lambda: self.rules_label.setText("design rules: F7 to check (large design)")
+        )
         self.view.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{z:.0%}"))
         self.setAcceptDrops(True)
         self.resize(1440, 900)

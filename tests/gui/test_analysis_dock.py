@@ -51,3 +51,33 @@ def test_a_stale_result_is_dropped(window, qtbot):
         runner.start()
     qtbot.wait(50)
     assert runner.generation == first + 1 and len(got) == 1
+
+
+def test_snapshot_is_independent_and_equal():
+    from designer.gui.snapshot import capture, rebuild
+    from designer.io import design_to_text
+
+    design = load_design(SAMPLES / "hgx-h100-server.json")
+    state = capture(design)
+    dev = design.devices[0]
+    design.set_device_field(dev.id, "name", "changed after capture")
+    design.set_device_property(dev.id, "rail", 7)
+    copy = rebuild(state)
+    assert copy.device(dev.id).name == "" and "rail" not in copy.device(dev.id).properties
+    design.set_device_field(dev.id, "name", "")
+    design.set_device_property(dev.id, "rail", None)
+    assert design_to_text(copy) == design_to_text(design)
+
+
+def test_large_designs_are_checked_in_a_worker(window, qtbot, monkeypatch):
+    from designer.gui import checks
+
+    monkeypatch.setattr(checks, "AUTO_CHECK_DEVICES", 10)
+    window.document.set_design(load_design(SAMPLES / "hgx-h100-server.json"), None)
+    stale = []
+    window.checker.stale.connect(lambda: stale.append(True))
+    window.checker._on_timer_timeout()
+    assert stale and "F7" in window.rules_label.text()
+    with qtbot.waitSignal(window.checker.checked, timeout=30_000):
+        window.actions_by_name["check"].trigger()
+    assert "clean" in window.rules_label.text()
