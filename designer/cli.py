@@ -34,14 +34,7 @@ and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error
 
 
 def _modules() -> list[ModuleType]:
-    out = []
-    for name in SUBCOMMAND_MODULES:
-        try:
-            out.append(importlib.import_module(name))
-        except ModuleNotFoundError as e:  # TEMPORARY while subcommands land
-            if e.name != name:
-                raise
-    return out
+    return [importlib.import_module(name) for name in SUBCOMMAND_MODULES]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,11 +29,17 @@ def small(path: Path, length_m: float = 1.0) -> Path:
     return path
 
 
-def test_help_lists_the_subcommands():
+def test_help_lists_the_subcommands_and_each_documents_itself():
+    from designer.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert {"gui", "validate", "generate", "analyze", "bom"} <= set(sub.choices)
     r = run_cli("--help")
     assert r.returncode == 0
     for cmd in ("validate", "generate", "analyze", "bom"):
-        assert cmd in r.stdout
+        assert f"topo-designer {cmd}" in r.stdout
+        assert sub.choices[cmd].format_help().startswith(f"usage: topo-designer {cmd}")
 
 
 def test_validate_exit_codes(tmp_path, capsys):
