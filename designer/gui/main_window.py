@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from designer.gui.analysis_dock import AnalysisDock, AnalysisRunner
 from designer.gui.checks import RuleChecker
-from designer.gui.document import Document
+from designer.gui.document import Document, auto_collapse
 from designer.gui.editor import MIME_COMPONENT, MIME_SERVER, Editor
 from designer.gui.generate_dialog import GenerateDialog, server_presets
 from designer.gui.inspector import Inspector
@@ -366,6 +366,7 @@ class MainWindow(QMainWindow):
             self.insert_generated(dialog.result_design)
 
     def insert_generated(self, design: Design) -> list[str]:
+        auto_collapse(design)  # a generated 16k-GPU fabric arrives readable (and light), like an opened one
         ids = self.editor.insert_design(design, f"Generate {design.name}")
         if ids:
             self.view.zoom_to_fit()

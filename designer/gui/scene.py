@@ -33,7 +33,7 @@ from designer.gui.items import (
 )
 from designer.gui.linking import link_rate_gbps
 from designer.gui.sketch import Sketch
-from designer.model import Design, Device, Link
+from designer.model import Design, Device, Group, Link
 from designer.model.catalog import Catalog
 
 _TITLE_FILL = QColor(255, 255, 255, 215)
@@ -120,11 +120,11 @@ class DesignScene(QGraphicsScene):
     def _on_design_link_removed(self, link: Link, index: int) -> None:
         self._pending.append(("link_removed", (link,)))
 
-    def _on_design_group_added(self, group: object, index: int) -> None:
-        self._pending.append(("rebuild", ()))
+    def _on_design_group_added(self, group: Group, index: int) -> None:
+        self._pending.append(("group_added", (group,)))
 
-    def _on_design_group_removed(self, group: object, index: int) -> None:
-        self._pending.append(("rebuild", ()))
+    def _on_design_group_removed(self, group: Group, index: int) -> None:
+        self._pending.append(("group_removed", (group,)))
 
     def _on_design_devices_moved(self, ids: list[str]) -> None:
         self._pending.append(("moved", (ids,)))
@@ -243,6 +243,27 @@ class DesignScene(QGraphicsScene):
                 gid = args[0]
                 if d.has_group(gid):
                     self._refresh_group_text(gid)
+            elif kind == "group_added":
+                g = args[0]
+                if not d.has_group(g.id) or any(d.group(a).collapsed for a in d.ancestors(g.parent)):
+                    continue
+                item: QGraphicsItem
+                if g.collapsed:
+                    item = self.boxes[g.id] = CollapsedGroupItem(g.id, g.kind)
+                else:
+                    item = self.frames[g.id] = GroupFrameItem(g.id, g.kind)
+                item.setVisible(False)  # until it has members
+                self._add(item)
+                self._refresh_group_text(g.id)
+                dirty_groups.add(g.id)
+            elif kind == "group_removed":
+                g = args[0]
+                for table in (self.frames, self.boxes):
+                    old = table.pop(g.id, None)
+                    if old is not None:
+                        self.removeItem(old)
+                if g.parent is not None:
+                    dirty_groups.add(g.parent)
         self._update_groups(dirty_groups)
         for gid in dirty_groups:
             if gid in self.boxes:
@@ -298,7 +319,7 @@ class DesignScene(QGraphicsScene):
             self._refresh_group_text(gid)
         for gid in self.frames:
             self._refresh_group_text(gid)
-        self._update_groups(set(self.frames) | set(self.boxes))
+        self._update_groups(set(self.frames) | set(self.boxes), rebuilding=True)
         for key in list(self._bundle_links):
             self._refresh_bundle(key)
         self._apply_flags()
@@ -507,7 +528,7 @@ class DesignScene(QGraphicsScene):
             ]
             self.boxes[gid].set_text(g.label, " \u00b7 ".join(parts) or "empty")
 
-    def _update_groups(self, group_ids: Iterable[str]) -> None:
+    def _update_groups(self, group_ids: Iterable[str], rebuilding: bool = False) -> None:
         """Recompute frames (around their contents) and box positions (centre of their members)."""
         d = self.design
         assert d is not None
@@ -522,6 +543,8 @@ class DesignScene(QGraphicsScene):
             if gid in self.boxes:
                 b = _device_bounds(d.all_members(gid))
                 box = self.boxes[gid]
+                if not rebuilding:
+                    self._refresh_group_text(gid)
                 if b is not None:
                     box.setPos((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
                     box.setVisible(True)

@@ -186,3 +186,18 @@ def test_title_shows_modified_marker(window):
     assert window.isWindowModified() and "[*]" in window.windowTitle()
     window.document.undo_stack.undo()
     assert not window.isWindowModified()
+
+
+def test_pasting_a_collapsed_group_shows_one_box_with_its_counts(window):
+    d = server_window(window)
+    server = next(g for g in d.groups if g.kind == "server")
+    window.editor.set_collapsed([server.id], True)
+    window.scene.clearSelection()
+    window.scene.boxes[server.id].setSelected(True)
+    window.editor.copy_selection()
+    before = set(window.scene.boxes)
+    window.editor.paste()
+    new_boxes = set(window.scene.boxes) - before
+    assert len(new_boxes) == 1
+    box = window.scene.boxes[new_boxes.pop()]
+    assert box.isVisible() and "4 GPUs" in box.texts()[1]
