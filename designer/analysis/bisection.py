@@ -68,7 +68,8 @@ class Bisection:
 
 
 # --------------------------------------------------------------------------- lower bounds
-def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dict) -> tuple[np.ndarray, str]:
+def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dict, *, pairs: bool = True
+                       ) -> tuple[np.ndarray, str]:
     """Per arc: an upper bound of the worst-case hose load for r = 1, and how the core part was bounded.
 
     NVLink and access arcs carry at most one GPU's share. Core arcs: the smaller of the row and
@@ -97,13 +98,16 @@ def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dic
         return h, "access links only"
     W = hose["weight"]
     # (a) scalable bound
-    row, qmax = router.forward_bound(cores, W, hose["eta"])
+    if hose.get("classes"):
+        row, qmax = router.forward_bound_classes(cores, W, hose["eta"])
+    else:
+        row, qmax = router.forward_bound(cores, W, hose["eta"])
     col = hose["omega"] * qmax[router.msrc]
     core = np.minimum(row, col)[router.macro_of]
     how = "scalable ECMP share bound"
     # (b) exact per-pair fractions when affordable
     nac = router.n_arcs
-    if len(cores) ** 2 * max(nac, 1) <= budget:
+    if pairs and len(cores) ** 2 * max(nac, 1) <= budget:
         rowmax = np.zeros((len(cores), nac))
         col_sum = np.zeros(nac)
         step = max(1, int(2_000_000 // max(nac * len(cores), 1)))
@@ -254,19 +258,23 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
     else:
         u = float(np.max(load / line)) if len(line) else 0.0
         lb_uniform = half_lo * half_hi / u if u > 0 else 0.0
-    # Lower bound 2: hose.
+    # Lower bound 2: hose, first with the scalable share bound only.
     lb_hose: float | None = None
     hose_how = ""
-    if lost == 0:
-        h, hose_how = _hose_coefficients(ctx, members, budget, hose)
+
+    def hose_bound(pairs: bool) -> tuple[float, str]:
+        h, how = _hose_coefficients(ctx, members, budget, hose, pairs=pairs)
         pos = h > 1e-15
         r = float(np.min(line[pos] / h[pos])) if pos.any() else 0.0
-        lb_hose = half_lo * r
-    lower = max(lb_uniform, lb_hose or 0.0)
-    lower_method = (f"hose routing ({hose_how})" if (lb_hose or 0.0) > lb_uniform
-                    else "uniform all-to-all routing")
+        return half_lo * r, how
 
-    # Upper bound: candidate splits.
+    if lost == 0:
+        lb_hose, hose_how = hose_bound(False)
+
+    def met(lower: float, upper: float) -> bool:
+        return upper <= 0 or (upper - lower) <= K.EXACT_RTOL * upper
+
+    # Upper bound: candidate splits, cheap structural ones first.
     cutter = _Cutter(ctx, members)
     if not cutter.unit:
         notes.append("min-cut refinement skipped (capacities not integral in Mb/s); splits evaluated as given")
@@ -277,30 +285,41 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
     if (rail >= 0).any():
         orders.append(("rails", members[np.lexsort((dom, rail))]))
     orders.append(("NVLink domains", members[np.lexsort((members, dom))]))
-    spec = _spectral_order(ctx, members)
-    if spec is not None:
-        orders.append(("spectral (Fiedler) order", spec))
     best = (np.inf, np.zeros(0, dtype=np.int64), "")
     nodes_of = fab.gpus
-    for name, order in orders:
-        a_nodes, b_nodes = nodes_of[order[:half_lo]], nodes_of[order[half_lo:]]
-        val, cut = cutter.refine(a_nodes, b_nodes)
+
+    def try_order(name: str, order: np.ndarray) -> None:
+        nonlocal best
+        val, cut = cutter.refine(nodes_of[order[:half_lo]], nodes_of[order[half_lo:]])
         if val < best[0]:
             best = (val, cut, name)
-    if N <= 10:
-        first = members[0]
-        rest = members[1:]
-        for combo in itertools.combinations(rest, half_lo - 1):
-            a_set = np.array((first, *combo))
-            b_set = np.setdiff1d(members, a_set)
-            val, cut = cutter.refine(nodes_of[a_set], nodes_of[b_set])
-            if val < best[0]:
-                best = (val, cut, "exhaustive search over splits")
+
+    for name, order in orders:
+        try_order(name, order)
+    if not met(max(lb_uniform, lb_hose or 0.0), best[0]):
+        spec = _spectral_order(ctx, members)
+        if spec is not None:
+            try_order("spectral (Fiedler) order", spec)
+        if N <= 10:
+            first, rest = members[0], members[1:]
+            for combo in itertools.combinations(rest, half_lo - 1):
+                a_set = np.array((first, *combo))
+                b_set = np.setdiff1d(members, a_set)
+                val, cut = cutter.refine(nodes_of[a_set], nodes_of[b_set])
+                if val < best[0]:
+                    best = (val, cut, "exhaustive search over splits")
+    if lost == 0 and not met(max(lb_uniform, lb_hose or 0.0), best[0]):
+        lb2, how2 = hose_bound(True)
+        if lb2 > (lb_hose or 0.0):
+            lb_hose, hose_how = lb2, how2
+    lower = max(lb_uniform, lb_hose or 0.0)
+    lower_method = (f"hose routing ({hose_how})" if (lb_hose or 0.0) > lb_uniform
+                    else "uniform all-to-all routing")
     upper, cut, upper_method = best
     upper_method = f"best split: {upper_method}" + (", min-cut refined" if cutter.unit else "")
     if upper < lower <= upper * (1 + K.EXACT_RTOL):
         lower = upper  # floating-point rounding of equal values
-    exact = upper <= 0 or (upper - lower) <= K.EXACT_RTOL * upper
+    exact = met(lower, upper)
     return Bisection(
         lower_bytes_per_s=float(lower),
         upper_bytes_per_s=float(upper),

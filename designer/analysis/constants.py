@@ -138,6 +138,9 @@ DEFAULT_SIZES_BYTES = tuple(2**k for k in range(3, 34))
 EXACT_RTOL = 1e-9
 #: Work budget (elements) of dense per-pair ECMP computations; larger fabrics use cheaper paths.
 PAIR_WORK_BUDGET = 150_000_000
+#: Above this many attachment switches, uniform traffic and the hose bound are routed once per class
+#: of twin switches (switches with identical neighbours) instead of once per switch.
+CLASS_ROUTING_MIN = 128
 #: Max-min fair rates need the (flows x links) fraction matrix: built only under these limits
 #: (pairs of attachment switches x core arcs, and matrix entries); above, bottlenecks still name
 #: their utilisation and algorithm but not the fair rate of each flow.

@@ -87,6 +87,15 @@ def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_p
     # Core demand between attachment points, minus same-domain pairs (they use NVLink).
     cores, inv = np.unique(fabric.att_core[att_m], return_inverse=True)
     wv = np.bincount(inv, weights=aw, minlength=len(cores))
+    if len(cores) > K.CLASS_ROUTING_MIN:
+        # Large fabric: one push per class of twin switches. Pairs of GPUs of one server that sit
+        # behind different switches are then also counted on the core (a conservative over-count of
+        # at most (g-1)/(p-1) of the traffic; bounds built on it stay valid).
+        core_load, lost_core, eta, omega = router.uniform_classes(cores, wv)
+        if hose is not None:
+            hose.update(cores=cores, weight=wv, eta=eta, omega=omega, classes=True)
+        load[fabric.core_arc] += core_load * x
+        return load, lost + lost_core * x
     demand_small = np.outer(wv, wv)
     hub_att = hubbed[ag]
     if hub_att.any():

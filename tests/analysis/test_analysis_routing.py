@@ -130,3 +130,40 @@ def test_traffic_matrix_ranks_bottlenecks():
     assert name == "leaf0-u0" and util == pytest.approx(200e9 / (50e9 * 0.93))
     assert sorted(slowed) == [0, 1, 2, 3]
     assert res.fair_rate_bytes_per_s == pytest.approx([50e9 * 0.93 / 4] * 4)
+
+
+def _designs_with_twins():
+    return [GENERATORS["rail-optimized"].build(sus=2), fat_tree_hosts(4),
+            GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=8, oversubscription=2.0),
+            GENERATORS["clos3"].build(pods=2, leaves_per_pod=2, hosts_per_leaf=8)]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_twin_class_routing_equals_per_destination_routing(k):
+    d = _designs_with_twins()[k]
+    ctx = build_context(d)
+    R, f = ctx.router, ctx.fabric
+    cores = np.unique(f.att_core)
+    W = np.bincount(np.unique(f.att_core, return_inverse=True)[1], weights=f.att_w) * (1 + np.arange(len(cores)) % 3)
+    dem = np.zeros((len(cores), R.n))
+    dem[:, cores] = np.outer(W, W)
+    dem[np.arange(len(cores)), cores] = 0
+    a, la, ea, oa = R.route(cores, dem, dest_weight=W)
+    b, lb, eb, ob = R.uniform_classes(cores, W)
+    assert la == lb == 0
+    assert np.allclose(a, b) and np.allclose(ea, eb) and np.allclose(oa, ob)
+    ra, qa = R.forward_bound(cores, W, ea)
+    rb, qb = R.forward_bound_classes(cores, W, ea)
+    assert np.allclose(ra, rb) and np.allclose(qa, qb)
+    # explicit pairs, grouped by twins or not, agree with the per-destination push
+    rng = np.random.default_rng(k)
+    s, t = rng.choice(cores, 300), rng.choice(cores, 300)
+    w = rng.random(300)
+    m = s != t
+    x, _ = R.route_pairs(s[m], t[m], w[m])
+    y, _ = R.route_pairs(s[m], t[m], w[m], twins=False)
+    dest, inv = np.unique(t[m], return_inverse=True)
+    dm = np.zeros((len(dest), R.n))
+    np.add.at(dm, (inv, s[m]), w[m])
+    z, _ = R.route(dest, dm)
+    assert np.allclose(x, z) and np.allclose(y, z)
