@@ -12,19 +12,15 @@ per batch), so a generated design arrives as one rebuild rather than 100,000 sma
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QToolTip
 
 from designer.gui import style
 from designer.gui.items import (
-    BOX_TYPE,
-    BUNDLE_TYPE,
-    DEVICE_TYPE,
-    FRAME_TYPE,
     BundleItem,
     CollapsedGroupItem,
     DeviceItem,
@@ -32,11 +28,12 @@ from designer.gui.items import (
     set_sketched,
 )
 from designer.gui.linking import link_rate_gbps
+from designer.gui.scene_groups import SceneGroups
+from designer.gui.scene_paint import paint_grid, paint_titles
+from designer.gui.scene_queries import SceneQueries
 from designer.gui.sketch import Sketch
 from designer.model import Design, Device, Group, Link
 from designer.model.catalog import Catalog
-
-_TITLE_FILL = QColor(255, 255, 255, 215)
 
 #: A pending batch larger than this is applied by rebuilding the scene.
 REBUILD_THRESHOLD = 400
@@ -44,7 +41,7 @@ REBUILD_THRESHOLD = 400
 Rep = str  # "d:<device id>" or "g:<group id>": the shown object standing for a device
 
 
-class DesignScene(QGraphicsScene):
+class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
     """Items for one design; rebuilt on :meth:`set_design`, updated from model events."""
 
     #: emitted after the scene applied model changes (argument: True when it rebuilt)
@@ -353,15 +350,6 @@ class DesignScene(QGraphicsScene):
     def rep_of(self, device_id: str) -> Rep | None:
         return self._rep.get(device_id)
 
-    def _groups_of(self, group_id: str | None) -> list[str]:
-        d = self.design
-        assert d is not None
-        out = []
-        while group_id is not None and d.has_group(group_id):
-            out.append(group_id)
-            group_id = d.group(group_id).parent
-        return out
-
     def _device_text(self, dev: Device) -> tuple[str, str]:
         """Label and subtitle drawn on a device: its name, or its id without its group's prefix."""
         label = dev.name
@@ -507,281 +495,18 @@ class DesignScene(QGraphicsScene):
         if self.sketched:
             self.invalidate_sketch()
 
-    # ------------------------------------------------------------------ groups
-    def _refresh_group_text(self, gid: str) -> None:
-        d = self.design
-        assert d is not None
-        g = d.group(gid)
-        if gid in self.frames:
-            self.frames[gid].set_title(f"{g.label}  ({g.kind})" if g.name else g.label)
-        if gid in self.boxes:
-            counts = Counter(dev.kind for dev in d.all_members(gid))
-            subs = Counter(c.kind for c in _subgroups(d, gid))
-            parts = [f"{n:,} {k}{'s' if n != 1 else ''}" for k, n in subs.items() if k != "server" or n > 1]
-            if subs.get("server") == 1:
-                parts.append("1 server")
-            names = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
-            parts += [
-                f"{counts[k]:,} {names[k]}{'s' if counts[k] != 1 and k != 'storage' else ''}"
-                for k in names
-                if counts.get(k)
-            ]
-            self.boxes[gid].set_text(g.label, " \u00b7 ".join(parts) or "empty")
-
-    def _update_groups(self, group_ids: Iterable[str], rebuilding: bool = False) -> None:
-        """Recompute frames (around their contents) and box positions (centre of their members)."""
-        d = self.design
-        assert d is not None
-        todo = set()
-        for gid in group_ids:
-            todo.update(self._groups_of(gid) if d.has_group(gid) else ())
-        if not todo:
-            return
-        # innermost first: deeper groups before their parents
-        depth = {g: len(d.ancestors(g)) for g in todo}
-        for gid in sorted(todo, key=lambda g: -depth[g]):
-            if gid in self.boxes:
-                b = _device_bounds(d.all_members(gid))
-                box = self.boxes[gid]
-                if not rebuilding:
-                    self._refresh_group_text(gid)
-                if b is not None:
-                    box.setPos((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
-                    box.setVisible(True)
-                else:
-                    box.setVisible(False)
-                if b is not None:
-                    mw, mh = style.COLLAPSED_SIZES.get(box.kind, style.COLLAPSED_SIZES["custom"])
-                    box.set_size(max(mw, b[2] - b[0] + 90), max(mh, b[3] - b[1] + 70))
-            elif gid in self.frames:
-                rect = QRectF()
-                for dev in d.members(gid):
-                    item = self.device_items.get(dev.id)
-                    if item is not None:
-                        rect = rect.united(item.rect().translated(item.pos()))
-                for child in d.child_groups(gid):
-                    sub: QGraphicsItem | None = self.frames.get(child.id)
-                    if sub is not None and sub.isVisible():
-                        rect = rect.united(sub.rect())  # type: ignore[attr-defined]
-                    box = self.boxes.get(child.id)
-                    if box is not None and box.isVisible():
-                        rect = rect.united(box.rect().translated(box.pos()))
-                frame = self.frames[gid]
-                if rect.isNull():
-                    frame.setVisible(False)
-                    continue
-                pad = style.GROUP_PADDING
-                frame.set_rect(rect.adjusted(-pad, -pad - style.GROUP_HEADER, pad, pad))
-                frame.setVisible(True)
-                frame.setZValue(-10 + (depth[gid] - 1) * 0.01)  # inner frames above outer ones
-
-    # ------------------------------------------------------------------ findings
-    def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
-        """Mark devices and links that break design rules (messages shown on hover)."""
-        old_links = set(self._flagged_links)
-        self._flagged_devices, self._flagged_links = by_device, by_link
-        keys = {self._link_key.get(lid) for lid in old_links | set(by_link)}
-        for key in keys:
-            if key is not None and key in self._bundle_links:
-                self._refresh_bundle(key)
-        self._apply_flags()
-        self.invalidate_sketch()
-
-    def _apply_flags(self) -> None:
-        for did, item in self.device_items.items():
-            item.set_flagged(did in self._flagged_devices)
-        flagged_boxes = set()
-        for did in self._flagged_devices:
-            rep = self._rep.get(did)
-            if rep is not None and rep.startswith("g:"):
-                flagged_boxes.add(rep[2:])
-        for gid, box in self.boxes.items():
-            box.set_flagged(gid in flagged_boxes)
-
-    def findings_for_links(self, link_ids: Iterable[str]) -> list[str]:
-        out: list[str] = []
-        for lid in link_ids:
-            for msg in self._flagged_links.get(lid, ()):
-                if msg not in out:
-                    out.append(msg)
-        return out
-
-    def findings_for_device(self, device_id: str) -> list[str]:
-        return list(self._flagged_devices.get(device_id, ()))
-
-    # ------------------------------------------------------------------ selection
-    def bundle_link_ids(self, key: tuple[Rep, Rep]) -> list[str]:
-        return list(self._bundle_links.get(key, ()))
-
-    def selection_keys(self) -> set[tuple[str, object]]:
-        out: set[tuple[str, object]] = set()
-        for item in self.selectedItems():
-            t = item.type()
-            if t == DEVICE_TYPE:
-                out.add(("d", item.device_id))  # type: ignore[attr-defined]
-            elif t == BUNDLE_TYPE:
-                out.add(("b", item.key))  # type: ignore[attr-defined]
-            elif t in (FRAME_TYPE, BOX_TYPE):
-                out.add(("g", item.group_id))  # type: ignore[attr-defined]
-        return out
-
-    def restore_selection(self, keys: set[tuple[str, object]]) -> None:
-        for kind, value in keys:
-            item: QGraphicsItem | None = None
-            if kind == "d":
-                item = self.device_items.get(value)  # type: ignore[arg-type]
-            elif kind == "b":
-                item = self.bundle_items.get(value)  # type: ignore[arg-type]
-            else:
-                item = self.frames.get(value) or self.boxes.get(value)  # type: ignore[arg-type]
-            if item is not None:
-                item.setSelected(True)
-
-    def selected_device_ids(self) -> list[str]:
-        """Selected devices, including every member of selected groups, in design order."""
-        d = self.design
-        if d is None:
-            return []
-        ids: dict[str, None] = {}
-        for item in self.selectedItems():
-            t = item.type()
-            if t == DEVICE_TYPE:
-                ids[item.device_id] = None  # type: ignore[attr-defined]
-            elif t in (FRAME_TYPE, BOX_TYPE):
-                for dev in d.all_members(item.group_id):  # type: ignore[attr-defined]
-                    ids[dev.id] = None
-        if len(ids) < 2:
-            return list(ids)
-        return [dev.id for dev in d.iter_devices() if dev.id in ids]
-
-    def selected_link_ids(self) -> list[str]:
-        out: list[str] = []
-        for item in self.selectedItems():
-            if item.type() == BUNDLE_TYPE:
-                out.extend(self._bundle_links.get(item.key, ()))  # type: ignore[attr-defined]
-        return out
-
-    def selected_group_ids(self) -> list[str]:
-        return [
-            item.group_id  # type: ignore[attr-defined]
-            for item in self.selectedItems()
-            if item.type() in (FRAME_TYPE, BOX_TYPE)
-        ]
-
-    def select_devices(self, device_ids: Iterable[str]) -> None:
-        """Select the shown items standing for these devices (their collapsed groups, if hidden)."""
-        self.clearSelection()
-        for did in device_ids:
-            rep = self._rep.get(did)
-            if rep is None:
-                continue
-            item: QGraphicsItem | None = self.device_items.get(rep[2:]) if rep[0] == "d" else self.boxes.get(rep[2:])
-            if item is not None:
-                item.setSelected(True)
-
-    def select_links(self, link_ids: Iterable[str]) -> QGraphicsItem | None:
-        """Select the bundles holding these links (or the devices/boxes at their ends); return one item."""
-        self.clearSelection()
-        first: QGraphicsItem | None = None
-        for lid in link_ids:
-            key = self._link_key.get(lid)
-            item: QGraphicsItem | None = self.bundle_items.get(key) if key is not None else None
-            if item is None and self.design is not None and self.design.has_link(lid):
-                item = self.item_for_device(self.design.link(lid).a_device)
-            if item is not None:
-                item.setSelected(True)
-                first = first or item
-        return first
-
-    def item_for_device(self, device_id: str) -> QGraphicsItem | None:
-        rep = self._rep.get(device_id)
-        if rep is None:
-            return None
-        return self.device_items.get(rep[2:]) if rep[0] == "d" else self.boxes.get(rep[2:])
-
     # ------------------------------------------------------------------ painting and hover
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, style.BACKGROUND)
         if self.sketched:
             self.sketch().paint(painter)
-            return
-        if not self.show_grid:
-            return
-        scale = painter.worldTransform().m11()
-        step = style.GRID * 5
-        if step * scale < 12:
-            return
-        painter.setPen(style.GRID_COLOUR)
-        left = int(rect.left() // step) * step
-        top = int(rect.top() // step) * step
-        lines = []
-        x = left
-        while x < rect.right():
-            lines.append((QPointF(x, rect.top()), QPointF(x, rect.bottom())))
-            x += step
-        y = top
-        while y < rect.bottom():
-            lines.append((QPointF(rect.left(), y), QPointF(rect.right(), y)))
-            y += step
-        for p1, p2 in lines:
-            painter.drawLine(p1, p2)
+        elif self.show_grid:
+            paint_grid(painter, rect)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        """Group titles on top of the links, at a constant screen size, where the group is wide enough."""
-        if not self.frames and not self.boxes:
-            return
-        world = painter.worldTransform()
-        scale = world.m11()
-        font = style.label_font(8.5, bold=True)
-        fm = QFontMetricsF(font)
-        height = fm.height()
-        painter.save()
-        painter.resetTransform()
-        painter.setFont(font)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        for frame in self.frames.values():
-            r = frame.rect()
-            if not frame.isVisible() or not r.intersects(rect):
-                continue
-            text = "\u25be " + frame.title()
-            width = fm.horizontalAdvance(text)
-            if r.width() * scale < width + 28 or r.height() * scale < height + 10:
-                continue
-            tl = world.map(r.topLeft())
-            if style.GROUP_HEADER * scale >= height:
-                pill = QRectF(tl.x() + 8, tl.y() + 2, width + 12, height + 2)
-            elif frame.zValue() <= -9.999:  # outermost frames: title above the frame when the header is tiny
-                pill = QRectF(tl.x() + 4, tl.y() - height - 4, width + 12, height + 2)
-            else:
-                continue
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_TITLE_FILL)
-            painter.drawRoundedRect(pill, 4, 4)
-            painter.setPen(style.SELECTION if frame.isSelected() else style.GROUP_TITLE)
-            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
-        small = style.label_font(7.5)
-        fm_small = QFontMetricsF(small)
-        for box in self.boxes.values():
-            r = box.rect().translated(box.pos())
-            if not box.isVisible() or not r.intersects(rect):
-                continue
-            w_px = r.width() * scale
-            if w_px < 60 or r.height() * scale < height + 6:
-                continue
-            title, summary = box.texts()
-            tl = world.map(r.topLeft())
-            avail = w_px - 16
-            painter.setFont(font)
-            painter.setPen(style.SELECTION if box.isSelected() else style.GROUP_TITLE)
-            text = fm.elidedText("\u25b8 " + title, Qt.TextElideMode.ElideMiddle, avail)
-            painter.drawText(QRectF(tl.x() + 8, tl.y() + 5, avail, height), Qt.AlignmentFlag.AlignLeft, text)
-            if r.height() * scale >= 2 * height + 12 and summary:
-                painter.setFont(small)
-                painter.setPen(style.GROUP_TITLE)
-                text = fm_small.elidedText(summary, Qt.TextElideMode.ElideRight, avail)
-                painter.drawText(QRectF(tl.x() + 8, tl.y() + 7 + height, avail, fm_small.height()),
-                                 Qt.AlignmentFlag.AlignLeft, text)
-        painter.restore()
+        """Group titles on top of the links (see :func:`designer.gui.scene_paint.paint_titles`)."""
+        if self.frames or self.boxes:
+            paint_titles(painter, rect, self.frames.values(), self.boxes.values())
 
     def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:
         """Tooltips are computed from the model when asked, so items carry no text."""
@@ -797,26 +522,6 @@ class DesignScene(QGraphicsScene):
         else:
             QToolTip.hideText()
         event.setAccepted(bool(text))
-
-
-def _subgroups(d: Design, gid: str) -> list:
-    out, stack = [], list(d.child_groups(gid))
-    while stack:
-        g = stack.pop()
-        out.append(g)
-        stack.extend(d.child_groups(g.id))
-    return out
-
-
-def _device_bounds(devices: Iterable[Device]) -> tuple[float, float, float, float] | None:
-    xs = []
-    ys = []
-    for dev in devices:
-        xs.append(dev.x)
-        ys.append(dev.y)
-    if not xs:
-        return None
-    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _clip(centre: QPointF, rect: QRectF, toward: QPointF) -> QPointF:

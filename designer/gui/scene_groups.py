@@ -1,0 +1,123 @@
+"""Group frames and collapsed-group boxes of the scene: their texts, sizes and places.
+
+A mixin of :class:`designer.gui.scene.DesignScene` (it uses the scene's ``design``, ``frames``,
+``boxes`` and ``device_items``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import QGraphicsItem
+
+from designer.gui import style
+from designer.model import Design, Device
+
+
+class SceneGroups:
+    """Frames around expanded groups, boxes for collapsed ones."""
+
+    design: Design | None
+    frames: dict[str, Any]
+    boxes: dict[str, Any]
+    device_items: dict[str, Any]
+
+    def _groups_of(self, group_id: str | None) -> list[str]:
+        d = self.design
+        assert d is not None
+        out = []
+        while group_id is not None and d.has_group(group_id):
+            out.append(group_id)
+            group_id = d.group(group_id).parent
+        return out
+
+    def _refresh_group_text(self, gid: str) -> None:
+        d = self.design
+        assert d is not None
+        g = d.group(gid)
+        if gid in self.frames:
+            self.frames[gid].set_title(f"{g.label}  ({g.kind})" if g.name else g.label)
+        if gid in self.boxes:
+            counts = Counter(dev.kind for dev in d.all_members(gid))
+            subs = Counter(c.kind for c in _subgroups(d, gid))
+            parts = [f"{n:,} {k}{'s' if n != 1 else ''}" for k, n in subs.items() if k != "server" or n > 1]
+            if subs.get("server") == 1:
+                parts.append("1 server")
+            names = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
+            parts += [
+                f"{counts[k]:,} {names[k]}{'s' if counts[k] != 1 and k != 'storage' else ''}"
+                for k in names
+                if counts.get(k)
+            ]
+            self.boxes[gid].set_text(g.label, " \u00b7 ".join(parts) or "empty")
+
+    def _update_groups(self, group_ids: Iterable[str], rebuilding: bool = False) -> None:
+        """Recompute frames (around their contents) and box positions (centre of their members)."""
+        d = self.design
+        assert d is not None
+        todo = set()
+        for gid in group_ids:
+            todo.update(self._groups_of(gid) if d.has_group(gid) else ())
+        if not todo:
+            return
+        # innermost first: deeper groups before their parents
+        depth = {g: len(d.ancestors(g)) for g in todo}
+        for gid in sorted(todo, key=lambda g: -depth[g]):
+            if gid in self.boxes:
+                b = _device_bounds(d.all_members(gid))
+                box = self.boxes[gid]
+                if not rebuilding:
+                    self._refresh_group_text(gid)
+                if b is not None:
+                    box.setPos((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+                    box.setVisible(True)
+                else:
+                    box.setVisible(False)
+                if b is not None:
+                    mw, mh = style.COLLAPSED_SIZES.get(box.kind, style.COLLAPSED_SIZES["custom"])
+                    box.set_size(max(mw, b[2] - b[0] + 90), max(mh, b[3] - b[1] + 70))
+            elif gid in self.frames:
+                rect = QRectF()
+                for dev in d.members(gid):
+                    item = self.device_items.get(dev.id)
+                    if item is not None:
+                        rect = rect.united(item.rect().translated(item.pos()))
+                for child in d.child_groups(gid):
+                    sub: QGraphicsItem | None = self.frames.get(child.id)
+                    if sub is not None and sub.isVisible():
+                        rect = rect.united(sub.rect())  # type: ignore[attr-defined]
+                    box = self.boxes.get(child.id)
+                    if box is not None and box.isVisible():
+                        rect = rect.united(box.rect().translated(box.pos()))
+                frame = self.frames[gid]
+                if rect.isNull():
+                    frame.setVisible(False)
+                    continue
+                pad = style.GROUP_PADDING
+                frame.set_rect(rect.adjusted(-pad, -pad - style.GROUP_HEADER, pad, pad))
+                frame.setVisible(True)
+                frame.setZValue(-10 + (depth[gid] - 1) * 0.01)  # inner frames above outer ones
+
+
+def _subgroups(d: Design, gid: str) -> list:
+    out, stack = [], list(d.child_groups(gid))
+    while stack:
+        g = stack.pop()
+        out.append(g)
+        stack.extend(d.child_groups(g.id))
+    return out
+
+
+def _device_bounds(devices: Iterable[Device]) -> tuple[float, float, float, float] | None:
+    xs = []
+    ys = []
+    for dev in devices:
+        xs.append(dev.x)
+        ys.append(dev.y)
+    if not xs:
+        return None
+    return min(xs), min(ys), max(xs), max(ys)
+
