@@ -38,6 +38,8 @@ def create_application(argv: list[str] | None = None):  # noqa: ANN201 - QApplic
 def create_window(path: str | None):  # noqa: ANN201 - MainWindow
     """A main window showing ``path``, or a sample design (or a recovered one after a crash)."""
     from designer.gui.main_window import MainWindow
+    from designer.io import load_design
+    from designer.model import DesignError
     from designer.model.catalog import Catalog, CatalogError, default_catalog
 
     try:
@@ -47,13 +49,17 @@ def create_window(path: str | None):  # noqa: ANN201 - MainWindow
     window = MainWindow(catalog)
     restored = window.offer_recovery()
     if not restored:
-        target = Path(path) if path else default_design_path()
-        if target is not None:
-            opened = window.open_path(str(target))
-            if opened and path is None:
-                # A sample is a starting point: keep it from being overwritten by Save.
-                window.document.path = None
-                window._update_title()
+        if path:
+            window.open_path(path)
+        else:
+            sample = default_design_path()
+            if sample is not None:
+                # A sample is a starting point: opened without a file name (Save asks where),
+                # and not added to the recent files.
+                try:
+                    window.document.set_design(load_design(sample), None)
+                except DesignError as e:
+                    window.show_error("Cannot open the sample design", str(e))
     return window
 
 
