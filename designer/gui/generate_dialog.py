@@ -11,6 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -195,9 +196,12 @@ class GenerateDialog(QDialog):
         return self.registry[kind].build(catalog=self.catalog, **form.values())
 
     def try_accept(self) -> None:
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a 16k-GPU fabric takes seconds
         try:
             self.result_design = self.build()
         except DesignError as e:
             self.error.setText(str(e))
             return
+        finally:
+            QApplication.restoreOverrideCursor()
         self.accept()
