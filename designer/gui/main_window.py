@@ -63,7 +63,8 @@ class MainWindow(QMainWindow):
         self.document.modified_changed.connect(lambda _m: self._update_title())
         self.document.path_changed.connect(lambda _p: self._update_title())
         self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.editor.file_dropped.connect(self.open_path)
+        # queued: the drop finishes before a "save changes?" question may appear
+        self.editor.file_dropped.connect(self.open_path, Qt.ConnectionType.QueuedConnection)
         self.checker.checked.connect(self._on_checker_checked)
         self.checker.stale.connect(
             lambda: self.rules_label.setText("design rules: F7 to check (large design)")

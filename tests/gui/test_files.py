@@ -93,7 +93,7 @@ def test_dropping_a_design_file_on_the_canvas_opens_it(window, qtbot):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(sample))])
     assert send_drop(window.view.viewport(), mime, QPoint(50, 50))
-    assert window.document.path == sample.resolve()
+    qtbot.waitUntil(lambda: window.document.path == sample.resolve())
     assert window.document.design.device_count() == load_design(sample).device_count()
 
 
