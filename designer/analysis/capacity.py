@@ -154,60 +154,55 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
 
     links = design.links
     m_all = len(links)
-    a = np.empty(m_all, dtype=np.int64)
-    b = np.empty(m_all, dtype=np.int64)
-    gbps = np.empty(m_all)
-    proto = np.empty(m_all, dtype=np.int8)
-    wire = np.empty(m_all)
-    keep = np.zeros(m_all, dtype=bool)
-    excluded: list[tuple[str, str]] = []
     # Devices of one model share their port-group tuple: cache port lookups per (groups, port).
-    port_cache: dict[tuple[int, str], tuple[float, str]] = {}
+    port_cache: dict[tuple[int, str], tuple[float, int]] = {}
     keep_alive = [d.ports for d in devices]  # ids stay unique while the tuples live
+    kind_code = {"nvlink": P_NVLINK, "pcie": P_PCIE}
 
-    def port_info(dev_id: str, port_id: str) -> tuple[float, str]:
-        dev = devices[index[dev_id]]
+    def port_info(dev, port_id: str) -> tuple[float, int]:
         key = (id(dev.ports), port_id)
         got = port_cache.get(key)
         if got is None:
             spec = dev.port(port_id)
-            got = (spec.speed_gbps, spec.kind) if spec is not None else (0.0, "network")
+            got = (spec.speed_gbps, kind_code.get(spec.kind, -1)) if spec is not None else (0.0, -1)
             port_cache[key] = got
         return got
 
-    for k, link in enumerate(links):
-        ia, ib = index[link.a_device], index[link.b_device]
-        sa, ka = port_info(link.a_device, link.a_port)
-        sb, kb = port_info(link.b_device, link.b_port)
-        rate = min(sa, sb)
-        cab = catalog.cables.get(link.cable) if (catalog is not None and link.cable) else None
-        if cab is not None and cab.rate_gbps > 0:
-            rate = min(rate, cab.rate_gbps)
-        elif cab is not None:
-            rate = 0.0
-        if link.failed:
-            excluded.append((link.id, "failed"))
-            continue
-        if not rate > 0:
-            excluded.append((link.id, "zero capacity"))
-            continue
-        keep[k] = True
-        a[k], b[k], gbps[k] = ia, ib, rate
-        if link.medium == "nvlink" or "nvlink" in (ka, kb):
-            p = P_NVLINK
-        elif link.medium == "pcie" or "pcie" in (ka, kb):
-            p = P_PCIE
-        else:
-            pa, pb = node_proto[ia], node_proto[ib]
-            if P_IB in (pa, pb):
-                p = P_IB
-            elif P_ETH in (pa, pb):
-                p = P_ETH
-            else:
-                p = P_IB if "infiniband" in (devices[ia].properties.get("protocol"),) else P_ETH
-        proto[k] = p
-        per_m = cab.latency_ns_per_m * K.NS if cab is not None else K.CABLE_LATENCY_S_PER_M
-        wire[k] = 0.0 if p in (P_NVLINK, P_PCIE) and cab is None else link.length_m * per_m
+    ia_l = [index[x.a_device] for x in links]
+    ib_l = [index[x.b_device] for x in links]
+    pa = [port_info(devices[i], x.a_port) for i, x in zip(ia_l, links, strict=True)]
+    pb = [port_info(devices[i], x.b_port) for i, x in zip(ib_l, links, strict=True)]
+    ia = np.array(ia_l, dtype=np.int64).reshape(m_all)
+    ib = np.array(ib_l, dtype=np.int64).reshape(m_all)
+    sa = np.array([x[0] for x in pa]).reshape(m_all)
+    sb = np.array([x[0] for x in pb]).reshape(m_all)
+    ka = np.array([x[1] for x in pa], dtype=np.int8).reshape(m_all)
+    kb = np.array([x[1] for x in pb], dtype=np.int8).reshape(m_all)
+    medium = np.array([kind_code.get(x.medium, -1) for x in links], dtype=np.int8).reshape(m_all)
+    length = np.array([x.length_m for x in links], dtype=float).reshape(m_all)
+    failed = np.array([x.failed for x in links], dtype=bool).reshape(m_all)
+    cables = catalog.cables if catalog is not None else {}
+    cab_rate = {}
+    cab_lat = {}
+    for cid in {x.cable for x in links}:
+        cab = cables.get(cid) if cid else None
+        cab_rate[cid] = np.inf if cab is None else cab.rate_gbps
+        cab_lat[cid] = np.nan if cab is None else cab.latency_ns_per_m * K.NS
+    crate = np.array([cab_rate[x.cable] for x in links], dtype=float).reshape(m_all)
+    clat = np.array([cab_lat[x.cable] for x in links], dtype=float).reshape(m_all)
+    rate = np.minimum(np.minimum(sa, sb), crate)
+    zero = ~(rate > 0)
+    keep = ~failed & ~zero
+    excluded = [(links[k].id, "failed" if failed[k] else "zero capacity") for k in np.flatnonzero(~keep)]
+    is_nvl = (medium == P_NVLINK) | (ka == P_NVLINK) | (kb == P_NVLINK)
+    is_pcie = ~is_nvl & ((medium == P_PCIE) | (ka == P_PCIE) | (kb == P_PCIE))
+    npa, npb = node_proto[ia], node_proto[ib]
+    net_p = np.where((npa == P_IB) | (npb == P_IB), P_IB, P_ETH)
+    proto = np.where(is_nvl, P_NVLINK, np.where(is_pcie, P_PCIE, net_p)).astype(np.int8)
+    has_cab = ~np.isnan(clat)
+    per_m = np.where(has_cab, np.nan_to_num(clat), K.CABLE_LATENCY_S_PER_M)
+    wire = np.where((is_nvl | is_pcie) & ~has_cab, 0.0, length * per_m)
+    a, b, gbps = ia, ib, rate
     if excluded:
         nf = sum(1 for _, r in excluded if r == "failed")
         nz = len(excluded) - nf

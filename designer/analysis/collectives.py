@@ -331,9 +331,7 @@ class _Embedder:
         if not len(s):
             return 0.0, 0
         cs, ct = fab.att_core[ptr[s]], fab.att_core[ptr[d]]
-        uniq_t, inv = np.unique(ct, return_inverse=True)
-        D = ctx.router.distances(uniq_t)
-        hops = D[inv, cs]
+        hops = ctx.router.hops(cs, ct)
         hops = hops[np.isfinite(hops)]
         h = int(hops.max()) if len(hops) else 0
         net = (cap.protocol != P_NVLINK) & (cap.protocol != P_PCIE)
@@ -608,13 +606,17 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
 
 
 def fair_rates(ctx: Context, model: AlgorithmModel, budget: int = K.FAIR_WORK_BUDGET):
-    """Max-min fair rates of the flows of ``model``'s slowest phase; None when too large to build."""
+    """Max-min fair rates of the flows of ``model``'s slowest phase.
+
+    Returns ((src, dst, bytes), flow matrix, FairShare); None when the phase has no explicit flows
+    (NVLS, all-to-all in aggregate); the string ``"skipped"`` when the flow matrix is too large.
+    """
     ph = max(model.phases, key=lambda x: x.seconds_per_byte)
     src, dst, w = ph.flows
     if not len(src) or (src == dst).all():
         return None
     M = flow_matrix(ctx.fabric, ctx.router, src, dst, budget)
     if M is None:
-        return None
+        return "skipped"
     cap = ctx.cap.arc_effective_bytes_per_s
     return (src, dst, w), M, max_min_fair(M, cap)

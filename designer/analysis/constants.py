@@ -144,5 +144,5 @@ CLASS_ROUTING_MIN = 128
 #: Max-min fair rates need the (flows x links) fraction matrix: built only under these limits
 #: (pairs of attachment switches x core arcs, and matrix entries); above, bottlenecks still name
 #: their utilisation and algorithm but not the fair rate of each flow.
-FAIR_WORK_BUDGET = 20_000_000
+FAIR_WORK_BUDGET = 4_000_000
 FAIR_MAX_NNZ = 3_000_000

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,8 +47,9 @@ class AlgorithmSummary:
     formula: str
 
 
-@dataclass(frozen=True)
-class LinkUse:
+class LinkUse(NamedTuple):
+    """Use of one link by the selected algorithm (a light record: there is one per link)."""
+
     id: str
     utilization: float
     load_bytes_per_s: float
@@ -287,7 +289,7 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
         flows = 0
         examples: tuple[str, ...] = ()
         rate = None
-        if fair is not None:
+        if fair is not None and fair != "skipped":
             (src, dst, _), M, fs = fair
             col = M[:, arc].tocoo()
             rows = col.row[col.data > 0]
@@ -300,7 +302,7 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
         out.append(Bottleneck(cap.link_ids[i], float(util[i]), _direction(ctx, arc), cap.protocol_name(i),
                               float(eff[arc]), mdl.algorithm, mdl.collective, row.message_bytes, flows, examples,
                               rate))
-    return links, tuple(out), fair is not None
+    return links, tuple(out), fair != "skipped"
 
 
 __all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkUse", "Report", "analyze", "K"]

@@ -488,6 +488,31 @@ class CoreRouter:
         qmax[cores] = 1.0
         return row, qmax
 
+    def hops(self, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Hop counts s[i] -> t[i] on the core graph (inf if unreachable), via twin representatives.
+
+        >>> import numpy as np
+        >>> from designer.generators import GENERATORS
+        >>> from designer.analysis.context import build_context
+        >>> ctx = build_context(GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8))
+        >>> cores = np.unique(ctx.fabric.att_core)
+        >>> ctx.router.hops(cores, cores[::-1]).tolist()
+        [2.0, 2.0]
+        """
+        s = np.asarray(s, dtype=np.int64)
+        t = np.asarray(t, dtype=np.int64)
+        rep_of = np.arange(self.n)
+        cls_of = np.arange(self.n) + self.n
+        for c, g in enumerate(self.twin_classes(np.unique(t))):
+            rep_of[g] = g[0]
+            cls_of[g] = c
+        uniq_r, row = np.unique(rep_of[t], return_inverse=True)
+        d = self.distances(uniq_r)[row, s].astype(float)
+        deg = self._out_ptr[s + 1] - self._out_ptr[s]
+        twin = (cls_of[s] == cls_of[t]) & (s != t)
+        d = np.where(twin, np.where(deg > 0, 2.0, np.inf), d)
+        return np.where(s == t, 0.0, d)
+
     def _spread(self, idx: np.ndarray, ptr: np.ndarray, vals: np.ndarray, frac: np.ndarray):
         """For entries with group ``idx``: repeat over the group's members (CSR ``ptr``)."""
         k = ptr[idx + 1] - ptr[idx]
@@ -520,18 +545,23 @@ class CoreRouter:
             for c, g in enumerate(self.twin_classes(np.unique(np.concatenate([s, t])))):
                 rep_of[g] = g[0]
                 cls_of[g] = c
-        uniq_t, trow = np.unique(t, return_inverse=True)
-        D = self.distances(uniq_t)
-        dist = D[trow, s]
+        # Distances to the destinations' representatives only: a twin sees the graph alike.
+        twin = (cls_of[s] == cls_of[t]) & (s != t)
+        uniq_r, trow = np.unique(rep_of[t], return_inverse=True)
+        D = self.distances(uniq_r)
+        dist = np.where(twin, 2.0, D[trow, s])
+        if twin.any():  # twins without a common neighbour are isolated nodes: unreachable
+            deg_s = self._out_ptr[s + 1] - self._out_ptr[s]
+            dist = np.where(twin & (deg_s == 0), np.inf, dist)
         lost = float(amount[~np.isfinite(dist)].sum())
         ok = np.isfinite(dist) & (dist > 0)
-        s, t, amount, dist = s[ok], t[ok], amount[ok], dist[ok]
+        s, t, amount, dist, twin = s[ok], t[ok], amount[ok], dist[ok], twin[ok]
         # neighbours: the direct links only
-        one = dist == 1
+        one = (dist == 1) & ~twin
         if one.any():
             mload += np.bincount(self._macro(s[one], t[one]), weights=amount[one], minlength=nm)
         # twins: s -> y -> t over their common neighbours, split by links
-        tw = ~one & (cls_of[s] == cls_of[t])
+        tw = twin
         if tw.any():
             ss, tt, am = s[tw], t[tw], amount[tw]
             deg = self._out_ptr[ss + 1] - self._out_ptr[ss]
@@ -705,6 +735,5 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
             load[fabric.core_arc] += core_load
             lost += lost_core
             if lost_core > 0:
-                d = router.distances(ct_node[net])
-                lost_flows += int(np.sum(~np.isfinite(d[np.arange(int(net.sum())), cs_node[net]])))
+                lost_flows += int(np.sum(~np.isfinite(router.hops(cs_node[net], ct_node[net]))))
     return Routed(load, lost, lost_flows)
