@@ -23,11 +23,11 @@ GPUS_PER_SU = 256
 
 def child(gpus: int, folder: str) -> None:
     sys.path.insert(0, str(ROOT))
-    from designer.generators import build_rail_optimized
+    from designer.generators import GENERATORS
     from designer.io import save_design
 
     t0 = time.perf_counter()
-    design = build_rail_optimized(sus=gpus // GPUS_PER_SU)
+    design = GENERATORS["rail-optimized"].build(sus=gpus // GPUS_PER_SU)
     t1 = time.perf_counter()
     path = Path(folder) / f"rail-{gpus}.json"
     save_design(design, path)

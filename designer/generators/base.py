@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from designer.model import Design, DesignError, Device, Group, Link, PortGroup
+from designer.model.bulk import gc_paused
 from designer.model.catalog import Cable, Catalog, Component, default_catalog
 
 
@@ -169,7 +170,8 @@ class GeneratorSpec:
     def build(self, catalog: Catalog | None = None, **params: Any) -> Design:
         """Check the parameters and build the design (``catalog`` default: the built-in one)."""
         checked = self.check(params)
-        return self.func(catalog=catalog, **checked)
+        with gc_paused():
+            return self.func(catalog=catalog, **checked)
 
 
 # --------------------------------------------------------------------------- common parameters

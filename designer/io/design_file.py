@@ -38,6 +38,7 @@ from designer.model import (
     Link,
     PortGroup,
 )
+from designer.model.bulk import gc_paused
 
 FORMAT = "topo-designer-design"
 VERSION = 1
@@ -154,7 +155,9 @@ def design_to_text(design: Design) -> str:
 
 def save_design(design: Design, path: str | os.PathLike[str]) -> None:
     """Write ``design`` to ``path`` atomically (temporary file, then rename)."""
-    atomic_write_text(path, design_to_text(design))
+    with gc_paused():
+        text = design_to_text(design)
+    atomic_write_text(path, text)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -273,6 +276,67 @@ def _port_ref(obj: dict[str, Any], key: str, path: str) -> tuple[str, str]:
     return dev, port
 
 
+_DEVICE_KINDS = frozenset(DEVICE_KINDS)
+_MEDIA = frozenset(MEDIA)
+_NUMBER = (int, float)
+
+
+def _fine_number(v: Any, minimum: float) -> bool:
+    return type(v) in _NUMBER and math.isfinite(v) and v >= minimum
+
+
+def _fast_device(d: dict[str, Any], seen: dict[str, Any], templates: dict[str, tuple[PortGroup, ...]],
+                 group_ids: dict[str, int]) -> Device | None:
+    """A device from a record that passes every check, or None to take the careful path."""
+    did, kind, model = d.get("id"), d.get("kind"), d.get("model", "")
+    if type(did) is not str or did in seen or kind not in _DEVICE_KINDS or type(model) is not str:
+        return None
+    if "ports" in d or model not in templates:
+        return None
+    name, tier, props = d.get("name", ""), d.get("tier", ""), d.get("properties", {})
+    if type(name) is not str or type(tier) is not str or type(props) is not dict:
+        return None
+    if len(name) > MAX_TEXT or len(tier) > MAX_TEXT or len(model) > MAX_TEXT:
+        return None
+    x, y, group = d.get("x", 0.0), d.get("y", 0.0), d.get("group")
+    if not (_fine_number(x, -1e9) and _fine_number(y, -1e9)):
+        return None
+    if group is not None and (type(group) is not str or group not in group_ids):
+        return None
+    try:
+        return Device(did, kind, templates[model], model=model, name=name, tier=tier, x=x, y=y, group=group,
+                      properties=dict(props))
+    except DesignError:
+        return None
+
+
+def _fast_link(raw: dict[str, Any], devices: dict[str, tuple[Device, int]], link_ids: dict[str, int],
+               port_used: dict[tuple[str, str], int]) -> Link | None:
+    """A link from a record that passes every check, or None to take the careful path."""
+    lid, a, b = raw.get("id"), raw.get("a"), raw.get("b")
+    if type(lid) is not str or lid in link_ids or type(a) is not str or type(b) is not str:
+        return None
+    pa, pb = a.split(":"), b.split(":")
+    if len(pa) != 2 or len(pb) != 2 or pa[0] == pb[0]:
+        return None
+    ea, eb = devices.get(pa[0]), devices.get(pb[0])
+    if ea is None or eb is None or ea[0].port(pa[1]) is None or eb[0].port(pb[1]) is None:
+        return None
+    if (pa[0], pa[1]) in port_used or (pb[0], pb[1]) in port_used:
+        return None
+    medium, length, cable = raw.get("medium"), raw.get("length_m"), raw.get("cable", "")
+    failed, props = raw.get("failed", False), raw.get("properties", {})
+    if medium not in _MEDIA or not _fine_number(length, 0.0) or type(cable) is not str or len(cable) > MAX_TEXT:
+        return None
+    if type(failed) is not bool or type(props) is not dict:
+        return None
+    try:
+        return Link(lid, pa[0], pa[1], pb[0], pb[1], medium=medium, length_m=length, cable=cable, failed=failed,
+                    properties=dict(props))
+    except DesignError:
+        return None
+
+
 def _build(data: dict[str, Any]) -> Design:
     head = _obj(data.get("design", {}), "design")
     design = Design(_text(head, "name", "design", "Untitled"), _text(head, "description", "design", ""))
@@ -371,7 +435,15 @@ def _build(data: dict[str, Any]) -> Design:
 
     devices: list[Device] = []
     device_ports: dict[str, tuple[Device, int]] = {}
+    known_device = _KNOWN["device"]
     for i, d in enumerate(devices_raw):
+        if type(d) is dict and d.keys() <= known_device:
+            fast = _fast_device(d, device_ports, templates, group_ids)
+            if fast is not None:
+                devices.append(fast)
+                device_ports[fast.id] = (fast, i)
+                continue
+        # The careful path: finds and names the exact problem.
         p = f"devices[{i}]"
         d = _obj(d, p)
         _unknown_keys(d, "device", p)
@@ -402,7 +474,16 @@ def _build(data: dict[str, Any]) -> Design:
     links: list[Link] = []
     link_ids: dict[str, int] = {}
     port_used: dict[tuple[str, str], int] = {}
+    known_link = _KNOWN["link"]
     for i, raw in enumerate(links_raw):
+        if type(raw) is dict and raw.keys() <= known_link:
+            fast_link = _fast_link(raw, device_ports, link_ids, port_used)
+            if fast_link is not None:
+                port_used[(fast_link.a_device, fast_link.a_port)] = i
+                port_used[(fast_link.b_device, fast_link.b_port)] = i
+                link_ids[fast_link.id] = i
+                links.append(fast_link)
+                continue
         p = f"links[{i}]"
         raw = _obj(raw, p)
         _unknown_keys(raw, "link", p)
@@ -485,7 +566,8 @@ def design_from_data(data: Any, source: str = "<design>") -> Design:
 
 
 def design_from_text(text: str, source: str = "<design>") -> Design:
-    return design_from_data(parse_json(text, source), source)
+    with gc_paused():
+        return design_from_data(parse_json(text, source), source)
 
 
 def load_design(path: str | os.PathLike[str]) -> Design:
