@@ -16,16 +16,21 @@ from designer.model import Design, Device, Group, Link
 
 
 class DesignCommand(QUndoCommand):
-    """A command on one design; subclasses implement ``_redo`` / ``_undo``."""
+    """A command on one design; subclasses implement ``_redo`` / ``_undo``.
 
-    def __init__(self, design: Design, text: str, parent: QUndoCommand | None = None) -> None:
-        super().__init__(text, parent)
+    A command may have steps (``parent=`` another command): they run after the parent's own
+    ``_redo`` in order, and are undone in reverse before its ``_undo``. Steps are kept in a Python
+    list, not as QUndoCommand children: PySide6 leaves children owned by Python, so Qt deleting
+    them with their parent would free them twice.
+    """
+
+    def __init__(self, design: Design, text: str, parent: DesignCommand | None = None) -> None:
+        super().__init__(text)
         self.design = design
         self.applied = False
-        # Keep Python wrappers of children alive: Qt owns them, but their overrides live here.
-        self._children: list[QUndoCommand] = []
-        if isinstance(parent, DesignCommand):
-            parent._children.append(self)
+        self.steps: list[DesignCommand] = []
+        if parent is not None:
+            parent.steps.append(self)
 
     def apply(self) -> None:
         """Run the first redo now, so that a refused edit raises here instead of inside Qt's push."""
@@ -37,13 +42,21 @@ class DesignCommand(QUndoCommand):
             self.applied = False
             return
         with self.design.batch():
-            self._redo()
-            super().redo()  # children, in order
+            self._redo_all()
 
     def undo(self) -> None:
         with self.design.batch():
-            super().undo()  # children, in reverse order
-            self._undo()
+            self._undo_all()
+
+    def _redo_all(self) -> None:
+        self._redo()
+        for step in self.steps:
+            step._redo_all()
+
+    def _undo_all(self) -> None:
+        for step in reversed(self.steps):
+            step._undo_all()
+        self._undo()
 
     def _redo(self) -> None:
         pass
@@ -53,12 +66,12 @@ class DesignCommand(QUndoCommand):
 
 
 class MacroCommand(DesignCommand):
-    """A parent whose children do the work; one undo step, one ``changed`` event."""
+    """A command whose steps do the work; one undo step, one ``changed`` event."""
 
 
 # ----------------------------------------------------------------------------- devices
 class AddDeviceCommand(DesignCommand):
-    def __init__(self, design: Design, device: Device, parent: QUndoCommand | None = None) -> None:
+    def __init__(self, design: Design, device: Device, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Place {device.label}", parent)
         self.device = device
         self.index: int | None = None
@@ -73,7 +86,7 @@ class AddDeviceCommand(DesignCommand):
 class RemoveDeviceCommand(DesignCommand):
     """Remove one device that has no links (use :func:`delete_command` for a device with links)."""
 
-    def __init__(self, design: Design, device_id: str, parent: QUndoCommand | None = None) -> None:
+    def __init__(self, design: Design, device_id: str, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Remove {device_id}", parent)
         self.device_id = device_id
         self.removed: tuple[Device, int] | None = None
@@ -95,7 +108,7 @@ class MoveDevicesCommand(DesignCommand):
         design: Design,
         new: dict[str, tuple[float, float]],
         old: dict[str, tuple[float, float]] | None = None,
-        parent: QUndoCommand | None = None,
+        parent: DesignCommand | None = None,
     ) -> None:
         n = len(new)
         super().__init__(design, f"Move {next(iter(new)) if n == 1 else f'{n} devices'}", parent)
@@ -113,7 +126,7 @@ class SetDeviceFieldCommand(DesignCommand):
     """Set a device field (``name``, ``model``, ``tier``, ``kind``, ``ports``) or ``group``."""
 
     def __init__(
-        self, design: Design, device_id: str, field: str, value: Any, parent: QUndoCommand | None = None
+        self, design: Design, device_id: str, field: str, value: Any, parent: DesignCommand | None = None
     ) -> None:
         super().__init__(design, f"Set {field} of {device_id}", parent)
         self.device_id = device_id
@@ -136,7 +149,7 @@ class SetDeviceFieldCommand(DesignCommand):
 
 class SetDevicePropertyCommand(DesignCommand):
     def __init__(
-        self, design: Design, device_id: str, key: str, value: Any, parent: QUndoCommand | None = None
+        self, design: Design, device_id: str, key: str, value: Any, parent: DesignCommand | None = None
     ) -> None:
         super().__init__(design, f"Set {key} of {device_id}", parent)
         self.device_id = device_id
@@ -154,7 +167,7 @@ class SetDevicePropertyCommand(DesignCommand):
 class SetDesignFieldCommand(DesignCommand):
     """Set the design's ``name`` or ``description``."""
 
-    def __init__(self, design: Design, field: str, value: str, parent: QUndoCommand | None = None) -> None:
+    def __init__(self, design: Design, field: str, value: str, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Set design {field}", parent)
         self.field = field
         self.value = value
@@ -169,7 +182,7 @@ class SetDesignFieldCommand(DesignCommand):
 
 # ----------------------------------------------------------------------------- links
 class AddLinkCommand(DesignCommand):
-    def __init__(self, design: Design, link: Link, parent: QUndoCommand | None = None) -> None:
+    def __init__(self, design: Design, link: Link, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Connect {link.a} to {link.b}", parent)
         self.link = link
         self.index: int | None = None
@@ -182,7 +195,7 @@ class AddLinkCommand(DesignCommand):
 
 
 class RemoveLinkCommand(DesignCommand):
-    def __init__(self, design: Design, link_id: str, parent: QUndoCommand | None = None) -> None:
+    def __init__(self, design: Design, link_id: str, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Remove link {link_id}", parent)
         self.link_id = link_id
         self.removed: tuple[Link, int] | None = None
@@ -200,7 +213,7 @@ class SetLinkFieldCommand(DesignCommand):
     """Set ``medium``, ``length_m``, ``cable`` or ``failed`` on one or more links."""
 
     def __init__(
-        self, design: Design, link_ids: Iterable[str], field: str, value: Any, parent: QUndoCommand | None = None
+        self, design: Design, link_ids: Iterable[str], field: str, value: Any, parent: DesignCommand | None = None
     ) -> None:
         self.link_ids = list(link_ids)
         what = self.link_ids[0] if len(self.link_ids) == 1 else f"{len(self.link_ids)} links"
@@ -219,7 +232,7 @@ class SetLinkFieldCommand(DesignCommand):
 
 # ----------------------------------------------------------------------------- groups
 class AddGroupCommand(DesignCommand):
-    def __init__(self, design: Design, group: Group, parent: QUndoCommand | None = None) -> None:
+    def __init__(self, design: Design, group: Group, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Add group {group.label}", parent)
         self.group = group
         self.index: int | None = None
@@ -232,7 +245,7 @@ class AddGroupCommand(DesignCommand):
 
 
 class RemoveGroupCommand(DesignCommand):
-    def __init__(self, design: Design, group_id: str, parent: QUndoCommand | None = None) -> None:
+    def __init__(self, design: Design, group_id: str, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Remove group {group_id}", parent)
         self.group_id = group_id
         self.removed: tuple[Group, int] | None = None
@@ -250,7 +263,7 @@ class SetGroupFieldCommand(DesignCommand):
     """Set ``name``, ``kind``, ``parent`` or ``collapsed`` of one or more groups."""
 
     def __init__(
-        self, design: Design, group_ids: Iterable[str], field: str, value: Any, parent: QUndoCommand | None = None
+        self, design: Design, group_ids: Iterable[str], field: str, value: Any, parent: DesignCommand | None = None
     ) -> None:
         self.group_ids = list(group_ids)
         what = self.group_ids[0] if len(self.group_ids) == 1 else f"{len(self.group_ids)} groups"
@@ -285,7 +298,7 @@ class InsertDesignCommand(DesignCommand):
         devices: list[Device],
         links: list[Link],
         text: str,
-        parent: QUndoCommand | None = None,
+        parent: DesignCommand | None = None,
     ) -> None:
         super().__init__(design, text, parent)
         self.groups = groups

@@ -60,16 +60,14 @@ class MainWindow(QMainWindow):
         self.actions_by_name = self._build_actions()
         self._build_status()
         self.document.design_replaced.connect(self._on_document_design_replaced)
-        self.document.modified_changed.connect(lambda _m: self._update_title())
-        self.document.path_changed.connect(lambda _p: self._update_title())
-        self.editor.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.document.modified_changed.connect(self._on_document_modified_changed)
+        self.document.path_changed.connect(self._on_document_path_changed)
+        self.editor.message.connect(self._on_editor_message)
         # queued: the drop finishes before a "save changes?" question may appear
         self.editor.file_dropped.connect(self.open_path, Qt.ConnectionType.QueuedConnection)
         self.checker.checked.connect(self._on_checker_checked)
-        self.checker.stale.connect(
-            lambda: self.rules_label.setText("design rules: F7 to check (large design)")
-        )
-        self.view.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{z:.0%}"))
+        self.checker.stale.connect(self._on_checker_stale)
+        self.view.zoom_changed.connect(self._on_view_zoom_changed)
         self.setAcceptDrops(True)
         self.resize(1440, 900)
         self._update_title()
@@ -126,6 +124,21 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(w)
 
     # ------------------------------------------------------------------ state display
+    def _on_document_modified_changed(self, modified: bool) -> None:
+        self._update_title()
+
+    def _on_document_path_changed(self, path: str) -> None:
+        self._update_title()
+
+    def _on_editor_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 6000)
+
+    def _on_view_zoom_changed(self, zoom: float) -> None:
+        self.zoom_label.setText(f"{zoom:.0%}")
+
+    def _on_checker_stale(self) -> None:
+        self.rules_label.setText("design rules: F7 to check (large design)")
+
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.document.display_name()}[*] \u2014 {APP_NAME}")
         self.setWindowModified(self.document.is_modified())

@@ -24,7 +24,10 @@ class Overview(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         main_view.viewport_changed.connect(self.update)
         scene.sketch_changed.connect(self.update)
-        scene.refreshed.connect(lambda _rebuilt: self.update())
+        scene.refreshed.connect(self._on_scene_refreshed)
+
+    def _on_scene_refreshed(self, rebuilt: bool) -> None:
+        self.update()
 
     def sizeHint(self) -> QSize:
         return QSize(300, 190)
