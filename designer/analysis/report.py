@@ -9,7 +9,7 @@ fraction of the collective's time the link is busy in its busier direction.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -58,6 +58,33 @@ class LinkUse(NamedTuple):
     protocol: str
 
 
+@dataclass(frozen=True, eq=False)
+class LinkTable:
+    """Per-link use, stored as arrays (one row per link in use); rows are :class:`LinkUse` records.
+
+    ``len(table)``, ``table[i]`` and iteration give LinkUse rows; the arrays serve bulk readers
+    (the GUI colours links by ``utilization``).
+    """
+
+    ids: tuple[str, ...] = ()
+    utilization: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    load_bytes_per_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    capacity_bytes_per_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    src: tuple[str, ...] = ()
+    dst: tuple[str, ...] = ()
+    protocol: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, i: int) -> LinkUse:
+        return LinkUse(self.ids[i], float(self.utilization[i]), float(self.load_bytes_per_s[i]),
+                       float(self.capacity_bytes_per_s[i]), f"{self.src[i]} -> {self.dst[i]}", self.protocol[i])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self.ids)))
+
+
 @dataclass(frozen=True)
 class Bottleneck:
     link: str
@@ -85,7 +112,7 @@ class Report:
     bisection: Bisection
     collectives: tuple[CollectiveRow, ...]
     algorithms: tuple[AlgorithmSummary, ...]
-    links: tuple[LinkUse, ...]
+    links: LinkTable
     links_traffic: str
     bottlenecks: tuple[Bottleneck, ...]
     notes: tuple[str, ...]
@@ -229,7 +256,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
                          dict(mdl.latency_s), mdl.formula)
         for mdl in res.models
     )
-    links: tuple[LinkUse, ...] = ()
+    links = LinkTable()
     bottlenecks: tuple[Bottleneck, ...] = ()
     traffic = "no traffic"
     if res.rows:
@@ -272,15 +299,15 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
     arc_of_link = np.where(fwd_bigger, np.arange(m), np.arange(m) + m)
     util = busy[arc_of_link]
     ids = cap.node_ids
-    arc_src = cap.arc_src[arc_of_link].tolist()
-    arc_dst = cap.arc_dst[arc_of_link].tolist()
-    protos = [PROTOCOL_NAMES[p] for p in cap.protocol.tolist()]
-    loads = load[arc_of_link].tolist()
-    caps = eff[arc_of_link].tolist()
-    utl = util.tolist()
-    links = tuple(
-        LinkUse(lid, u, ld, c, f"{ids[a]} -> {ids[b]}", pr)
-        for lid, u, ld, c, a, b, pr in zip(cap.link_ids, utl, loads, caps, arc_src, arc_dst, protos, strict=True)
+    names = np.array(ids, dtype=object)
+    links = LinkTable(
+        ids=cap.link_ids,
+        utilization=util,
+        load_bytes_per_s=load[arc_of_link],
+        capacity_bytes_per_s=eff[arc_of_link],
+        src=tuple(names[cap.arc_src[arc_of_link]].tolist()),
+        dst=tuple(names[cap.arc_dst[arc_of_link]].tolist()),
+        protocol=tuple(np.array(PROTOCOL_NAMES, dtype=object)[cap.protocol].tolist()),
     )
     fair = fair_rates(ctx, mdl)
     out = []
@@ -305,4 +332,4 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
     return links, tuple(out), fair != "skipped"
 
 
-__all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkUse", "Report", "analyze", "K"]
+__all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkTable", "LinkUse", "Report", "analyze", "K"]

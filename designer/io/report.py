@@ -10,6 +10,8 @@ import json
 import math
 from typing import Any
 
+import numpy as np
+
 from designer.analysis.report import Report
 from designer.io.atomic import atomic_write_text
 
@@ -31,7 +33,11 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
     """
     b = report.bisection
     d = report.design
-    links = report.links if all_links else tuple(x for x in report.links if x.utilization > 0)
+    util = np.nan_to_num(np.asarray(report.links.utilization, dtype=float)).tolist()
+    load = np.nan_to_num(np.asarray(report.links.load_bytes_per_s, dtype=float)).tolist()
+    capy = np.nan_to_num(np.asarray(report.links.capacity_bytes_per_s, dtype=float)).tolist()
+    lt = report.links
+    rows = range(len(lt)) if all_links else np.flatnonzero(lt.utilization > 0).tolist()
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
@@ -71,9 +77,10 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
         ],
         "links_traffic": report.links_traffic,
         "links": [
-            {"id": x.id, "utilization": _num(x.utilization), "load_bytes_per_s": _num(x.load_bytes_per_s),
-             "capacity_bytes_per_s": _num(x.capacity_bytes_per_s), "direction": x.direction, "protocol": x.protocol}
-            for x in links
+            {"id": lt.ids[i], "utilization": _num(util[i]), "load_bytes_per_s": _num(load[i]),
+             "capacity_bytes_per_s": _num(capy[i]), "direction": f"{lt.src[i]} -> {lt.dst[i]}",
+             "protocol": lt.protocol[i]}
+            for i in rows
         ],
         "bottlenecks": [
             {"link": x.link, "utilization": _num(x.utilization), "direction": x.direction, "protocol": x.protocol,
