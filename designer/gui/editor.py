@@ -213,21 +213,23 @@ class Editor(QObject):
             return False
         return self._push(command)
 
-    def copy_selection(self) -> QMimeData | None:
-        """Put the selection (devices, links among them, whole groups) on the clipboard."""
+    def copy_selection(self) -> str | None:
+        """Put the selection (devices, links among them, whole groups) on the clipboard.
+
+        The clipboard gets design-file JSON as plain text, which other windows and programs
+        paste. (Text, not a QMimeData made here: Qt would delete a Python-made QMimeData held by
+        the clipboard after Python has shut down, and crash on exit.)
+        """
         devices = self.scene.selected_device_ids()
         if not devices:
             self.status("nothing to copy: select devices or groups")
             return None
         frag = fragments.extract(self.design, devices, self.scene.selected_group_ids())
-        mime = QMimeData()
         text = fragments.to_text(frag)
-        mime.setData(fragments.MIME_FRAGMENT, text.encode("utf-8"))
-        mime.setText(text)
-        QApplication.clipboard().setMimeData(mime)
+        QApplication.clipboard().setText(text)
         self.paste_offset = 0
         self.status(f"copied {frag.device_count()} devices and {frag.link_count()} links")
-        return mime
+        return text
 
     def cut_selection(self) -> bool:
         if self.copy_selection() is None:
@@ -242,7 +244,7 @@ class Editor(QObject):
             return []
         if mime.hasFormat(fragments.MIME_FRAGMENT):
             text = bytes(mime.data(fragments.MIME_FRAGMENT).data()).decode("utf-8")
-        elif mime.hasText() and '"topo-designer-design"' in mime.text()[:200]:
+        elif mime.hasText() and fragments.looks_like_design(mime.text()):
             text = mime.text()
         else:
             self.status("the clipboard holds no devices")

@@ -1,9 +1,9 @@
 """Pieces of designs: cut out a selection, rename ids for insertion, (de)serialise for the clipboard.
 
 A fragment is a plain :class:`designer.model.Design` holding copies of some devices, the links
-among them and the groups that came along. On the clipboard it travels as a design file text
-(``designer.io.design_to_text``) under :data:`MIME_FRAGMENT`, so paste works between windows and
-between processes.
+among them and the groups that came along. On the clipboard it travels as design-file text
+(``designer.io.design_to_text``), so paste works between windows and between processes; a
+drag or another program may also offer it under :data:`MIME_FRAGMENT`.
 """
 
 from __future__ import annotations
@@ -74,6 +74,11 @@ def _subtree(design: Design, gid: str) -> list[str]:
         out.append(g)
         stack.extend(c.id for c in design.child_groups(g))
     return out
+
+
+def looks_like_design(text: str) -> bool:
+    """Whether clipboard text is a design file (checked cheaply before parsing it)."""
+    return '"topo-designer-design"' in text[:300]
 
 
 def to_text(fragment: Design) -> str:
