@@ -59,6 +59,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self.actions_by_name = self._build_actions()
         self._build_status()
+        self._design: Design | None = None
         self.document.design_replaced.connect(self._on_document_design_replaced)
         self.document.modified_changed.connect(self._on_document_modified_changed)
         self.document.path_changed.connect(self._on_document_path_changed)
@@ -144,6 +145,9 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.document.is_modified())
 
     def _on_document_design_replaced(self, design: Design) -> None:
+        if self._design is not None:
+            self._design.changed.disconnect(self._update_counts)
+        self._design = design
         self.scene.set_design(design)
         self.view.zoom_to_fit()
         self.find_box.setCompleter(None)

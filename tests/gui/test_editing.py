@@ -210,3 +210,28 @@ def test_rule_breaking_link_is_marked_and_hover_says_why(window):
     assert bundle.draw_pen().color().name() == "#d62828"
     text = describe_item(window.scene, bundle)
     assert "Design rule" in text and "reach" in text.lower()
+
+
+def test_server_from_the_palette_is_one_undoable_group(window):
+    payload = next(p for group, _, p in window.palette.entries() if group == "Servers" and '"h100-sxm"' in p)
+    drop_from_palette(window, payload, 400, 400)
+    d = window.document.design
+    assert [g.kind for g in d.groups] == ["server"]
+    kinds = sorted(dev.kind for dev in d.devices)
+    assert kinds.count("gpu") == 8 and kinds.count("nic") == 8 and kinds.count("nvswitch") == 1
+    assert d.link_count() == 16
+    window.document.undo_stack.undo()
+    assert d.device_count() == 0 and not d.groups and not window.scene.frames
+
+
+def test_hover_text_names_the_device_and_its_ports(window):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QGraphicsSceneHelpEvent, QToolTip
+
+    gpu = window.editor.place_component("h100-sxm", QPointF(0, 0))
+    event = QGraphicsSceneHelpEvent(QEvent.Type.GraphicsSceneHelp)
+    event.setScenePos(QPointF(0, 0))
+    event.setScreenPos(window.view.mapToGlobal(scene_point(window, 0, 0)))
+    window.scene.helpEvent(event)
+    assert event.isAccepted()
+    assert gpu in QToolTip.text() and "nvlink" in QToolTip.text()
