@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from designer.analysis import constants as K
-from designer.analysis.routing import CoreRouter, Fabric, route_flows
+from designer.analysis.routing import CoreRouter, Fabric, pxn_proxies, route_flows
 
 
 # --------------------------------------------------------------------------- aggregate uniform traffic
@@ -272,8 +272,11 @@ class TrafficResult:
     unrouted_flows: int
 
 
-def traffic_loads(ctx, flows, *, top: int = 10) -> TrafficResult:
+def traffic_loads(ctx, flows, *, top: int = 10, pxn: bool = False) -> TrafficResult:
     """Route ``flows`` = iterable of (src GPU id, dst GPU id, bytes/s) and rank the bottlenecks.
+
+    ``pxn``: cross-rail flows hop over NVLink to the GPU on the destination's rail first (NCCL
+    PXN); the fair rates are then those of the network part.
 
     Examples
     --------
@@ -298,9 +301,10 @@ def traffic_loads(ctx, flows, *, top: int = 10) -> TrafficResult:
         dst.append(pos[d])
         rate.append(float(r))
     src_a, dst_a, rate_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(rate)
-    routed = route_flows(ctx.fabric, ctx.router, src_a, dst_a, rate_a)
+    routed = route_flows(ctx.fabric, ctx.router, src_a, dst_a, rate_a, pxn=pxn)
     util = link_utilisation(ctx.fabric, routed.arc_load)
-    M = flow_matrix(ctx.fabric, ctx.router, src_a, dst_a) if len(src_a) else None
+    net_src = pxn_proxies(ctx.fabric, src_a, dst_a) if (pxn and len(src_a)) else src_a
+    M = flow_matrix(ctx.fabric, ctx.router, net_src, dst_a) if len(src_a) else None
     fair = max_min_fair(M, ctx.cap.arc_effective_bytes_per_s) if M is not None else None
     out = []
     m = ctx.cap.n_links

@@ -662,12 +662,35 @@ class Routed:
     unrouted_flows: int
 
 
+def pxn_proxies(fabric: Fabric, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """NCCL's PXN: for each flow, the GPU of ``src``'s server on ``dst``'s rail (``src`` if none).
+
+    Cross-rail traffic then hops over NVLink to that GPU and leaves through its NIC, staying on
+    the destination's rail (no spine crossing in a rail-optimized fabric).
+    """
+    dom, rail = fabric.domain, fabric.rail
+    out = np.asarray(src, dtype=np.int64).copy()
+    hub = (dom >= 0) & (fabric.nvl_up >= 0) & (fabric.nvl_down >= 0) & (rail >= 0)
+    if not hub.any():
+        return out
+    key_g = np.flatnonzero(hub)
+    keys = dom[key_g] * (int(rail.max()) + 1) + rail[key_g]
+    order = np.argsort(keys, kind="stable")
+    keys, key_g = keys[order], key_g[order]
+    want = dom[src] * (int(rail.max()) + 1) + rail[dst]
+    i = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+    ok = hub[src] & (rail[dst] >= 0) & (dom[src] != dom[dst]) & (keys[i] == want)
+    out[ok] = key_g[i[ok]]
+    return out
+
+
 def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.ndarray,
-                nbytes: np.ndarray) -> Routed:
+                nbytes: np.ndarray, *, pxn: bool = False) -> Routed:
     """Per-arc load of flows ``src[i] -> dst[i]`` (positions in ``fabric.gpus``) of ``nbytes[i]``.
 
     Flows inside one NVLink domain with a hub use NVLink; the others go through attachments and
-    the core by ECMP. Flows from a GPU to itself are ignored.
+    the core by ECMP (with ``pxn``, first over NVLink to the GPU on the destination's rail, see
+    :func:`pxn_proxies`). Flows from a GPU to itself are ignored.
 
     Examples
     --------
@@ -697,6 +720,12 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
     nbytes = np.asarray(nbytes, dtype=float)
     keep = src != dst
     src, dst, nbytes = src[keep], dst[keep], nbytes[keep]
+    if pxn and len(src):
+        proxy = pxn_proxies(fabric, src, dst)
+        hop = proxy != src
+        np.add.at(load, fabric.nvl_up[src[hop]], nbytes[hop])
+        np.add.at(load, fabric.nvl_down[proxy[hop]], nbytes[hop])
+        src = proxy
     dom = fabric.domain
     same = (dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0)
     np.add.at(load, fabric.nvl_up[src[same]], nbytes[same])

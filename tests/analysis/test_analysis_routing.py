@@ -167,3 +167,16 @@ def test_twin_class_routing_equals_per_destination_routing(k):
     np.add.at(dm, (inv, s[m]), w[m])
     z, _ = R.route(dest, dm)
     assert np.allclose(x, z) and np.allclose(y, z)
+
+
+def test_pxn_keeps_cross_rail_traffic_off_the_spine():
+    d = rail_cluster(2, gpus=4, spines=2, uplinks_per_leaf=2)
+    ctx = build_context(d, None)
+    flows = [("node1-gpu1", "node2-gpu3", 10e9)]
+    plain = traffic_loads(ctx, flows)
+    pxn = traffic_loads(ctx, flows, pxn=True)
+    spine = [k for k, lid in enumerate(ctx.cap.link_ids) if "-up" in lid]
+    assert plain.utilization[spine].max() > 0
+    assert pxn.utilization[spine].max() == 0
+    nv = ctx.cap.link_ids.index("node1-gpu3--node1-nvsw")
+    assert pxn.utilization[nv] > 0 and plain.utilization[nv] == 0
