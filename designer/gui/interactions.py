@@ -50,6 +50,7 @@ class MoveSelectionInteraction(Interaction):
 
     def __init__(self, view: DesignView, anchor: QGraphicsItem, press_scene: QPointF) -> None:
         super().__init__(view)
+        self.anchor = anchor
         scene = view.design_scene
         self.press = press_scene
         self.anchor_start = anchor.pos() if anchor.type() != FRAME_TYPE else anchor.boundingRect().center()
@@ -97,6 +98,12 @@ class MoveSelectionInteraction(Interaction):
                 it.setPos(0, 0)
         if self.moved and (self.offset.x() or self.offset.y()):
             self.view.editor.commit_move(self.items, self.offset)
+        elif not self.moved:
+            # a click (no drag) on one of several selected items selects just that item
+            scene = self.view.design_scene
+            if len(scene.selectedItems()) > 1:
+                scene.clearSelection()
+                self.anchor.setSelected(True)
 
     def cancel(self) -> None:
         self.move_to(QPointF())

@@ -235,3 +235,18 @@ def test_hover_text_names_the_device_and_its_ports(window):
     window.scene.helpEvent(event)
     assert event.isAccepted()
     assert gpu in QToolTip.text() and "nvlink" in QToolTip.text()
+
+
+def test_click_without_drag_selects_only_the_clicked_device(window):
+    ed = window.editor
+    a = ed.place_component("h100-sxm", QPointF(0, 0))
+    b = ed.place_component("h100-sxm", QPointF(200, 0))
+    window.scene.select_devices([a, b])
+    window.view.zoom_by(1.0 / window.view.scale_factor())
+    window.view.centerOn(100, 0)
+    from PySide6.QtTest import QTest
+
+    QTest.mouseClick(window.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     scene_point(window, 200, -10))
+    assert window.scene.selected_device_ids() == [b]
+    assert window.document.undo_stack.count() == 2  # no move was recorded
