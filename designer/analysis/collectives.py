@@ -280,6 +280,26 @@ class _Embedder:
         s = np.concatenate(src)
         return s, np.concatenate(dst), np.full(len(s), per_flow)
 
+    def rail_trees(self, per_byte: float):
+        """Double binary tree across servers among GPUs of each rail (NCCL NVLSTree's network part).
+
+        Each tree carries half the data, up (reduce) and down (broadcast): per_byte / 2 per edge
+        and direction.
+        """
+        src, dst = [], []
+        m = self.m
+        idx = np.arange(1, m)
+        par = (idx - 1) // 2
+        for k in range(self.g_min):
+            e = np.array([node[k] for node in self.nodes])
+            for child, parent in ((e[idx], e[par]), (e[m - 1 - idx], e[m - 1 - par])):
+                src += [child, parent]
+                dst += [parent, child]
+        if not src:
+            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+        s_ = np.concatenate(src)
+        return s_, np.concatenate(dst), np.full(len(s_), per_byte / 2)
+
     def tree_flows(self, per_byte: float):
         """Chains in servers + double binary tree across servers (entries on rail c per channel)."""
         src, dst, w = [], [], []
@@ -421,13 +441,14 @@ def _hier_phases(E: _Embedder, *, intra: str, inter: str) -> tuple[list[Phase], 
             s, d, w = E.rail_rings(1.0 / g)
             fab = E.ctx.fabric
             load = np.zeros(2 * E.ctx.cap.n_links)
-            ptr = np.searchsorted(fab.att_gpu, np.arange(len(fab.gpus) + 1))
-            for gpu in s:
-                for a in range(ptr[gpu], ptr[gpu + 1]):
-                    for arc in (*fab.att_up[a], *fab.att_down[a]):
-                        if arc >= 0:
-                            load[arc] += fab.att_w[a] / g
+            rows = np.isin(fab.att_gpu, s)
+            for col in range(2):
+                for arcs in (fab.att_up[rows, col], fab.att_down[rows, col]):
+                    ok = arcs >= 0
+                    np.add.at(load, arcs[ok], fab.att_w[rows][ok] / g)
             phases.append(E._phase_from_load(load, (s, d, w), E.arc_eff * K.SHARP_EFFICIENCY))
+        elif inter == "tree":
+            phases.append(E.phase(*E.rail_trees(1.0 / g)))
         else:
             phases.append(E.phase(*E.rail_rings(2.0 * (m - 1) / m / g)))
     net_lat = 0.0
@@ -440,7 +461,7 @@ def _hier_phases(E: _Embedder, *, intra: str, inter: str) -> tuple[list[Phase], 
 def _hier_model(E: _Embedder, kind: str) -> AlgorithmModel:
     p, m, g = E.p, E.m, E.g_min
     intra = "nvls" if kind == "nvls" else "ring"
-    inter = "sharp" if kind == "sharp" else "ring"
+    inter = {"sharp": "sharp", "nvls": "tree"}.get(kind, "ring")
     phases, net_lat, _ = _hier_phases(E, intra=intra, inter=inter)
     lat = {}
     if kind == "hierarchical":
@@ -459,14 +480,16 @@ def _hier_model(E: _Embedder, kind: str) -> AlgorithmModel:
             hub = float(E.ctx.cap.node_latency_s[E.ctx.fabric.domain_hub].max()) if E.ctx.fabric.n_domains else 0.0
             t += K.STEP_LATENCY_S[("nvlink", "nvls", "Simple")] + hub
             if m > 1:
-                t += 2 * (m - 1) * (K.STEP_LATENCY_S[("net", "ring", "Simple")] + net_lat)
+                depth = math.ceil(math.log2(m))
+                t += 2 * depth * (K.STEP_LATENCY_S[("net", "tree", "Simple")] + net_lat)
         else:
             t += 2 * (g - 1) * E.intra_step_s("Simple", "ring")
             t += K.STEP_LATENCY_S[("net", "sharp", "Simple")] + 2 * net_lat
         lat = {"Simple": t}
         bw = {"Simple": 1.0}
         formula = ("NVLS: each GPU sends and receives S once through the NVSwitch at the NVLS efficiency"
-                   + (f", ring all-reduce of S/{g} across {m} servers per rail" if m > 1 else "")
+                   + (f", double binary tree all-reduce of S/{g} across {m} servers per rail (NVLSTree)"
+                      if m > 1 else "")
                    if kind == "nvls" else
                    f"SHARP: reduce-scatter in server, in-network all-reduce of S/{g} per NIC, all-gather in server")
     return AlgorithmModel("allreduce", kind, p, m, tuple(phases), lat, bw, formula, concurrent=kind != "hierarchical")
