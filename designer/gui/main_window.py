@@ -325,13 +325,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("connect mode: drag from one device to another" if on else "", 4000)
 
     def focus_find(self) -> None:
-        if self.find_box.completer() is None:
-            names = sorted({n for dev in self.document.design.iter_devices() for n in (dev.id, dev.name) if n})
-            completer = QCompleter(names, self.find_box)
-            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-            completer.setFilterMode(Qt.MatchFlag.MatchContains)
-            completer.activated.connect(self.find_device)
-            self.find_box.setCompleter(completer)
+        """Focus the find box, with completions from the design as it is now."""
+        names = sorted({n for dev in self.document.design.iter_devices() for n in (dev.id, dev.name) if n})
+        completer = QCompleter(names, self.find_box)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.activated.connect(self.find_device)
+        self.find_box.setCompleter(completer)  # the line edit deletes the completer it had
         self.find_box.setFocus()
         self.find_box.selectAll()
 

@@ -155,3 +155,28 @@ def test_recent_files_menu(window, tmp_path):
     window._save_to(tmp_path / "one.json")
     actions = window.recent_menu.actions()
     assert actions and actions[0].text().endswith("one.json") and window.recent_menu.isEnabled()
+
+
+def test_wheel_zooms_around_the_cursor(window):
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    window.insert_generated(GENERATORS["fat-tree"].build(k=4))
+    view = window.view
+    view.zoom_reset()
+    pos = QPointF(view.viewport().rect().center())
+    event = QWheelEvent(pos, QPointF(view.viewport().mapToGlobal(pos.toPoint())), QPoint(0, 0), QPoint(0, 120),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), event)
+    assert abs(view.scale_factor() - 1.2) < 1e-6
+
+
+def test_find_box_completes_from_the_current_design(window):
+    window.actions_by_name["find"].trigger()
+    assert window.find_box.completer().model().rowCount() == 0
+    window.editor.place_component("qm9700", QPointF(0, 0))
+    window.actions_by_name["find"].trigger()
+    assert window.find_box.completer().model().rowCount() == 1
+    window.find_box.setText("switch-1")
+    window.find_box.returnPressed.emit()
+    assert window.scene.selected_device_ids() == ["switch-1"]
