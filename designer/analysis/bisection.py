@@ -61,11 +61,6 @@ class Bisection:
     hose_lower_bytes_per_s: float | None
     notes: tuple[str, ...] = field(default=())
 
-    @property
-    def full_bytes_per_s(self) -> float:
-        """Nothing above this is expected: the sum of the small half's injection (informative)."""
-        return self.upper_bytes_per_s
-
 
 # --------------------------------------------------------------------------- lower bounds
 def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dict, *, pairs: bool = True

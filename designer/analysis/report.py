@@ -14,7 +14,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from designer.analysis import constants as K
 from designer.analysis.bisection import Bisection, bisection_bounds
 from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH, PROTOCOL_NAMES
 from designer.analysis.collectives import AlgorithmModel, CollectiveRow, collective_times, fair_rates
@@ -332,4 +331,4 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
     return links, tuple(out), fair != "skipped"
 
 
-__all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkTable", "LinkUse", "Report", "analyze", "K"]
+__all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkTable", "LinkUse", "Report", "analyze"]

@@ -153,3 +153,14 @@ def test_cli_errors_exit_2(tmp_path, capsys):
     assert main(["analyze", str(tmp_path / "missing.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("topo-designer:") == 4 and "Traceback" not in err
+
+
+def test_summary_rows_can_be_thinned_and_links_table_reads_back():
+    rep = analyze(GENERATORS["server"].build())
+    lines = rep.summary_lines(max_rows=4)
+    table = [ln for ln in lines if ln.strip().endswith("GB/s") or ln.strip().endswith("TB/s")]
+    assert 4 <= len(table) <= 7 and any("8 GiB" in ln for ln in lines)
+    assert len(rep.links) == rep.design.links_used
+    first = rep.links[0]
+    assert first.id == rep.links.ids[0] and 0 <= first.utilization <= 1 and " -> " in first.direction
+    assert sum(1 for _ in rep.links) == len(rep.links)
