@@ -88,6 +88,7 @@ class DeviceItem(QGraphicsRectItem):
         self._used: set[str] = set()
         self._port_rects: list[QRectF] = []
         self._port_pitch = PORT_PITCH
+        self._ports_laid_out = True
         self.flagged = False
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(10)
@@ -110,8 +111,16 @@ class DeviceItem(QGraphicsRectItem):
         return self._style.accent
 
     def set_ports(self, ports: list[tuple[str, str]], used: set[str]) -> None:
+        """The device's ports (id, kind) and which hold a link; their squares are laid out when needed."""
         self._ports = ports
         self._used = used
+        self._port_rects = []
+        self._port_pitch = style.port_grid(len(ports), self._rect.width())[2]
+        self._ports_laid_out = False
+        self.update()
+
+    def _layout_ports(self) -> None:
+        ports = self._ports
         rows, cols, pitch = style.port_grid(len(ports), self._rect.width())
         size = pitch * 0.72
         x0 = -(cols * pitch) / 2 + (pitch - size) / 2
@@ -122,7 +131,7 @@ class DeviceItem(QGraphicsRectItem):
             rects.append(QRectF(x0 + c * pitch, top + r * pitch, size, size))
         self._port_rects = rects
         self._port_pitch = pitch
-        self.update()
+        self._ports_laid_out = True
 
     def set_port_used(self, port_id: str, used: bool) -> None:
         if used:
@@ -142,6 +151,8 @@ class DeviceItem(QGraphicsRectItem):
 
     def port_at(self, local: QPointF) -> str | None:
         """The port under a point in item coordinates (with a little slack), or None."""
+        if not self._ports_laid_out:
+            self._layout_ports()
         for (pid, _), r in zip(self._ports, self._port_rects, strict=False):
             slack = self._port_pitch * 0.14
             if r.adjusted(-slack, -slack, slack, slack).contains(local):
@@ -150,9 +161,11 @@ class DeviceItem(QGraphicsRectItem):
 
     def ports_visible(self, scale: float) -> bool:
         """Whether the port squares are drawn (and can be grabbed) at view scale ``scale``."""
-        return bool(self._port_rects) and scale * self._port_pitch >= LOD_PORTS * PORT_PITCH
+        return bool(self._ports) and scale * self._port_pitch >= LOD_PORTS * PORT_PITCH
 
     def port_centre(self, port_id: str) -> QPointF:
+        if not self._ports_laid_out:
+            self._layout_ports()
         for (pid, _), r in zip(self._ports, self._port_rects, strict=False):
             if pid == port_id:
                 return r.center()
@@ -189,8 +202,10 @@ class DeviceItem(QGraphicsRectItem):
             painter.drawText(
                 QRectF(r.left() + 9, r.top() + 16, r.width() - 12, 12), Qt.AlignmentFlag.AlignLeft, self._sub
             )
-        if lod * self._port_pitch < LOD_PORTS * PORT_PITCH or not self._port_rects:
+        if lod * self._port_pitch < LOD_PORTS * PORT_PITCH or not self._ports:
             return
+        if not self._ports_laid_out:
+            self._layout_ports()
         port_pen = QPen(style.PORT_BORDER, 0.8)
         port_pen.setCosmetic(True)
         painter.setPen(port_pen)
@@ -225,8 +240,7 @@ class BundleItem(QGraphicsLineItem):
         self._badge = ""
         # The C++ pen only sizes the bounds and the hit area (8 units wide); painting uses _pen.
         self.setPen(_HIT_PEN)
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setZValue(5)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)  # z 0: above frames, below devices
 
     def set_line(self, p1: QPointF, p2: QPointF) -> None:
         if p1 == self._p1 and p2 == self._p2:

@@ -27,9 +27,10 @@ class Sketch:
 
     def __init__(self, scene: DesignScene) -> None:
         self.frames: dict[str, list[QRectF]] = defaultdict(list)
-        self.devices: dict[str, list[QRectF]] = defaultdict(list)  # colour name -> rects
+        self.devices: dict[str, list[QRectF]] = defaultdict(list)  # kind (or "flagged") -> rects
         self.boxes: list[QRectF] = []
-        self.lines: dict[tuple[str, float, int], list[QLineF]] = defaultdict(list)
+        self.lines: dict[int, list[QLineF]] = defaultdict(list)  # id(pen) -> lines (pens are shared)
+        self.pens: dict[int, QPen] = {}
         self.selected_rects: list[QRectF] = []
         self.selected_lines: list[QLineF] = []
         self.bounds = QRectF()
@@ -44,20 +45,24 @@ class Sketch:
             off = bundle.pos()
             line = QLineF(p1 + off, p2 + off)
             pen = bundle.draw_pen()
-            self.lines[(pen.color().name(QColor.NameFormat.HexArgb), pen.widthF(), 0)].append(line)
+            key = id(pen)
+            if key not in self.pens:
+                self.pens[key] = pen
+            self.lines[key].append(line)
             if bundle.isSelected():
                 self.selected_lines.append(line)
+        devices = self.devices
+        selected = self.selected_rects
         for item in scene.device_items.values():
             r = item.rect().translated(item.pos())
-            colour = style.WARNING if item.flagged else item.accent()
-            self.devices[colour.name()].append(r)
+            devices["flagged" if item.flagged else item.kind].append(r)
             if item.isSelected():
-                self.selected_rects.append(r)
+                selected.append(r)
         for box in scene.boxes.values():
             if box.isVisible():
                 r = box.rect().translated(box.pos())
                 if box.flagged:
-                    self.devices[style.WARNING.name()].append(r)
+                    self.devices["flagged"].append(r)
                 else:
                     self.boxes.append(r)
                 if box.isSelected():
@@ -76,15 +81,18 @@ class Sketch:
             painter.setBrush(style.GROUP_FILLS.get(kind, style.GROUP_FILLS["custom"]))
             painter.drawRects(rects)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        for (colour, width, _style), lines in self.lines.items():
+        for key, lines in self.lines.items():
             # solid and at most 2 px: dashes and wide strokes cost a lot and show little when small
-            pen = QPen(QColor(colour), min(width, 2.0))
+            pen = QPen(self.pens[key].color(), min(self.pens[key].widthF(), 2.0))
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.drawLines(lines)
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, rects in self.devices.items():
-            painter.setBrush(QColor(colour))
+        for kind, rects in self.devices.items():
+            if kind == "flagged":
+                painter.setBrush(style.WARNING)
+            else:
+                painter.setBrush(style.KIND_STYLES.get(kind, style.KIND_STYLES["storage"]).accent)
             painter.drawRects(rects)
         if self.boxes:
             edge = QPen(style.GROUP_BORDER, 1)
