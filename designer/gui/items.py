@@ -107,9 +107,6 @@ class DeviceItem(QGraphicsRectItem):
         self._sub = QFontMetricsF(_font("sub")).elidedText(sub, Qt.TextElideMode.ElideRight, width)
         self._elided = True
 
-    def accent(self) -> QColor:
-        return self._style.accent
-
     def set_ports(self, ports: list[tuple[str, str]], used: set[str]) -> None:
         """The device's ports (id, kind) and which hold a link; their squares are laid out when needed."""
         self._ports = ports

@@ -6,7 +6,7 @@ design), so it costs little to keep up to date. Click or drag in it to move the 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QTransform
 from PySide6.QtWidgets import QWidget
 
@@ -77,6 +77,3 @@ class Overview(QWidget):
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if event.buttons() & Qt.MouseButton.LeftButton:
             self._jump(event)
-
-    def visible_area(self) -> QRectF:
-        return self.main_view.visible_scene_rect()

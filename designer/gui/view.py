@@ -55,6 +55,7 @@ class DesignView(QGraphicsView):
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setAcceptDrops(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        scene.refreshed.connect(self._on_scene_refreshed)
         self.horizontalScrollBar().valueChanged.connect(self.viewport_changed)
         self.verticalScrollBar().valueChanged.connect(self.viewport_changed)
 
@@ -97,10 +98,11 @@ class DesignView(QGraphicsView):
         self.centerOn(rect.center())
         self._zoomed()
 
-    def update_scene_rect(self) -> None:
-        """Let the user scroll a little beyond the design."""
-        r = self.design_scene.itemsBoundingRect()
-        self.setSceneRect(r.adjusted(-2000, -2000, 2000, 2000).united(self.sceneRect()))
+    def _on_scene_refreshed(self, rebuilt: bool) -> None:
+        """Keep the scroll range around everything, with room to place things beyond it."""
+        r = self.design_scene.itemsBoundingRect().adjusted(-2000, -2000, 2000, 2000)
+        if not self.sceneRect().contains(r):
+            self.setSceneRect(self.sceneRect().united(r))
 
     def centre_on_item(self, item: QGraphicsItem, zoom: float | None = 1.0) -> None:
         if zoom is not None and self.scale_factor() < zoom:

@@ -180,3 +180,9 @@ def test_find_box_completes_from_the_current_design(window):
     window.find_box.setText("switch-1")
     window.find_box.returnPressed.emit()
     assert window.scene.selected_device_ids() == ["switch-1"]
+
+
+def test_scroll_range_grows_with_the_design(window):
+    window.view.zoom_to_fit()
+    window.editor.place_component("qm9700", QPointF(50_000, 0))
+    assert window.view.sceneRect().contains(QPointF(51_000, 0))
