@@ -593,11 +593,22 @@ class CoreRouter:
         g_src, g_dst = groups[:, 0], groups[:, 1]
         uniq_r, grow = np.unique(g_dst, return_inverse=True)
         D = self.distances(uniq_r)
+        # A group touches each arc at most once: batches of groups bound the frontier's memory.
+        batch = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        for g0 in range(0, ng, batch):
+            self._frontier(np.arange(g0, min(ng, g0 + batch)), g_src, g_dst, g_amount, D, grow,
+                           (sptr, snode, sfrac), (tptr, tnode, tfrac), mload)
+        return self._to_links(mload), lost
+
+    def _frontier(self, pid, g_src, g_dst, g_amount, D, grow, smarg, tmarg, mload) -> None:
+        """Push groups ``pid`` from their source representative to their destination one."""
+        n, nm = self.n, len(self.msrc)
+        sptr, snode, sfrac = smarg
+        tptr, tnode, tfrac = tmarg
         out_arc, out_ptr = self._out_arc, self._out_ptr
-        pid = np.arange(ng)
-        u = g_src.copy()
-        f = g_amount
-        du = D[grow, u]
+        u = g_src[pid].copy()
+        f = g_amount[pid]
+        du = D[grow[pid], u]
         first = True
         while len(pid):
             deg = out_ptr[u + 1] - out_ptr[u]
@@ -631,7 +642,6 @@ class CoreRouter:
             du = D[grow[pid], u]
             keep = du > 0
             pid, u, f, du = pid[keep], u[keep], f[keep], du[keep]
-        return self._to_links(mload), lost
 
     def pair_fractions(self, s: np.ndarray, t: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
         """Fraction of a unit s->t flow on every core arc, one row per pair; and reachability."""
