@@ -164,3 +164,15 @@ def test_summary_rows_can_be_thinned_and_links_table_reads_back():
     first = rep.links[0]
     assert first.id == rep.links.ids[0] and 0 <= first.utilization <= 1 and " -> " in first.direction
     assert sum(1 for _ in rep.links) == len(rep.links)
+
+
+def test_benchmark_script_measures_a_small_fabric():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_analyze.py"
+    spec = importlib.util.spec_from_file_location("bench_analyze", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fig = mod.one(256)
+    assert fig["gpus"] == 256 and fig["bisection_exact"] and fig["analyze_s"] > 0
