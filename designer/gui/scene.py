@@ -28,7 +28,7 @@ from designer.gui.items import (
     set_sketched,
 )
 from designer.gui.linking import link_rate_gbps
-from designer.gui.scene_groups import SceneGroups
+from designer.gui.scene_groups import SceneGroups, _subtree
 from designer.gui.scene_paint import paint_grid, paint_titles
 from designer.gui.scene_queries import SceneQueries
 from designer.gui.sketch import Sketch
@@ -135,6 +135,8 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
     def _on_design_group_changed(self, group_id: str, field: str, old: object, new: object) -> None:
         if field in ("name", "kind"):
             self._pending.append(("group_text", (group_id,)))
+        elif field == "collapsed":
+            self._pending.append(("regroup", (group_id,)))
         else:
             self._pending.append(("rebuild", ()))
 
@@ -240,6 +242,12 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
                 gid = args[0]
                 if d.has_group(gid):
                     self._refresh_group_text(gid)
+            elif kind == "regroup":
+                gid = args[0]
+                if d.has_group(gid):
+                    dirty_bundles.update(self._regroup(gid))
+                    dirty_groups.update(self._groups_of(gid))
+                    dirty_groups.update(g.id for g in _subtree(d, gid))
             elif kind == "group_added":
                 g = args[0]
                 if not d.has_group(g.id) or any(d.group(a).collapsed for a in d.ancestors(g.parent)):

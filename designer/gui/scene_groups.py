@@ -14,11 +14,72 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui import style
-from designer.model import Design, Device
+from designer.gui.items import CollapsedGroupItem, GroupFrameItem
+from designer.model import Design, Device, Group
 
 
 class SceneGroups:
     """Frames around expanded groups, boxes for collapsed ones."""
+
+    def _regroup(self, gid: str) -> set[tuple[str, str]]:
+        """Show group ``gid`` as its collapsed state now says, touching only its own subtree.
+
+        Members that became hidden lose their items, members that became shown get one; frames
+        and boxes of the subtree are swapped; the links of the members are re-bundled. Returns
+        the bundle keys to refresh. (A collapse or expand no longer rebuilds the whole canvas.)
+        """
+        d = self.design
+        assert d is not None
+        scene: Any = self
+        groups = _subtree(d, gid)
+        members = d.all_members(gid)
+        lost_selection = False
+        for dev in members:
+            new = scene._rep_for(dev)
+            old = scene._rep.get(dev.id)
+            if new == old:
+                continue
+            scene._rep[dev.id] = new
+            if old == "d:" + dev.id:
+                item = scene.device_items.pop(dev.id, None)
+                if item is not None:
+                    lost_selection = lost_selection or item.isSelected()
+                    scene.removeItem(item)
+            if new == "d:" + dev.id:
+                scene._add_device_item(dev)
+        for g in groups:
+            hidden = any(d.group(a).collapsed for a in d.ancestors(g.parent))
+            want = None if hidden else ("box" if g.collapsed else "frame")
+            have = "box" if g.id in self.boxes else ("frame" if g.id in self.frames else None)
+            if want == have:
+                continue
+            old_item = self.boxes.pop(g.id, None) or self.frames.pop(g.id, None)
+            was_selected = False
+            if old_item is not None:
+                was_selected = old_item.isSelected()
+                scene.removeItem(old_item)
+            if want is not None:
+                item = CollapsedGroupItem(g.id, g.kind) if want == "box" else GroupFrameItem(g.id, g.kind)
+                (self.boxes if want == "box" else self.frames)[g.id] = item
+                scene._add(item)
+                scene._refresh_group_text(g.id)
+                item.setSelected(was_selected or (lost_selection and want == "box"))
+        dirty: set[tuple[str, str]] = set()
+        seen: set[str] = set()
+        for dev in members:
+            for link in d.links_of(dev.id):
+                if link.id in seen:
+                    continue
+                seen.add(link.id)
+                key = scene._link_key.get(link.id)
+                if key is not None:
+                    scene._bundle_links.get(key, {}).pop(link.id, None)
+                    dirty.add(key)
+                new_key = scene._add_link_to_bundle(link)
+                if new_key is not None:
+                    dirty.add(new_key)
+        scene._apply_flags()
+        return dirty
 
     design: Design | None
     frames: dict[str, Any]
@@ -121,3 +182,13 @@ def _device_bounds(devices: Iterable[Device]) -> tuple[float, float, float, floa
         return None
     return min(xs), min(ys), max(xs), max(ys)
 
+
+
+def _subtree(d: Design, gid: str) -> list[Group]:
+    """The group and all groups nested in it."""
+    out, stack = [], [d.group(gid)]
+    while stack:
+        g = stack.pop()
+        out.append(g)
+        stack.extend(d.child_groups(g.id))
+    return out

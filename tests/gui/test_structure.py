@@ -201,3 +201,27 @@ def test_pasting_a_collapsed_group_shows_one_box_with_its_counts(window):
     assert len(new_boxes) == 1
     box = window.scene.boxes[new_boxes.pop()]
     assert box.isVisible() and "4 GPUs" in box.texts()[1]
+
+
+def _scene_state(scene):
+    return (
+        set(scene.device_items),
+        set(scene.boxes),
+        set(scene.frames),
+        {key: sorted(scene.bundle_link_ids(key)) for key in scene.bundle_items},
+        {did: item.pos() for did, item in scene.device_items.items()},
+    )
+
+
+def test_collapse_and_expand_update_the_scene_like_a_rebuild(window):
+    design = load_design(SAMPLES / "superpod-h100-1su.json")
+    window.document.set_design(design, None, collapse=False)
+    d = window.document.design
+    sequence = [("su1-node1", True), ("su1-rack1", True), ("su1-node2", True), ("su1-rack1", False),
+                ("su1", True), ("su1-node1", False), ("su1", False), ("su1-node2", False)]
+    for gid, collapsed in sequence:
+        assert window.editor.set_collapsed([gid], collapsed)
+        incremental = _scene_state(window.scene)
+        window.scene.rebuild()
+        assert _scene_state(window.scene) == incremental, (gid, collapsed)
+    assert not any(g.collapsed for g in d.groups if g.id in ("su1", "su1-rack1", "su1-node1", "su1-node2"))
