@@ -266,7 +266,7 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
     hose: dict = {}
     load, lost = uniform_loads(fab, ctx.router, members, 1.0, hose=hose)
     if lost > 0:
-        notes.append("some GPUs cannot reach each other: the bisection is 0")
+        notes.append("some GPUs have no route to each other: the bisection lower bound is 0")
         lb_uniform = 0.0
     else:
         u = float(np.max(load / line)) if len(line) else 0.0
