@@ -138,3 +138,25 @@ def test_oversubscribed_rails_bound_by_spine():
     lo, hi, b = bounds(rail_cluster(8, spines=2, uplinks_per_leaf=2))
     assert hi == pytest.approx(32 * GB)
     assert 0 < lo < hi and not b.exact
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "expected_links"),
+    [
+        ("fat-tree", {"k": 4}, 4**3 / 8),
+        ("fat-tree", {"k": 6}, 6**3 / 8),
+        ("leaf-spine", {"leaves": 4, "hosts_per_leaf": 16, "oversubscription": 1.0}, 32),  # N/2 host links
+        ("leaf-spine", {"leaves": 4, "hosts_per_leaf": 16, "oversubscription": 2.0}, 4 / 2 * 8),  # L/2 * u
+        ("leaf-spine", {"leaves": 6, "hosts_per_leaf": 24, "oversubscription": 3.0}, 6 / 2 * 8),
+        ("torus", {"dims": (4, 4, 4)}, 2 * 4**2),
+        ("hypercube", {"n": 4}, 2**4 / 2),
+        ("rail-optimized", {"sus": 2, "oversubscription": 2.0}, 512 / 2 / 2),
+    ],
+)
+def test_generator_designs_meet_closed_forms(kind, params, expected_links):
+    from designer.generators import GENERATORS
+
+    b = bisection_bounds(GENERATORS[kind].build(**params))
+    assert b.exact
+    assert b.lower_bytes_per_s == pytest.approx(expected_links * 50e9, rel=1e-9)
+    assert b.upper_bytes_per_s == pytest.approx(expected_links * 50e9, rel=1e-9)
