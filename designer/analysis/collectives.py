@@ -574,9 +574,15 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
             if a not in known:
                 raise AnalysisError(f"{collective} has no algorithm {a!r}: use one of {', '.join(known)}")
         explicit = True
-    sizes_arr = np.array(K.DEFAULT_SIZES_BYTES if sizes is None else sizes, dtype=np.int64)
+    try:
+        sizes_arr = np.array(K.DEFAULT_SIZES_BYTES if sizes is None else list(sizes), dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError, OverflowError):
+        raise AnalysisError(f"message sizes must be whole numbers of bytes, not {sizes!r}") from None
+    if not len(sizes_arr):
+        raise AnalysisError("no message sizes given")
     if (sizes_arr <= 0).any():
         raise AnalysisError("message sizes must be positive")
+    sizes_arr = np.unique(sizes_arr)
     members = members_of(ctx, members)
     notes: list[str] = []
     if len(members) < 2:

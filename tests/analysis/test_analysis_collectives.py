@@ -140,3 +140,12 @@ def test_edge_cases_one_gpu_and_disconnected():
     res = collective_times(d, sizes=[1 << 20])
     assert res.rows == ()
     assert any("no path" in n for n in res.notes)
+
+
+def test_bad_sizes_are_errors():
+    d = single_server(2)
+    for bad in ([], [0], [-8], ["big"]):
+        with pytest.raises(AnalysisError):
+            collective_times(d, sizes=bad)
+    res = collective_times(d, sizes=[1024, 8, 1024])
+    assert sorted({r.message_bytes for r in res.rows}) == [8, 1024]
