@@ -225,8 +225,11 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
             gpus: str | Iterable[str] | None = None, top: int = 10) -> Report:
     """Analyze ``design``: bisection bounds, ``collective`` times, link utilisation, bottlenecks.
 
-    ``catalog``: None uses the built-in catalog; ``gpus``: ``"all"``, a group id, or GPU ids.
-    Raises AnalysisError for an unknown collective, algorithm or GPU selection.
+    ``catalog``: None uses the built-in catalog; ``gpus``: ``"all"``, a group id, or GPU ids;
+    ``top``: how many bottlenecks to rank. Raises AnalysisError for an unknown collective,
+    algorithm, size or GPU selection; design problems (no GPU, disconnected GPUs, failed links)
+    become notes. The design is only read: pass ``design.copy()`` from a worker thread if the
+    design may be edited meanwhile.
 
     Examples
     --------
