@@ -82,8 +82,13 @@ def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dic
     hubbed = is_m & (dom >= 0) & (fab.nvl_up >= 0) & (fab.nvl_down >= 0)
     np.add.at(h, fab.nvl_up[hubbed], 1.0)
     np.add.at(h, fab.nvl_down[hubbed], 1.0)
-    # Access arcs: each attachment carries its share w of the GPU's traffic.
-    att = is_m[fab.att_gpu]
+    # Access arcs: each attachment carries its share w of the GPU's traffic, if any of it leaves
+    # the GPU's NVLink domain (a hose matrix inside one domain never touches the network).
+    n_members = int(is_m.sum())
+    dom_size = np.bincount(dom[hubbed], minlength=max(fab.n_domains, 1)) if hubbed.any() else np.zeros(1, int)
+    local = np.where(hubbed, dom_size[np.maximum(dom, 0)], 1)
+    leaves_domain = is_m & (local < n_members)
+    att = leaves_domain[fab.att_gpu]
     for col in range(2):
         for arcs in (fab.att_up[att, col], fab.att_down[att, col]):
             ok = arcs >= 0
@@ -91,7 +96,13 @@ def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dic
     cores = hose.get("cores")
     if cores is None or len(cores) < 2 or not router.n_arcs:
         return h, "access links only"
-    W = hose["weight"]
+    # Weights: the attachments' shares of GPUs whose hose traffic can leave their NVLink domain
+    # (omega, computed with every member's weight, only over-counts: still an upper bound).
+    rows = np.flatnonzero(att)
+    W = np.zeros(len(cores))
+    np.add.at(W, np.searchsorted(cores, fab.att_core[rows]), fab.att_w[rows])
+    if not W.any():
+        return h, "NVLink and access links only"
     # (a) scalable bound
     if hose.get("classes"):
         row, qmax = router.forward_bound_classes(cores, W, hose["eta"])

@@ -160,3 +160,13 @@ def test_generator_designs_meet_closed_forms(kind, params, expected_links):
     assert b.exact
     assert b.lower_bytes_per_s == pytest.approx(expected_links * 50e9, rel=1e-9)
     assert b.upper_bytes_per_s == pytest.approx(expected_links * 50e9, rel=1e-9)
+
+
+def test_one_nvlink_domain_hose_bound_ignores_the_network():
+    from designer.generators import GENERATORS
+
+    b = bisection_bounds(GENERATORS["nvl72"].build())
+    # 36 GPUs' NVLink (900 GB/s each) is proven; the cut found also pays their 800G NICs.
+    assert b.lower_bytes_per_s == pytest.approx(36 * 900e9)
+    assert b.upper_bytes_per_s == pytest.approx(36 * 1000e9)
+    assert not b.exact
