@@ -149,3 +149,13 @@ def test_bad_sizes_are_errors():
             collective_times(d, sizes=bad)
     res = collective_times(d, sizes=[1024, 8, 1024])
     assert sorted({r.message_bytes for r in res.rows}) == [8, 1024]
+
+
+def test_dgx_a100_from_the_catalog():
+    # A100 SXM, HGX A100 NVSwitch (no NVLS), 200G HDR QM8700 leaves and spines: 16 nodes.
+    target = calibration()["dgx-a100-multinode-allreduce"]["value"]
+    d = GENERATORS["rail-optimized"].build(sus=1, nodes_per_su=16, gpu="a100-sxm", switch="qm8700")
+    res = collective_times(d, sizes=[GiB8])
+    sel = next(r for r in res.rows if r.selected)
+    assert sel.algorithm == "ring" and within(sel.busbw_bytes_per_s / 1e9, target)
+    assert "nvls" not in {r.algorithm for r in res.rows}
