@@ -404,12 +404,5 @@ class CollapsedGroupItem(QGraphicsRectItem):
 
 
 def set_sketched(item: QGraphicsItem, sketched: bool) -> None:
-    """While the scene draws its sketch, items keep their shape (selectable) but do not paint.
-
-    Links are hidden outright (they are a few pixels long and 2 pixels wide at that zoom, too
-    small to click), which halves the items the view has to walk.
-    """
-    if item.type() == BUNDLE_TYPE:
-        item.setVisible(not sketched)
-    else:
-        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, sketched)
+    """While the scene draws its sketch, items keep their shape (selectable) but do not paint."""
+    item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, sketched)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpE
 
 from designer.gui import style
 from designer.gui.items import (
+    BUNDLE_TYPE,
     BundleItem,
     CollapsedGroupItem,
     DeviceItem,
@@ -417,7 +418,8 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
             self._rep_bundles.get(key[0], set()).discard(key)
             self._rep_bundles.get(key[1], set()).discard(key)
             if item is not None:
-                self.removeItem(item)
+                if item.scene() is self:
+                    self.removeItem(item)
                 del self.bundle_items[key]
             return
         if item is None:
@@ -464,6 +466,8 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
 
     def _add(self, item: QGraphicsItem) -> None:
         if self.sketched:
+            if item.type() == BUNDLE_TYPE:
+                return  # links stay out of the scene while sketched (see set_sketched)
             set_sketched(item, True)
         self.addItem(item)
 
@@ -473,9 +477,18 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
         if on == self.sketched:
             return
         self.sketched = on
-        for items in (self.device_items, self.bundle_items, self.frames, self.boxes):
+        for items in (self.device_items, self.frames, self.boxes):
             for item in items.values():
                 set_sketched(item, on)
+        # Links leave the scene while sketched: at that zoom they are too thin to click, and
+        # the view no longer walks thousands of them on every repaint. They stay in
+        # bundle_items and keep being updated; the sketch draws them.
+        for bundle in self.bundle_items.values():
+            if on:
+                if bundle.scene() is self:
+                    self.removeItem(bundle)
+            elif bundle.scene() is None:
+                self.addItem(bundle)
         self.invalidate_sketch()
         self.update()
 

@@ -39,9 +39,9 @@ def test_zoom_actions_and_sketch_threshold(window):
     assert view.scale_factor() < 1.0
     view.zoom_by(0.1 / view.scale_factor())
     assert window.scene.sketched and view.scale_factor() < LOD_SKETCH
-    assert not any(b.isVisible() for b in window.scene.bundle_items.values())
+    assert not any(b.scene() for b in window.scene.bundle_items.values())
     view.zoom_by(1.0 / view.scale_factor())
-    assert not window.scene.sketched and all(b.isVisible() for b in window.scene.bundle_items.values())
+    assert not window.scene.sketched and all(b.scene() is window.scene for b in window.scene.bundle_items.values())
     window.actions_by_name["zoom_fit"].trigger()
     visible = view.visible_scene_rect()
     assert visible.contains(window.scene.itemsBoundingRect().center())
