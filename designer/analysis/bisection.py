@@ -246,8 +246,19 @@ def _kernighan_lin_order(ctx: Context, members: np.ndarray) -> np.ndarray | None
 def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAIR_WORK_BUDGET) -> Bisection:
     """Certified lower and upper bounds of the bisection bandwidth over GPUs ``members``.
 
-    ``ctx``: a design or its analysis context; ``members``: GPU positions, GPU/group ids or
-    None (all GPUs).
+    Parameters
+    ----------
+    ctx : Design or Context
+        The design, or its analysis context (:func:`designer.analysis.context.build_context`).
+    members : optional
+        GPU positions, GPU or group ids, or None for every GPU.
+    budget : int
+        Work limit (pairs x arcs) of the exact per-pair hose computation.
+
+    Returns
+    -------
+    Bisection
+        Bounds per direction at line rate (bytes/s), ``exact``, the cut links and the methods.
 
     Examples
     --------

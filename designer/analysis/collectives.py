@@ -548,8 +548,25 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
                      members=None) -> CollectiveResult:
     """Time, algbw and busbw of ``collective`` for each algorithm and message size.
 
-    ``algorithms``: names from :data:`ALGORITHMS` (default: all that apply); ``sizes``: message
-    bytes (default 8 B .. 8 GiB); ``members``: GPU positions or GPU/group ids (default: all).
+    Parameters
+    ----------
+    ctx : Design or Context
+        The design, or its analysis context.
+    collective : str
+        One of :data:`COLLECTIVES` (aliases such as ``all-reduce`` accepted).
+    algorithms : str or list of str, optional
+        Names from :data:`ALGORITHMS` (default: all that apply; an unavailable one asked for
+        explicitly becomes a note).
+    sizes : iterable of int, optional
+        Message bytes (default 8 B .. 8 GiB in powers of two).
+    members : optional
+        GPU positions, GPU or group ids (default: every GPU).
+
+    Returns
+    -------
+    CollectiveResult
+        Rows (one per size and algorithm, ``selected`` marking the fastest), the models behind
+        them (phases, bottleneck arcs, latency per protocol, formula) and notes.
 
     Examples
     --------

@@ -225,11 +225,34 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
             gpus: str | Iterable[str] | None = None, top: int = 10) -> Report:
     """Analyze ``design``: bisection bounds, ``collective`` times, link utilisation, bottlenecks.
 
-    ``catalog``: None uses the built-in catalog; ``gpus``: ``"all"``, a group id, or GPU ids;
-    ``top``: how many bottlenecks to rank. Raises AnalysisError for an unknown collective,
-    algorithm, size or GPU selection; design problems (no GPU, disconnected GPUs, failed links)
-    become notes. The design is only read: pass ``design.copy()`` from a worker thread if the
-    design may be edited meanwhile.
+    Parameters
+    ----------
+    design : Design
+        The fabric. It is only read: pass ``design.copy()`` from a worker thread if it may be
+        edited meanwhile.
+    catalog : Catalog, optional
+        Component catalog for switch protocols, latencies and cable rates (default: built-in).
+    collective : str
+        ``allreduce`` (default), ``reducescatter``, ``allgather``, ``alltoall`` or ``broadcast``.
+    algorithms : str or list of str, optional
+        Algorithms to model (default: every one that applies to the hardware).
+    sizes : iterable of int, optional
+        Message sizes in bytes (default: 8 B to 8 GiB in powers of two).
+    gpus : str or list of str, optional
+        The GPUs taking part: ``"all"`` (default), a group id, or GPU ids.
+    top : int
+        How many bottleneck links to rank.
+
+    Returns
+    -------
+    Report
+        Frozen result; ``Report.summary_lines()`` formats it.
+
+    Raises
+    ------
+    AnalysisError
+        Unknown collective, algorithm, size or GPU selection. Design problems (no GPU,
+        disconnected GPUs, failed or zero-rate links) become notes in the report instead.
 
     Examples
     --------
