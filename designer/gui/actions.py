@@ -79,6 +79,9 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     act("ungroup", "&Ungroup", w.editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))
     act("collapse", "Collapse / &Expand", w.editor.toggle_collapse_selection, QKeySequence("Ctrl+E"), "collapse",
         "Collapse the selected groups to one box, or expand them")
+    act("collapse_servers", "Collapse All &Servers", lambda: w.editor.collapse_all("server"),
+        tip="Show every server as one box")
+    act("expand_all", "E&xpand All Groups", w.editor.expand_all, tip="Show every device")
     act("generate", "&Generate\u2026", w.generate_dialog, QKeySequence("Ctrl+Alt+G"), "generate",
         "Generate a fabric (server, leaf-spine, fat-tree, rail-optimized...) into the design")
     act("analyze", "&Analyze", w.analyze, QKeySequence("F5"), "analyze", "Run the analyzer on the design")
@@ -105,7 +108,8 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     m.addSeparator()
     w.view_menu = m
     m = mb.addMenu("&Design")
-    for k in ("connect_mode", None, "group", "ungroup", "collapse", None, "generate", "check", "analyze"):
+    for k in ("connect_mode", None, "group", "ungroup", "collapse", "collapse_servers", "expand_all", None,
+              "generate", "check", "analyze"):
         m.addSeparator() if k is None else m.addAction(acts[k])
     m = mb.addMenu("&Help")
     m.addAction(acts["about"])

@@ -293,6 +293,15 @@ class Editor(QObject):
             return False
         return self._push(cmd.SetGroupFieldCommand(self.design, ids, "collapsed", collapsed))
 
+    def collapse_all(self, kind: str | None = None) -> bool:
+        """Collapse every group (of one kind), as one undo step."""
+        ids = [g.id for g in self.design.groups if (kind is None or g.kind == kind) and not g.collapsed]
+        return self.set_collapsed(ids, True)
+
+    def expand_all(self) -> bool:
+        """Expand every group, as one undo step."""
+        return self.set_collapsed([g.id for g in self.design.groups if g.collapsed], False)
+
     def toggle_collapse_selection(self) -> bool:
         groups = self.scene.selected_group_ids()
         if not groups:

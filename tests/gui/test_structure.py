@@ -225,3 +225,17 @@ def test_collapse_and_expand_update_the_scene_like_a_rebuild(window):
         window.scene.rebuild()
         assert _scene_state(window.scene) == incremental, (gid, collapsed)
     assert not any(g.collapsed for g in d.groups if g.id in ("su1", "su1-rack1", "su1-node1", "su1-node2"))
+
+
+def test_collapse_all_servers_and_expand_all_are_single_steps(window):
+    d = server_window(window)
+    stack = window.document.undo_stack
+    count = stack.count()
+    window.actions_by_name["collapse_servers"].trigger()
+    servers = [g.id for g in d.groups if g.kind == "server"]
+    assert all(d.group(s).collapsed for s in servers) and set(servers) <= set(window.scene.boxes)
+    window.actions_by_name["expand_all"].trigger()
+    assert not any(g.collapsed for g in d.groups) and not window.scene.boxes
+    assert stack.count() == count + 2
+    stack.undo()
+    assert all(d.group(s).collapsed for s in servers)
