@@ -11,6 +11,7 @@ from designer.io.design_file import (
     load_design,
     save_design,
 )
+from designer.io.report import report_to_dict, report_to_json, save_report
 
 __all__ = [
     "FORMAT",
@@ -23,5 +24,8 @@ __all__ = [
     "design_from_text",
     "design_to_text",
     "load_design",
+    "report_to_dict",
+    "report_to_json",
     "save_design",
+    "save_report",
 ]
