@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
-from PySide6.QtWidgets import QStyle, QToolBar
+from PySide6.QtWidgets import QToolBar
 
 if TYPE_CHECKING:
     from designer.gui.main_window import MainWindow
@@ -123,5 +123,4 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         tb.addSeparator() if k is None else tb.addAction(acts[k])
     w.addToolBar(tb)
     w.toolbar = tb
-    _ = QStyle  # keep the import for type checkers of icon()
     return acts

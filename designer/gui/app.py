@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from designer.gui.main_window import MainWindow
 
 #: Shown when the window starts without a file: the first of these that exists, else the first sample.
 SAMPLE_DESIGNS = ("dgx-h100-superpod-1su.json", "superpod-h100-1su.json")
@@ -23,7 +29,7 @@ def default_design_path() -> Path | None:
     return samples[0] if samples else None
 
 
-def create_application(argv: list[str] | None = None):  # noqa: ANN201 - QApplication
+def create_application(argv: list[str] | None = None) -> QApplication:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
@@ -35,7 +41,7 @@ def create_application(argv: list[str] | None = None):  # noqa: ANN201 - QApplic
     return app
 
 
-def create_window(path: str | None):  # noqa: ANN201 - MainWindow
+def create_window(path: str | None) -> MainWindow:
     """A main window showing ``path``, or a sample design (or a recovered one after a crash)."""
     from designer.gui.main_window import MainWindow
     from designer.io import load_design

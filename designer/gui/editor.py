@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable
 
 from PySide6.QtCore import QMimeData, QObject, QPointF, Signal
+from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 
 from designer.gui import commands as cmd
@@ -20,6 +21,7 @@ from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
 from designer.gui.linking import LinkError, make_link
 from designer.gui.scene import DesignScene
 from designer.model import Design, DesignError, Group
+from designer.model.catalog import Catalog
 
 MIME_COMPONENT = "application/x-topo-designer-component"
 MIME_SERVER = "application/x-topo-designer-server"
@@ -48,16 +50,16 @@ class Editor(QObject):
         return self.document.design
 
     @property
-    def catalog(self):  # noqa: ANN201 - Catalog
+    def catalog(self) -> Catalog:
         return self.document.catalog
 
     def status(self, text: str) -> None:
         self.message.emit(text)
 
-    def _push(self, command: object) -> bool:
+    def _push(self, command: QUndoCommand) -> bool:
         """Push a command; a model refusal becomes a status message (and nothing changes)."""
         try:
-            self.document.push(command)  # type: ignore[arg-type]
+            self.document.push(command)
         except DesignError as e:
             self.status(str(e))
             return False

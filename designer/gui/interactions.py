@@ -207,4 +207,5 @@ class PanInteraction(Interaction):
         self.view.viewport().unsetCursor()
 
     def cancel(self) -> None:
-        self.mouse_release(None)  # type: ignore[arg-type]
+        self.done = True
+        self.view.viewport().unsetCursor()
