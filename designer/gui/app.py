@@ -37,7 +37,6 @@ def create_application(argv: list[str] | None = None) -> QApplication:
         app = QApplication(argv if argv is not None else sys.argv[:1])
     app.setOrganizationName("topo-designer")
     app.setApplicationName("Topology Designer")
-    app.setApplicationDisplayName("Topology Designer")
     return app
 
 
