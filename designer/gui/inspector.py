@@ -12,15 +12,18 @@ from collections import Counter
 from collections.abc import Callable
 
 import shiboken6
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -62,6 +65,9 @@ def _spin(suffix: str, lo: float, hi: float, decimals: int) -> QDoubleSpinBox:
 
 class Inspector(QWidget):
     """Shows and edits the selected device, link(s) or group, or the design itself."""
+
+    #: a link was picked in the device's port table (its id)
+    link_activated = Signal(str)
 
     def __init__(self, document: Document, scene: DesignScene, status: Callable[[str], None]) -> None:
         super().__init__()
@@ -123,6 +129,16 @@ class Inspector(QWidget):
                         ("Power", self.v_power), ("Properties", self.v_props), ("Rules", self.v_rules)):
             f.addRow(name, w)
         self.v_x.setToolTip("scene units; 100 units = 1 m when link lengths are estimated")
+        self.v_links = QTableWidget(0, 3)
+        self.v_links.setHorizontalHeaderLabels(["Port", "Connected to", "Link"])
+        self.v_links.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.v_links.verticalHeader().hide()
+        self.v_links.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.v_links.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.v_links.setToolTip("the device's ports that hold a link; double-click a row to select that link")
+        self.v_links.setMinimumHeight(140)
+        self.v_links.cellDoubleClicked.connect(self._on_links_table_double_clicked)
+        f.addRow(self.v_links)
         self.v_name.editingFinished.connect(lambda: self._set_device("name", self.v_name.text()))
         self.v_tier.activated.connect(lambda _i: self._set_device("tier", self.v_tier.currentText()))
         self.v_tier.lineEdit().editingFinished.connect(lambda: self._set_device("tier", self.v_tier.currentText()))
@@ -253,6 +269,19 @@ class Inspector(QWidget):
         self.v_power.setText(f"{comp.power_w:g} W" if comp and comp.power_w else "\u2014")
         self.v_props.setText(", ".join(f"{k} = {v}" for k, v in dev.properties.items()) or "\u2014")
         self.v_rules.setText("\n".join(self.scene.findings_for_device(dev.id)) or "\u2014")
+        links = d.links_of(dev.id)
+        order = {p.id: i for i, p in enumerate(dev.iter_ports())}
+        rows = sorted(
+            ((lk.a_port, lk.b, lk) if lk.a_device == dev.id else (lk.b_port, lk.a, lk) for lk in links),
+            key=lambda r: order.get(r[0], 0),
+        )
+        self.v_links.setRowCount(len(rows))
+        for i, (port, peer, lk) in enumerate(rows):
+            medium = MEDIUM_STYLES[lk.medium].title if lk.medium in MEDIUM_STYLES else lk.medium
+            for col, text in enumerate((port, peer, f"{medium}, {lk.length_m:g} m")):
+                cell = QTableWidgetItem(text)
+                cell.setData(Qt.ItemDataRole.UserRole, lk.id)
+                self.v_links.setItem(i, col, cell)
         self.stack.setCurrentWidget(self.device_page)
 
     def _show_links(self) -> None:
@@ -297,6 +326,11 @@ class Inspector(QWidget):
         kinds = Counter(m.kind for m in d.all_members(g.id))
         self.g_counts.setText(", ".join(f"{n:,} {k}" for k, n in kinds.items()) or "empty")
         self.stack.setCurrentWidget(self.group_page)
+
+    def _on_links_table_double_clicked(self, row: int, _column: int) -> None:
+        cell = self.v_links.item(row, 0)
+        if cell is not None:
+            self.link_activated.emit(cell.data(Qt.ItemDataRole.UserRole))
 
     # ------------------------------------------------------------------ widgets -> commands
     def _push(self, command: cmd.DesignCommand) -> None:

@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self.document, self.scene, lambda t: self.statusBar().showMessage(t, 6000))
         self.analysis = AnalysisDock(self.document, self.runner)
         self.analysis.link_activated.connect(self.show_link)
+        self.inspector.link_activated.connect(self.show_link)
         self.overview = Overview(self.scene, self.view)
         self.legend = Legend()
         self.docks: dict[str, QDockWidget] = {}

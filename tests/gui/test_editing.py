@@ -250,3 +250,38 @@ def test_click_without_drag_selects_only_the_clicked_device(window):
                      scene_point(window, 200, -10))
     assert window.scene.selected_device_ids() == [b]
     assert window.document.undo_stack.count() == 2  # no move was recorded
+
+
+def test_device_inspector_lists_its_links_and_picks_one(window):
+    ed = window.editor
+    a = ed.place_component("qm9700", QPointF(0, 0))
+    b = ed.place_component("qm9700", QPointF(0, -200))
+    c = ed.place_component("connectx-7-400g", QPointF(200, 200))
+    l1 = ed.connect_ports(a, None, b, None)
+    ed.connect_ports(c, "p1", a, None)
+    window.scene.select_devices([a])
+    table = window.inspector.v_links
+    assert table.rowCount() == 2
+    assert [table.item(r, 0).text() for r in range(2)] == ["p1", "p2"]
+    assert table.item(0, 1).text() == f"{b}:p1" and table.item(1, 1).text() == f"{c}:p1"
+    table.cellDoubleClicked.emit(0, 0)
+    assert window.scene.selected_link_ids() == [l1]
+
+
+def test_escape_cancels_a_link_being_drawn(window):
+    from PySide6.QtTest import QTest
+
+    ed = window.editor
+    a = ed.place_component("qm9700", QPointF(0, 0))
+    ed.place_component("qm9700", QPointF(0, -200))
+    window.view.zoom_by(1.0 / window.view.scale_factor())
+    window.view.centerOn(0, -100)
+    vp = window.view.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.AltModifier, scene_point(window, 0, 0))
+    QTest.mouseMove(vp, scene_point(window, 0, -100))
+    assert window.view.interaction is not None
+    QTest.keyClick(window.view, Qt.Key.Key_Escape)
+    assert window.view.interaction is None
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.AltModifier, scene_point(window, 0, -200))
+    assert window.document.design.link_count() == 0
+    assert a in window.scene.device_items and len(window.scene.items()) == 2
