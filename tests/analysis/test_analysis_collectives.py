@@ -1,4 +1,4 @@
-"""Collective times: calibration against shared/reference/calibration.json and model properties."""
+"""Collective times: calibration against tests/data/calibration.json and model properties."""
 
 from __future__ import annotations
 
@@ -13,21 +13,12 @@ from designer.analysis import AnalysisError, collective_times
 from designer.analysis.collectives import bus_factor
 from designer.generators import GENERATORS
 
-CAL_PATH = Path(__file__).resolve().parents[3] / "shared" / "reference" / "calibration.json"
+CAL_PATH = Path(__file__).resolve().parents[1] / "data" / "calibration.json"
 GiB8 = 8 << 30
 
 
 def calibration() -> dict:
-    if CAL_PATH.is_file():
-        return {r["id"]: r for r in json.loads(CAL_PATH.read_text())["records"]}
-    # The figures of the shared reference, for a checkout without it.
-    return {
-        "h100-1node-ring-busbw": {"value": 370},
-        "h100-1node-nvls-busbw-peak": {"value": 480},
-        "ndr400-per-nic-nccl": {"value": [46, 49]},
-        "dgx-a100-multinode-allreduce": {"value": 192},
-        "alltoall-single-nic-bound": {"value": [48, 49]},
-    }
+    return {r["id"]: r for r in json.loads(CAL_PATH.read_text())["records"]}
 
 
 def busbw(res, algorithm, size=GiB8):
