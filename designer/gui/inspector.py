@@ -131,7 +131,12 @@ class Inspector(QWidget):
         self.v_x.setToolTip("scene units; 100 units = 1 m when link lengths are estimated")
         self.v_links = QTableWidget(0, 3)
         self.v_links.setHorizontalHeaderLabels(["Port", "Connected to", "Link"])
-        self.v_links.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header = self.v_links.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.v_links.setWordWrap(False)
+        self.v_links.verticalHeader().setDefaultSectionSize(20)
         self.v_links.verticalHeader().hide()
         self.v_links.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.v_links.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -277,8 +282,7 @@ class Inspector(QWidget):
         )
         self.v_links.setRowCount(len(rows))
         for i, (port, peer, lk) in enumerate(rows):
-            medium = MEDIUM_STYLES[lk.medium].title if lk.medium in MEDIUM_STYLES else lk.medium
-            for col, text in enumerate((port, peer, f"{medium}, {lk.length_m:g} m")):
+            for col, text in enumerate((port, peer, f"{lk.medium.replace('_', ' ')} {lk.length_m:g} m")):
                 cell = QTableWidgetItem(text)
                 cell.setData(Qt.ItemDataRole.UserRole, lk.id)
                 self.v_links.setItem(i, col, cell)
