@@ -1,0 +1,187 @@
+"""ECMP kernel on the core graph: hop distances and the level-by-level push of demand.
+
+The core graph (switches and GPUs with network ports, network links only; see
+:mod:`designer.analysis.routing`) is routed per *destination*: a BFS distance matrix from scipy,
+then the demand of every source is pushed down the destination's shortest-path DAG level by
+level with ``numpy.bincount``, a chunk of destinations at a time, split equally per link over
+the equal-cost next hops. The same passes give the per-arc ECMP shares that the hose bound of
+:mod:`designer.analysis.bisection` needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
+if TYPE_CHECKING:
+    from designer.analysis.routing import Fabric
+
+#: Dense elements per chunk of the destination kernel (rows x arcs).
+CHUNK_ELEMENTS = 4_000_000
+
+
+class EcmpKernel:
+    """ECMP on the core graph of a fabric: distances and the level-by-level push of demand.
+
+    Parallel links between the same two nodes are merged into one *macro arc* with a
+    multiplicity; ECMP still splits per link (a node with 3 links to one spine and 1 to another
+    sends 3/4 to the first), and loads are handed back per link.
+    """
+
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
+        nc = fabric.n_core
+        na = len(fabric.core_src)
+        self.n = nc
+        self.src = fabric.core_src
+        self.dst = fabric.core_dst
+        key = self.src * max(nc, 1) + self.dst
+        uk, self.macro_of, mult = np.unique(key, return_inverse=True, return_counts=True)
+        self.macro_of = self.macro_of.reshape(-1)
+        self.msrc = (uk // max(nc, 1)).astype(np.int64)
+        self.mdst = (uk % max(nc, 1)).astype(np.int64)
+        self.mult = mult.astype(float)
+        self.adj = sp.csr_matrix((np.ones(len(uk)), (self.msrc, self.mdst)), shape=(nc, nc))
+        order = np.argsort(self.msrc, kind="stable")
+        self._out_arc = order
+        self._out_ptr = np.searchsorted(self.msrc[order], np.arange(nc + 1))
+        self._dist: dict[int, np.ndarray] = {}
+        self.n_arcs = na
+        self.mkey = uk
+
+    def _to_links(self, macro_load: np.ndarray) -> np.ndarray:
+        return macro_load[self.macro_of] / self.mult[self.macro_of]
+
+    def distances(self, targets: np.ndarray) -> np.ndarray:
+        """Hop distances (float, inf if unreachable) from every core node to each target: (t, n)."""
+        targets = np.asarray(targets, dtype=np.int64)
+        missing = np.array([t for t in np.unique(targets) if int(t) not in self._dist], dtype=np.int64)
+        if len(missing) and self.n:
+            d = shortest_path(self.adj, unweighted=True, directed=False, indices=missing)
+            d = np.atleast_2d(d)
+            for t, row in zip(missing, d, strict=True):
+                self._dist[int(t)] = row.astype(np.float32)
+        if not len(targets):
+            return np.zeros((0, self.n), dtype=np.float32)
+        return np.stack([self._dist[int(t)] for t in targets])
+
+    def push(self, dist_rows: np.ndarray, demand: np.ndarray, *, rows: bool = False, shares: bool = False,
+             detail: bool = False):
+        """Route ``demand`` (r x n: bytes from node u towards row r's destination) by ECMP.
+
+        The shortest-path DAG of every row is a set of (row, node) -> (row, node) transitions;
+        demand is pushed through them level by level with ``bincount``. Returns (arc_load per
+        core link arc, per-row arc flows as a sparse matrix if ``rows``, unrouted bytes per row).
+        """
+        r_n, n = dist_rows.shape
+        msrc, mdst = self.msrc, self.mdst
+        finite = np.isfinite(dist_rows)
+        unrouted = np.where(finite, 0.0, demand).sum(axis=1)
+        d0 = np.where(finite, demand, 0.0).ravel()
+        dd = dist_rows[:, mdst]
+        on = (dist_rows[:, msrc] == dd + 1) & np.isfinite(dd)
+        r, e = np.nonzero(on)
+        su = r * n + msrc[e]
+        sv = r * n + mdst[e]
+        me = self.mult[e]
+        nh = np.bincount(su, weights=me, minlength=r_n * n)
+        w = me / nh[su]
+        levels = int(np.max(np.where(finite, dist_rows, 0))) if dist_rows.size else 0
+        F = d0
+        for _ in range(levels):
+            F = d0 + np.bincount(sv, weights=F[su] * w, minlength=r_n * n)
+        flow = F[su] * w
+        if detail:  # per (row, macro arc) entries: flow and per-link share
+            return (r, e, flow, 1.0 / nh[su]), unrouted
+        load = self._to_links(np.bincount(e, weights=flow, minlength=len(msrc)))
+        if shares:
+            load = (load, (r, e, 1.0 / nh[su]))
+        fl = None
+        if rows:
+            macro = sp.csr_matrix((flow, (r, e)), shape=(r_n, len(msrc)))
+            spread = sp.csr_matrix((1.0 / self.mult[self.macro_of], (self.macro_of, np.arange(self.n_arcs))),
+                                   shape=(len(msrc), self.n_arcs))
+            fl = (macro @ spread).tocsr()
+        return load, fl, unrouted
+
+    def route(self, dest: np.ndarray, demand: np.ndarray, dest_weight: np.ndarray | None = None):
+        """Arc loads for ``demand`` (len(dest) x n) towards core nodes ``dest``; and unrouted bytes.
+
+        With ``dest_weight`` also returns, per macro arc, ``eta`` = max over destinations of the
+        per-link ECMP share 1/nh, and ``omega`` = sum over destinations of weight x 1/nh (both 0
+        where the arc is on no shortest path to a destination), used by the hose bound.
+        """
+        load = np.zeros(self.n_arcs)
+        lost = 0.0
+        nm = len(self.msrc)
+        eta = np.zeros(nm)
+        omega = np.zeros(nm)
+        if not len(dest) or not self.n_arcs:
+            lost = float(demand.sum()) if len(dest) and not self.n_arcs else 0.0
+            return (load, lost) if dest_weight is None else (load, lost, eta, omega)
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        for i in range(0, len(dest), step):
+            d = self.distances(dest[i : i + step])
+            ld, _, un = self.push(d, demand[i : i + step], shares=dest_weight is not None)
+            if dest_weight is not None:
+                ld, (r, e, w1) = ld
+                np.maximum.at(eta, e, w1)
+                omega += np.bincount(e, weights=dest_weight[i : i + step][r] * w1, minlength=nm)
+            load += ld
+            lost += float(un.sum())
+        return (load, lost) if dest_weight is None else (load, lost, eta, omega)
+
+    def forward_bound(self, sources: np.ndarray, weight: np.ndarray, eta: np.ndarray):
+        """Hose row bound: per link arc sum_s weight_s * Q_s(u) * eta, and Q_max(u) per node.
+
+        Q_s(v) = sum over arcs u->v of s's BFS DAG (with eta > 0) of Q_s(u) * eta * links,
+        Q_s(s) = 1: an upper bound of the fraction of any s->t ECMP flow reaching v.
+        """
+        nm, n = len(self.msrc), self.n
+        row = np.zeros(nm)
+        qmax = np.zeros(n)
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        usable = eta > 0
+        for i in range(0, len(sources), step):
+            ss = sources[i : i + step]
+            Ds = self.distances(ss)  # undirected: distance from s
+            r_n = len(ss)
+            on = (Ds[:, self.mdst] == Ds[:, self.msrc] + 1) & usable[None, :]
+            r, e = np.nonzero(on)
+            su = r * n + self.msrc[e]
+            sv = r * n + self.mdst[e]
+            w = eta[e] * self.mult[e]
+            q0 = np.zeros(r_n * n)
+            q0[np.arange(r_n) * n + ss] = 1.0
+            levels = int(np.max(np.where(np.isfinite(Ds), Ds, 0))) if Ds.size else 0
+            Q = q0
+            for _ in range(levels):
+                Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
+            row += np.bincount(e, weights=weight[i : i + step][r] * Q[su] * eta[e], minlength=nm)
+            qmax = np.maximum(qmax, Q.reshape(r_n, n).max(axis=0))
+        return row, qmax
+
+    def _macro(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Macro arc index of u -> v (must exist)."""
+        return np.searchsorted(self.mkey, u * max(self.n, 1) + v)
+
+    def pair_fractions(self, s: np.ndarray, t: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Fraction of a unit s->t flow on every core arc, one row per pair; and reachability."""
+        na = self.n_arcs
+        out = []
+        ok = np.zeros(len(s), dtype=bool)
+        step = max(1, CHUNK_ELEMENTS // max(len(self.msrc), 1))
+        for i in range(0, len(s), step):
+            ss, tt = s[i : i + step], t[i : i + step]
+            d = self.distances(tt)
+            dem = np.zeros((len(ss), self.n))
+            dem[np.arange(len(ss)), ss] = 1.0
+            _, fl, un = self.push(d, dem, rows=True)
+            ok[i : i + step] = un == 0
+            out.append(fl)
+        if not out:
+            return sp.csr_matrix((0, na)), ok
+        return sp.vstack(out).tocsr(), ok

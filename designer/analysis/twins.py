@@ -1,0 +1,306 @@
+"""Twin-switch classes: ECMP routed once per class of switches with identical neighbours.
+
+Twin switches (identical neighbours and link counts, e.g. the leaves of one pod) see the rest
+of the fabric identically: no shortest path to one passes through another, and the ECMP shares
+towards them agree except on the last hop. So uniform traffic and the hose bound are routed once
+per class (to its representative, the last hop shared out by weight, traffic between twins in
+closed form), and explicit flows travel on a sparse frontier in groups (source class,
+destination class) whose first and last hops are shared out by each member's bytes. Tests check
+every shortcut against the plain per-destination push of :class:`EcmpKernel`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from designer.analysis.ecmp import CHUNK_ELEMENTS, EcmpKernel
+
+
+class CoreRouter(EcmpKernel):
+    """ECMP on the core graph of a fabric (:class:`EcmpKernel`) with twin-class shortcuts."""
+
+    def twin_classes(self, nodes: np.ndarray) -> list[np.ndarray]:
+        """Group ``nodes`` with identical neighbours (and link multiplicities): *twins*.
+
+        Twins (e.g. the leaves of one pod behind the same spines) see the rest of the graph
+        identically: no shortest path to one passes through another, and the ECMP shares towards
+        them agree everywhere except on the last hop. Isolated nodes stay alone.
+        """
+        groups: dict[tuple, list[int]] = {}
+        out: list[np.ndarray] = []
+        for v in np.asarray(nodes, dtype=np.int64).tolist():
+            arcs = self._out_arc[self._out_ptr[v] : self._out_ptr[v + 1]]
+            if not len(arcs):
+                out.append(np.array([v]))
+                continue
+            key = tuple(self.mdst[arcs].tolist()) + tuple(self.mult[arcs].tolist())
+            groups.setdefault(key, []).append(v)
+        out.extend(np.array(g, dtype=np.int64) for g in groups.values())
+        return out
+
+    def _class_tables(self, cores: np.ndarray, weight: np.ndarray):
+        classes = self.twin_classes(cores)
+        n = self.n
+        wn = np.zeros(n)
+        wn[cores] = weight
+        cls_of = np.full(n, -1, dtype=np.int64)
+        for c, g in enumerate(classes):
+            cls_of[g] = c
+        reps = np.array([g[0] for g in classes], dtype=np.int64)
+        wc = np.array([wn[g].sum() for g in classes])
+        sizes = np.array([len(g) for g in classes], dtype=np.int64)
+        flat = np.concatenate(classes)
+        ptr = np.concatenate([[0], np.cumsum(sizes)])
+        return classes, wn, cls_of, reps, wc, sizes, flat, ptr
+
+    def uniform_classes(self, cores: np.ndarray, weight: np.ndarray):
+        """ECMP loads of demand weight[s] x weight[t] between every ordered pair of ``cores``.
+
+        Same result as :meth:`route` with that demand (tested), but one push per twin class:
+        the push goes to the class's representative, its last hop is shared out among the
+        members by weight, and traffic between twins (two hops through their common neighbours)
+        is added in closed form. Returns (link-arc load, unrouted, eta, omega) like ``route``.
+        """
+        nm = len(self.msrc)
+        classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
+        mload = np.zeros(nm)
+        eta = np.zeros(nm)
+        omega = np.zeros(nm)
+        lost = 0.0
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        for i in range(0, len(reps), step):
+            rr = reps[i : i + step]
+            cc = np.arange(i, i + len(rr))
+            dem = np.outer(wc[cc], wn)
+            dem[cls_of[None, :] == cc[:, None]] = 0.0  # twins are handled in closed form below
+            (r, e, flow, share), un = self.push(self.distances(rr), dem, detail=True)
+            lost += float(un.sum())
+            c = cc[r]
+            last = self.mdst[e] == reps[c]
+            own = cls_of[self.msrc[e]] == c
+            inner = ~last & ~own
+            mload += np.bincount(e[inner], weights=flow[inner], minlength=nm)
+            np.maximum.at(eta, e[inner], share[inner])
+            omega += np.bincount(e[inner], weights=wc[c[inner]] * share[inner], minlength=nm)
+            # last hop y -> representative: one copy per member t, scaled by weight[t] / weight[class]
+            le, lc, lf, ls = e[last], c[last], flow[last], share[last]
+            k = sizes[lc]
+            rep_idx = np.repeat(np.arange(len(le)), k)
+            off = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+            t = flat[ptr[lc][rep_idx] + off]
+            y = self.msrc[le][rep_idx]
+            me = self._macro(y, t)
+            frac = wn[t] / wc[lc][rep_idx]
+            mload += np.bincount(me, weights=lf[rep_idx] * frac, minlength=nm)
+            np.maximum.at(eta, me, ls[rep_idx])
+            omega += np.bincount(me, weights=wn[t] * ls[rep_idx], minlength=nm)
+        # twins: u -> y -> t through the common neighbours, split by links
+        for c, g in enumerate(classes):
+            if len(g) < 2:
+                continue
+            for u in g.tolist():
+                arcs = self._out_arc[self._out_ptr[u] : self._out_ptr[u + 1]]
+                deg = float(self.mult[arcs].sum())
+                amount = wn[u] * (wc[c] - wn[u])
+                y = self.mdst[arcs]
+                mload[arcs] += amount * self.mult[arcs] / deg
+                back = self._macro(y, np.full(len(y), u))
+                mload[back] += amount * self.mult[arcs] / deg
+                np.maximum.at(eta, arcs, 1.0 / deg)
+                omega[arcs] += (wc[c] - wn[u]) / deg
+        return self._to_links(mload), lost, eta, omega
+
+    def forward_bound_classes(self, cores: np.ndarray, weight: np.ndarray, eta: np.ndarray):
+        """:meth:`forward_bound` with one forward pass per twin class (same result, tested)."""
+        nm, n = len(self.msrc), self.n
+        classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
+        row = np.zeros(nm)
+        qmax = np.zeros(n)
+        usable = eta > 0
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        for i in range(0, len(reps), step):
+            rr = reps[i : i + step]
+            cc = np.arange(i, i + len(rr))
+            r_n = len(rr)
+            Ds = self.distances(rr)
+            on = (Ds[:, self.mdst] == Ds[:, self.msrc] + 1) & usable[None, :]
+            r, e = np.nonzero(on)
+            su = r * n + self.msrc[e]
+            sv = r * n + self.mdst[e]
+            w = eta[e] * self.mult[e]
+            q0 = np.zeros(r_n * n)
+            q0[np.arange(r_n) * n + rr] = 1.0
+            levels = int(np.max(np.where(np.isfinite(Ds), Ds, 0))) if Ds.size else 0
+            Q = q0
+            for _ in range(levels):
+                Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
+            c = cc[r]
+            valid = (cls_of[self.msrc[e]] != c) & (cls_of[self.mdst[e]] != c)
+            row += np.bincount(e[valid], weights=wc[c[valid]] * Q[su[valid]] * eta[e[valid]], minlength=nm)
+            Qr = Q.reshape(r_n, n)
+            qmax = np.maximum(qmax, Qr.max(axis=0))
+            for j, cj in enumerate(cc.tolist()):
+                for m in classes[cj].tolist():
+                    arcs = self._out_arc[self._out_ptr[m] : self._out_ptr[m + 1]]
+                    row[arcs] += wn[m] * eta[arcs]
+                    y = self.mdst[arcs]
+                    back = self._macro(y, np.full(len(y), m))
+                    ok = usable[back]
+                    row[back[ok]] += (wc[cj] - wn[m]) * Qr[j, y[ok]] * eta[back[ok]]
+        qmax[cores] = 1.0
+        return row, qmax
+
+    def hops(self, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Hop counts s[i] -> t[i] on the core graph (inf if unreachable), via twin representatives.
+
+        >>> import numpy as np
+        >>> from designer.generators import GENERATORS
+        >>> from designer.analysis.context import build_context
+        >>> ctx = build_context(GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8))
+        >>> cores = np.unique(ctx.fabric.att_core)
+        >>> ctx.router.hops(cores, cores[::-1]).tolist()
+        [2.0, 2.0]
+        """
+        s = np.asarray(s, dtype=np.int64)
+        t = np.asarray(t, dtype=np.int64)
+        rep_of = np.arange(self.n)
+        cls_of = np.arange(self.n) + self.n
+        for c, g in enumerate(self.twin_classes(np.unique(t))):
+            rep_of[g] = g[0]
+            cls_of[g] = c
+        uniq_r, row = np.unique(rep_of[t], return_inverse=True)
+        d = self.distances(uniq_r)[row, s].astype(float)
+        deg = self._out_ptr[s + 1] - self._out_ptr[s]
+        twin = (cls_of[s] == cls_of[t]) & (s != t)
+        d = np.where(twin, np.where(deg > 0, 2.0, np.inf), d)
+        return np.where(s == t, 0.0, d)
+
+    def _spread(self, idx: np.ndarray, ptr: np.ndarray, vals: np.ndarray, frac: np.ndarray):
+        """For entries with group ``idx``: repeat over the group's members (CSR ``ptr``)."""
+        k = ptr[idx + 1] - ptr[idx]
+        ix = np.repeat(np.arange(len(idx)), k)
+        off = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+        j = ptr[idx][ix] + off
+        return ix, vals[j], frac[j]
+
+    def route_pairs(self, s: np.ndarray, t: np.ndarray, amount: np.ndarray, *, twins: bool = True
+                    ) -> tuple[np.ndarray, float]:
+        """Arc loads of ``amount[i]`` bytes from core node ``s[i]`` to ``t[i]`` by ECMP.
+
+        Sparse frontier propagation of (group, node, bytes) states. With ``twins``, pairs travel
+        in groups (source twin class, destination twin class) from the source representative to
+        the destination representative: the flow between them has the same shape for every pair
+        of the group, so only the first hop (shared out by each source's bytes) and the last hop
+        (by each destination's bytes) differ. Pairs of twins and of neighbours are done directly.
+        """
+        n = self.n
+        nm = len(self.msrc)
+        mload = np.zeros(nm)
+        if not len(s):
+            return np.zeros(self.n_arcs), 0.0
+        s = np.asarray(s, dtype=np.int64)
+        t = np.asarray(t, dtype=np.int64)
+        amount = np.asarray(amount, dtype=float)
+        rep_of = np.arange(n)
+        cls_of = np.arange(n) + n  # distinct per node unless twins
+        if twins:
+            for c, g in enumerate(self.twin_classes(np.unique(np.concatenate([s, t])))):
+                rep_of[g] = g[0]
+                cls_of[g] = c
+        # Distances to the destinations' representatives only: a twin sees the graph alike.
+        twin = (cls_of[s] == cls_of[t]) & (s != t)
+        uniq_r, trow = np.unique(rep_of[t], return_inverse=True)
+        D = self.distances(uniq_r)
+        dist = np.where(twin, 2.0, D[trow, s])
+        if twin.any():  # twins without a common neighbour are isolated nodes: unreachable
+            deg_s = self._out_ptr[s + 1] - self._out_ptr[s]
+            dist = np.where(twin & (deg_s == 0), np.inf, dist)
+        lost = float(amount[~np.isfinite(dist)].sum())
+        ok = np.isfinite(dist) & (dist > 0)
+        s, t, amount, dist, twin = s[ok], t[ok], amount[ok], dist[ok], twin[ok]
+        # neighbours: the direct links only
+        one = (dist == 1) & ~twin
+        if one.any():
+            mload += np.bincount(self._macro(s[one], t[one]), weights=amount[one], minlength=nm)
+        # twins: s -> y -> t over their common neighbours, split by links
+        tw = twin
+        if tw.any():
+            ss, tt, am = s[tw], t[tw], amount[tw]
+            deg = self._out_ptr[ss + 1] - self._out_ptr[ss]
+            ix = np.repeat(np.arange(len(ss)), deg)
+            off = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
+            arcs = self._out_arc[self._out_ptr[ss][ix] + off]
+            tot = np.bincount(ix, weights=self.mult[arcs], minlength=len(ss))
+            part = am[ix] * self.mult[arcs] / tot[ix]
+            mload += np.bincount(arcs, weights=part, minlength=nm)
+            mload += np.bincount(self._macro(self.mdst[arcs], tt[ix]), weights=part, minlength=nm)
+        rest = ~one & ~tw
+        s, t, amount = s[rest], t[rest], amount[rest]
+        if not len(s):
+            return self._to_links(mload), lost
+        gkey = np.stack([rep_of[s], rep_of[t]], axis=1)
+        groups, ginv = np.unique(gkey, axis=0, return_inverse=True)
+        ginv = ginv.reshape(-1)
+        ng = len(groups)
+        g_amount = np.bincount(ginv, weights=amount, minlength=ng)
+        safe = np.where(g_amount != 0, g_amount, 1.0)
+        # per-group marginals of sources and destinations (CSR by group)
+        marg = []
+        for nodes in (s, t):
+            key, kinv = np.unique(np.stack([ginv, nodes], axis=1), axis=0, return_inverse=True)
+            am = np.bincount(kinv.reshape(-1), weights=amount, minlength=len(key))
+            ptr = np.searchsorted(key[:, 0], np.arange(ng + 1))
+            marg.append((ptr, key[:, 1], am / safe[key[:, 0]]))
+        (sptr, snode, sfrac), (tptr, tnode, tfrac) = marg
+        g_src, g_dst = groups[:, 0], groups[:, 1]
+        uniq_r, grow = np.unique(g_dst, return_inverse=True)
+        D = self.distances(uniq_r)
+        # A group touches each arc at most once: batches of groups bound the frontier's memory.
+        batch = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        for g0 in range(0, ng, batch):
+            self._frontier(np.arange(g0, min(ng, g0 + batch)), g_src, g_dst, g_amount, D, grow,
+                           (sptr, snode, sfrac), (tptr, tnode, tfrac), mload)
+        return self._to_links(mload), lost
+
+    def _frontier(self, pid, g_src, g_dst, g_amount, D, grow, smarg, tmarg, mload) -> None:
+        """Push groups ``pid`` from their source representative to their destination one."""
+        n, nm = self.n, len(self.msrc)
+        sptr, snode, sfrac = smarg
+        tptr, tnode, tfrac = tmarg
+        out_arc, out_ptr = self._out_arc, self._out_ptr
+        u = g_src[pid].copy()
+        f = g_amount[pid]
+        du = D[grow[pid], u]
+        first = True
+        while len(pid):
+            deg = out_ptr[u + 1] - out_ptr[u]
+            rep = np.repeat(np.arange(len(pid)), deg)
+            offs = np.arange(len(rep)) - np.repeat(np.cumsum(deg) - deg, deg)
+            arcs = out_arc[out_ptr[u][rep] + offs]
+            v = self.mdst[arcs]
+            okk = D[grow[pid[rep]], v] == du[rep] - 1
+            rep, arcs, v = rep[okk], arcs[okk], v[okk]
+            me = self.mult[arcs]
+            nh = np.bincount(rep, weights=me, minlength=len(pid))
+            share = f[rep] * me / nh[rep]
+            arrive = v == g_dst[pid[rep]]
+            if first:
+                # first hop: from every source of the group, by its share of the bytes
+                ix, src_nodes, fr = self._spread(pid[rep], sptr, snode, sfrac)
+                mload += np.bincount(self._macro(src_nodes, v[ix]), weights=share[ix] * fr, minlength=nm)
+                first = False
+            else:
+                mload += np.bincount(arcs[~arrive], weights=share[~arrive], minlength=nm)
+                if arrive.any():
+                    # last hop: to every destination of the group, by its share of the bytes
+                    aa, ash = arcs[arrive], share[arrive]
+                    ix, dst_nodes, fr = self._spread(pid[rep[arrive]], tptr, tnode, tfrac)
+                    mload += np.bincount(self._macro(self.msrc[aa][ix], dst_nodes), weights=ash[ix] * fr,
+                                         minlength=nm)
+            key = pid[rep] * n + v
+            uk, inv = np.unique(key, return_inverse=True)
+            f = np.bincount(inv, weights=share)
+            pid, u = uk // n, uk % n
+            du = D[grow[pid], u]
+            keep = du > 0
+            pid, u, f, du = pid[keep], u[keep], f[keep], du[keep]
