@@ -1,0 +1,251 @@
+"""Time models of the collective algorithms: bandwidth from the embedded flows, latency per protocol.
+
+Each builder embeds an algorithm with :class:`designer.analysis.embedding.Embedder` and returns an
+:class:`AlgorithmModel`: time = latency + S x seconds-per-byte / protocol factor for the
+protocols LL, LL128 and Simple (NCCL ``tuning.cc`` constants, :mod:`designer.analysis.constants`),
+the bandwidth term being the busiest arc's load per byte over its effective capacity. The
+latency terms: ring ``base + (steps - inter-node steps) x NVLink step + inter-node steps x
+(network step + hop latency)``; tree ``base + 2 ((ppn-1) NVLink steps + ceil(log2 servers)
+network steps)``; hierarchical, NVLS(Tree), SHARP and pairwise all-to-all as documented in
+``docs/analysis.md`` section 5.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.analysis import constants as K
+from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
+from designer.analysis.embedding import Embedder, Phase, Unroutable
+from designer.analysis.load import uniform_loads
+
+
+@dataclass(frozen=True)
+class AlgorithmModel:
+    """An algorithm embedded on the fabric: bandwidth per phase, latency per protocol."""
+
+    collective: str
+    algorithm: str
+    ranks: int
+    servers: int
+    phases: tuple[Phase, ...]
+    latency_s: dict[str, float]
+    bw_factor: dict[str, float]
+    formula: str
+    plateau: bool = False
+    #: Phases run concurrently (pipelined, NCCL NVLS/SHARP): per arc their times add and the
+    #: busiest arc sets the pace. Otherwise they run one after the other and their times add.
+    concurrent: bool = False
+    #: A floor on seconds per byte that is not a link (all-to-all: one NIC per GPU), and its arc.
+    floor_seconds_per_byte: float = 0.0
+    floor_arc: int = -1
+
+    def _arc_sum(self) -> np.ndarray:
+        return np.sum([ph.arc_seconds_per_byte for ph in self.phases], axis=0)
+
+    @property
+    def seconds_per_byte(self) -> float:
+        if self.concurrent and len(self.phases) > 1:
+            routed = float(np.max(self._arc_sum()))
+        else:
+            routed = sum(ph.seconds_per_byte for ph in self.phases)
+        return max(routed, self.floor_seconds_per_byte)
+
+    @property
+    def bottleneck_arc(self) -> int:
+        if self.floor_arc >= 0 and self.floor_seconds_per_byte >= self.seconds_per_byte:
+            return self.floor_arc
+        if self.concurrent and len(self.phases) > 1:
+            return int(np.argmax(self._arc_sum()))
+        ph = max(self.phases, key=lambda x: x.seconds_per_byte)
+        return ph.bottleneck_arc
+
+    def arc_seconds_per_byte(self) -> np.ndarray:
+        """Busy time per arc per message byte (phases' times add on an arc)."""
+        return self._arc_sum()
+
+    def times(self, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Best time over protocols per size, and the index into PROTOCOLS of that protocol."""
+        best = np.full(len(sizes), np.inf)
+        which = np.zeros(len(sizes), dtype=np.int64)
+        for k, proto in enumerate(K.PROTOCOLS):
+            if proto not in self.latency_s:
+                continue
+            lat = np.full(len(sizes), self.latency_s[proto])
+            if self.plateau and proto == "Simple":
+                lat = np.where(sizes >= self.ranks * K.RING_PLATEAU_BYTES_PER_RANK, lat * K.RING_PLATEAU_FACTOR, lat)
+            t = lat + sizes * self.seconds_per_byte / self.bw_factor[proto]
+            better = t < best
+            best = np.where(better, t, best)
+            which = np.where(better, k, which)
+        return best, which
+
+
+def ring_model(E: Embedder, collective: str) -> AlgorithmModel:
+    p, m = E.p, E.m
+    factor = {"allreduce": 2.0 * (p - 1) / p, "broadcast": 1.0}.get(collective, (p - 1) / p)
+    s, d, w = E.ring_flows(factor)
+    ph = E.phase(s, d, w)
+    nsteps = 2 * (p - 1) if collective == "allreduce" else p - 1
+    ninter = (2 * (m - 1) if collective == "allreduce" else m - 1) if m > 1 else 0
+    net_lat, _ = E.network_hop_latency_s(s, d)
+    lat = {}
+    for proto in K.PROTOCOLS:
+        intra = E.intra_step_s(proto, "ring")
+        inter = K.STEP_LATENCY_S[("net", "ring", proto)] + net_lat
+        lat[proto] = K.BASE_LATENCY_S[("ring", proto)] + (nsteps - ninter) * intra + ninter * inter
+    ll = K.PROTOCOL_BW_FACTOR[("ring", "LL")] if (m > 1 or collective == "allreduce") else 1.0 / 3.0
+    bw = {"LL": ll, "LL128": K.PROTOCOL_BW_FACTOR[("ring", "LL128")], "Simple": 1.0}
+    formula = (f"t = {nsteps} steps x step latency + {factor:.4g} x S / C per ring flow over {E.g_min if m > 1 else 1}"
+               f" rail-aligned channel(s); bandwidth = max over links of load / effective capacity")
+    return AlgorithmModel(collective, "ring", p, m, (ph,), lat, bw, formula)
+
+
+def tree_model(E: Embedder) -> AlgorithmModel:
+    p, m = E.p, E.m
+    s, d, w = E.tree_flows(1.0)
+    ph = E.phase(s, d, w)
+    ph = Phase(ph.seconds_per_byte / K.TREE_EFFICIENCY, ph.bottleneck_arc, ph.arc_load_per_byte, ph.flows,
+               ph.arc_seconds_per_byte / K.TREE_EFFICIENCY)
+    net_lat, _ = E.network_hop_latency_s(s, d)
+    ppn = max(len(n) for n in E.nodes)
+    depth = math.ceil(math.log2(m)) if m > 1 else 0
+    lat = {}
+    for proto in K.PROTOCOLS:
+        intra = E.intra_step_s(proto, "tree")
+        inter = K.STEP_LATENCY_S[("net", "tree", proto)] + net_lat
+        lat[proto] = K.BASE_LATENCY_S[("tree", proto)] + 2 * ((ppn - 1) * intra + depth * inter)
+    bw = {proto: K.PROTOCOL_BW_FACTOR[("tree", proto)] for proto in K.PROTOCOLS}
+    formula = (f"t = 2 x ({ppn - 1} NVLink chain steps + {depth} tree levels) x step latency + S x max load/capacity"
+               f" / {K.TREE_EFFICIENCY} (double binary tree across {m} servers)")
+    return AlgorithmModel("allreduce", "tree", p, m, (ph,), lat, bw, formula)
+
+
+def hier_phases(E: Embedder, *, intra: str, inter: str) -> tuple[list[Phase], float, float]:
+    m = E.m
+    g = E.g_min
+    phases: list[Phase] = []
+    if intra == "nvls":
+        s = np.concatenate(E.nodes)
+        # NVLS reduce-scatter + all-gather: each GPU pushes S and pulls S through the switch once overall.
+        ph_load = np.zeros(2 * E.ctx.cap.n_links)
+        fab = E.ctx.fabric
+        # One server: all-reduce in the switch, S up and S down. Several: reduce-scatter (S up, S/g down)
+        # then all-gather (S/g up, S down) around the network phase.
+        per = 1.0 if m == 1 else 1.0 + 1.0 / g
+        np.add.at(ph_load, fab.nvl_up[s], per)
+        np.add.at(ph_load, fab.nvl_down[s], per)
+        phases.append(E._phase_from_load(ph_load, (s, s, np.ones(len(s))), E.arc_nvls))
+    else:
+        rs = E.phase(*E.intra_ring((g - 1) / g)) if g > 1 else None
+        if rs is not None:
+            phases += [rs, rs]  # reduce-scatter and all-gather move the same bytes
+    if m > 1:
+        if inter == "sharp":
+            s, d, w = E.rail_rings(1.0 / g)
+            fab = E.ctx.fabric
+            load = np.zeros(2 * E.ctx.cap.n_links)
+            rows = np.isin(fab.att_gpu, s)
+            for col in range(2):
+                for arcs in (fab.att_up[rows, col], fab.att_down[rows, col]):
+                    ok = arcs >= 0
+                    np.add.at(load, arcs[ok], fab.att_w[rows][ok] / g)
+            phases.append(E._phase_from_load(load, (s, d, w), E.arc_eff * K.SHARP_EFFICIENCY))
+        elif inter == "tree":
+            phases.append(E.phase(*E.rail_trees(1.0 / g)))
+        else:
+            phases.append(E.phase(*E.rail_rings(2.0 * (m - 1) / m / g)))
+    net_lat = 0.0
+    if m > 1:
+        s, d, _ = E.rail_rings(1.0)
+        net_lat, _ = E.network_hop_latency_s(s, d)
+    return phases, net_lat, float(g)
+
+
+def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
+    p, m, g = E.p, E.m, E.g_min
+    intra = "nvls" if kind == "nvls" else "ring"
+    inter = {"sharp": "sharp", "nvls": "tree"}.get(kind, "ring")
+    phases, net_lat, _ = hier_phases(E, intra=intra, inter=inter)
+    lat = {}
+    if kind == "hierarchical":
+        for proto in K.PROTOCOLS:
+            intra_s = E.intra_step_s(proto, "ring")
+            inter_s = K.STEP_LATENCY_S[("net", "ring", proto)] + net_lat
+            lat[proto] = K.BASE_LATENCY_S[("ring", proto)] + 2 * (g - 1) * intra_s + 2 * (m - 1) * inter_s
+        bw = {"LL": K.PROTOCOL_BW_FACTOR[("ring", "LL")], "LL128": K.PROTOCOL_BW_FACTOR[("ring", "LL128")],
+              "Simple": 1.0}
+        formula = (f"reduce-scatter in server ({g - 1} NVLink steps) + ring all-reduce of S/{g} across {m} servers "
+                   f"on each rail + all-gather in server; phase times add")
+    else:
+        base = K.BASE_LATENCY_S[(kind, "Simple")]
+        t = base
+        if kind == "nvls":
+            hub = float(E.ctx.cap.node_latency_s[E.ctx.fabric.domain_hub].max()) if E.ctx.fabric.n_domains else 0.0
+            t += K.STEP_LATENCY_S[("nvlink", "nvls", "Simple")] + hub
+            if m > 1:
+                depth = math.ceil(math.log2(m))
+                t += 2 * depth * (K.STEP_LATENCY_S[("net", "tree", "Simple")] + net_lat)
+        else:
+            t += 2 * (g - 1) * E.intra_step_s("Simple", "ring")
+            t += K.STEP_LATENCY_S[("net", "sharp", "Simple")] + 2 * net_lat
+        lat = {"Simple": t}
+        bw = {"Simple": 1.0}
+        formula = ("NVLS: each GPU sends and receives S once through the NVSwitch at the NVLS efficiency"
+                   + (f", double binary tree all-reduce of S/{g} across {m} servers per rail (NVLSTree)"
+                      if m > 1 else "")
+                   if kind == "nvls" else
+                   f"SHARP: reduce-scatter in server, in-network all-reduce of S/{g} per NIC, all-gather in server")
+    return AlgorithmModel("allreduce", kind, p, m, tuple(phases), lat, bw, formula, concurrent=kind != "hierarchical")
+
+
+def alltoall_model(E: Embedder) -> AlgorithmModel:
+    ctx = E.ctx
+    p = E.p
+    load, lost = uniform_loads(ctx.fabric, ctx.router, E.members, 1.0 / p)
+    if lost > 0:
+        raise Unroutable("some GPU pairs have no path")
+    ph = E._phase_from_load(load, (E.members, E.members, np.zeros(p)))
+    some = E.members[: min(p, 64)]
+    net_lat, _ = E.network_hop_latency_s(some, np.roll(some, -1))
+    hw = "net" if E.m > 1 else ("nvlink" if E.nodes and len(E.nodes[0]) > 1 else "pcie")
+    step = K.STEP_LATENCY_S[(hw, "ring", "LL")] + (net_lat if E.m > 1 else 0.0)
+    lat = {"Simple": K.BASE_LATENCY_S[("ring", "Simple")] + (p - 1) * step}
+    formula = (f"t = (p-1) x {step * 1e6:.2f} us + S x max load/capacity; each GPU sends S/p to each peer through "
+               "NVLink in its server and its own NIC otherwise (one NIC's rate at most)")
+    # A GPU's all-to-all cannot aggregate several NICs (nccl-tests #267): busbw <= its NIC's rate.
+    floor, floor_arc = 0.0, -1
+    if E.m > 1:
+        fab = ctx.fabric
+        att = np.isin(fab.att_gpu, E.members)
+        arcs = fab.att_up[att, 1]
+        arcs = np.where(arcs >= 0, arcs, fab.att_up[att, 0])
+        arcs = arcs[arcs >= 0]
+        if len(arcs):
+            eff = E.arc_eff[arcs]
+            k = int(np.argmin(eff))
+            floor, floor_arc = (p - 1) / p / float(eff[k]), int(arcs[k])
+            formula += f"; busbw capped at one NIC ({float(eff[k]) / 1e9:.1f} GB/s)"
+    return AlgorithmModel("alltoall", "pairwise", p, E.m, (ph,), lat, {"Simple": 1.0}, formula,
+                          floor_seconds_per_byte=floor, floor_arc=floor_arc)
+
+
+def unavailable_reason(E: Embedder, algo: str) -> str | None:
+    """None if ``algo`` applies, else the reason it does not."""
+    ctx = E.ctx
+    if algo == "nvls" and not E.nvls_nodes:
+        return "nvls needs every server's NVSwitch to support NVLink SHARP (specs.nvls)"
+    if algo == "sharp":
+        if E.m < 2:
+            return "sharp needs GPUs in at least two servers"
+        cap = ctx.cap
+        sw = ctx.fabric.core_nodes[cap.node_kind[ctx.fabric.core_nodes] == K_SWITCH]
+        net = (cap.protocol != P_NVLINK) & (cap.protocol != P_PCIE)
+        if not len(sw) or not cap.node_sharp[sw].all() or not (cap.protocol[net] == P_IB).all():
+            return "sharp needs InfiniBand switches that all support SHARP (specs.sharp)"
+    if algo == "hierarchical" and (E.m < 2 or E.g_min < 2):
+        return "hierarchical needs several servers of several GPUs"
+    return None

@@ -1,0 +1,240 @@
+"""Collective algorithms embedded on the fabric the way NCCL builds them, as flows between GPUs.
+
+Servers are NVLink domains with a hub (other GPUs are servers of one). The builders return flows
+(source GPU, destination GPU, bytes per message byte): rail-aligned rings (one channel per rail,
+PXN hand-back over NVLink), chains plus double binary trees, rings and trees per rail across
+servers, rings inside each server. :meth:`Embedder.phase` routes a set of flows (NVLink inside a
+server, ECMP across the network) into a :class:`Phase`: the load per message byte of every arc
+and its busiest arc. The per-step latencies of the hardware a step crosses are here too; the
+algorithms' time models are in :mod:`designer.analysis.algorithms`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.analysis import constants as K
+from designer.analysis.capacity import K_SWITCH, P_NVLINK, P_PCIE
+from designer.analysis.context import Context
+from designer.analysis.routing import route_flows
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of an algorithm: its routed load per message byte and its bottleneck."""
+
+    seconds_per_byte: float
+    bottleneck_arc: int
+    arc_load_per_byte: np.ndarray = field(repr=False, compare=False)
+    flows: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, compare=False)
+    arc_seconds_per_byte: np.ndarray = field(repr=False, compare=False, default=None)
+
+
+class Unroutable(Exception):
+    """The flows of an algorithm have no path (disconnected GPUs)."""
+
+
+class Embedder:
+    """The GPUs taking part grouped into servers, and the flows of each algorithm built on them.
+
+    ``nodes``: the servers (NVLink domains with a hub; other GPUs are servers of one), each an
+    array of GPU positions in rail order; ``m`` servers, ``p`` ranks, ``g_min`` GPUs in the
+    smallest server (the number of rail channels). Flow builders return (src, dst, bytes per
+    message byte); :meth:`phase` routes them.
+    """
+
+    def __init__(self, ctx: Context, members: np.ndarray) -> None:
+        self.ctx = ctx
+        fab = ctx.fabric
+        self.members = members
+        dom = fab.domain[members]
+        hub = (dom >= 0) & (fab.nvl_up[members] >= 0)
+        # Servers: NVLink domains with a hub; other GPUs are servers of one.
+        key = np.where(hub, dom, -1 - members)
+        order = np.lexsort((members, ctx.rail[members], key))
+        keys_sorted = key[order]
+        splits = np.flatnonzero(np.diff(keys_sorted)) + 1
+        groups = np.split(members[order], splits)
+        first = [int(np.min(g)) for g in groups]
+        self.nodes = [groups[i] for i in np.argsort(first, kind="stable")]
+        self.m = len(self.nodes)
+        self.p = len(members)
+        self.g_min = min(len(g) for g in self.nodes)
+        self.nvls_nodes = all(
+            len(g) > 1 and fab.domain_hub[fab.domain[g[0]]] >= 0
+            and ctx.cap.node_nvls[fab.domain_hub[fab.domain[g[0]]]] for g in self.nodes
+        )
+        self.arc_eff = ctx.cap.arc_effective_bytes_per_s
+        nvl = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
+        self.arc_nvls = np.where(nvl, ctx.cap.arc_line_bytes_per_s * K.NVLS_EFFICIENCY, self.arc_eff)
+
+    def phase(self, src, dst, nbytes, *, capacity=None, lost_ok=False) -> Phase:
+        ctx = self.ctx
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        nbytes = np.asarray(nbytes, dtype=float)
+        r = route_flows(ctx.fabric, ctx.router, src, dst, nbytes)
+        if r.unrouted_flows and not lost_ok:
+            raise Unroutable(f"{r.unrouted_flows} flow(s) have no path")
+        return self._phase_from_load(r.arc_load, (src, dst, nbytes), capacity)
+
+    def _phase_from_load(self, load, flows, capacity=None) -> Phase:
+        c = self.arc_eff if capacity is None else capacity
+        ratio = np.where(load > 0, load / c, 0.0)
+        k = int(np.argmax(ratio)) if len(ratio) else -1
+        return Phase(float(ratio[k]) if k >= 0 else 0.0, k, load, flows, ratio)
+
+    # ---- flows
+    def _grid(self) -> np.ndarray | None:
+        """Servers as an (m, g) array when they all take part with g GPUs, else None."""
+        if not hasattr(self, "_grid_cache"):
+            sizes = {len(n) for n in self.nodes}
+            self._grid_cache = np.stack(self.nodes) if len(sizes) == 1 else None
+        return self._grid_cache
+
+    def _rolled(self, c: int) -> list[np.ndarray] | np.ndarray:
+        grid = self._grid()
+        if grid is not None:
+            return np.roll(grid, -c, axis=1)
+        return [np.roll(node, -c) for node in self.nodes]
+
+    def ring_flows(self, per_flow: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Flows of the rail-aligned rings (see module docstring), bytes per message byte."""
+        src: list[np.ndarray] = []
+        dst: list[np.ndarray] = []
+        if self.m == 1:
+            g = self.nodes[0]
+            return g, np.roll(g, -1), np.full(len(g), per_flow)
+        C = self.g_min
+        for c in range(C):
+            orders = self._rolled(c)
+            if isinstance(orders, np.ndarray):
+                if orders.shape[1] > 1:
+                    src.append(orders.ravel())  # each GPU sends to the next; the last back to the entry (PXN)
+                    dst.append(np.roll(orders, -1, axis=1).ravel())
+                e = orders[:, 0]
+            else:
+                for order in orders:
+                    if len(order) > 1:
+                        src.append(order)
+                        dst.append(np.roll(order, -1))
+                e = np.array([o[0] for o in orders])
+            src.append(e)
+            dst.append(np.roll(e, -1))
+        s = np.concatenate(src)
+        d = np.concatenate(dst)
+        return s, d, np.full(len(s), per_flow / C)
+
+    def intra_ring(self, per_flow: float):
+        src, dst = [], []
+        for node in self.nodes:
+            if len(node) > 1:
+                src.append(node)
+                dst.append(np.roll(node, -1))
+        if not src:
+            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+        s = np.concatenate(src)
+        return s, np.concatenate(dst), np.full(len(s), per_flow)
+
+    def rail_rings(self, per_flow: float):
+        """Ring across servers among GPUs of the same local index (rail), for every index."""
+        src, dst = [], []
+        for k in range(self.g_min):
+            e = np.array([node[k] for node in self.nodes])
+            src.append(e)
+            dst.append(np.roll(e, -1))
+        s = np.concatenate(src)
+        return s, np.concatenate(dst), np.full(len(s), per_flow)
+
+    def rail_trees(self, per_byte: float):
+        """Double binary tree across servers among GPUs of each rail (NCCL NVLSTree's network part).
+
+        Each tree carries half the data, up (reduce) and down (broadcast): per_byte / 2 per edge
+        and direction.
+        """
+        src, dst = [], []
+        m = self.m
+        idx = np.arange(1, m)
+        par = (idx - 1) // 2
+        for k in range(self.g_min):
+            e = np.array([node[k] for node in self.nodes])
+            for child, parent in ((e[idx], e[par]), (e[m - 1 - idx], e[m - 1 - par])):
+                src += [child, parent]
+                dst += [parent, child]
+        if not src:
+            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+        s_ = np.concatenate(src)
+        return s_, np.concatenate(dst), np.full(len(s_), per_byte / 2)
+
+    def tree_flows(self, per_byte: float):
+        """Chains in servers + double binary tree across servers (entries on rail c per channel)."""
+        src, dst, w = [], [], []
+        C = self.g_min if self.m > 1 else 1
+        for c in range(C):
+            orders = self._rolled(c)
+            if isinstance(orders, np.ndarray):
+                if orders.shape[1] > 1:
+                    up_s, up_d = orders[:, 1:].ravel(), orders[:, :-1].ravel()
+                    src += [up_s, up_d]
+                    dst += [up_d, up_s]
+                    w += [np.full(2 * len(up_s), per_byte / C)]
+            else:
+                for order in orders:
+                    if len(order) > 1:
+                        # reduce up the chain and broadcast down it: S/C each way
+                        src += [order[1:], order[:-1]]
+                        dst += [order[:-1], order[1:]]
+                        w += [np.full(2 * (len(order) - 1), per_byte / C)]
+            m = self.m
+            if m > 1:
+                e = np.array([o[0] for o in orders])
+                for mirror in (False, True):
+                    idx = np.arange(1, m)
+                    par = (idx - 1) // 2
+                    if mirror:
+                        child, parent = e[m - 1 - idx], e[m - 1 - par]
+                    else:
+                        child, parent = e[idx], e[par]
+                    src += [child, parent]
+                    dst += [parent, child]
+                    w += [np.full(2 * (m - 1), per_byte / (2 * C))]
+        if not src:
+            return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+        return np.concatenate(src), np.concatenate(dst), np.concatenate(w)
+
+    # ---- latency
+    def network_hop_latency_s(self, src: np.ndarray, dst: np.ndarray) -> tuple[float, int]:
+        """Worst one-way wire + switch + NIC latency of network flows, and their max hop count."""
+        ctx = self.ctx
+        fab, cap = ctx.fabric, ctx.cap
+        same = (fab.domain[src] >= 0) & (fab.domain[src] == fab.domain[dst]) & (fab.nvl_up[src] >= 0)
+        s, d = src[~same], dst[~same]
+        if not len(s):
+            return 0.0, 0
+        ptr = np.searchsorted(fab.att_gpu, np.arange(len(fab.gpus) + 1))
+        ok = (ptr[s + 1] > ptr[s]) & (ptr[d + 1] > ptr[d])
+        s, d = s[ok], d[ok]
+        if not len(s):
+            return 0.0, 0
+        cs, ct = fab.att_core[ptr[s]], fab.att_core[ptr[d]]
+        hops = ctx.router.hops(cs, ct)
+        hops = hops[np.isfinite(hops)]
+        h = int(hops.max()) if len(hops) else 0
+        net = (cap.protocol != P_NVLINK) & (cap.protocol != P_PCIE)
+        wire = float(cap.wire_latency_s[net].mean()) if net.any() else 0.0
+        sw = cap.node_latency_s[cap.node_kind == K_SWITCH]
+        sw_lat = float(sw.mean()) if len(sw) else 0.0
+        core_is_switch = cap.node_kind[fab.core_nodes] == K_SWITCH
+        n_sw = h + 1 if core_is_switch.any() else max(h - 1, 0)
+        return K.NIC_LATENCY_S + (h + 2) * wire + n_sw * sw_lat, h
+
+    def intra_step_s(self, proto: str, algo: str) -> float:
+        hw = "nvlink" if any(len(n) > 1 for n in self.nodes) else "pcie"
+        hub_lat = 0.0
+        fab, cap = self.ctx.fabric, self.ctx.cap
+        hubs = fab.domain_hub[fab.domain_hub >= 0]
+        if len(hubs):
+            hub_lat = float(cap.node_latency_s[hubs].max())
+        return K.STEP_LATENCY_S[(hw, algo, proto)] + hub_lat
