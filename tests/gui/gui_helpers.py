@@ -25,8 +25,12 @@ def send_drop(widget, mime, pos: QPoint) -> bool:
     """What a drag does on arrival: enter, move, drop. Returns whether the drop was accepted."""
     left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
     action = Qt.DropAction.CopyAction
-    QApplication.sendEvent(widget, QDragEnterEvent(QPointF(pos), action, mime, left, none))
-    QApplication.sendEvent(widget, QDragMoveEvent(QPointF(pos), action, mime, left, none))
+    for cls in (QDragEnterEvent, QDragMoveEvent):
+        try:  # PySide6 >= 6.12 takes a QPointF (QPoint deprecated); earlier versions a QPoint
+            event = cls(QPointF(pos), action, mime, left, none)
+        except TypeError:
+            event = cls(QPoint(pos), action, mime, left, none)
+        QApplication.sendEvent(widget, event)
     drop = QDropEvent(QPointF(pos), action, mime, left, none)
     QApplication.sendEvent(widget, drop)
     return drop.isAccepted()
