@@ -263,7 +263,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     """
     ctx = build_context(design, "default" if catalog is None else catalog)
     members = ctx.gpu_positions(gpus)
-    notes = list(ctx.cap.notes)
+    notes = list(ctx.cap.notes) + list(ctx.fabric.notes)
     if ctx.n_gpus == 0:
         notes.append("the design has no GPU: nothing to analyze (add servers or a generator's fabric)")
     no_net = ~ctx.fabric.gpu_has_network()[members]

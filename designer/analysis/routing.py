@@ -37,13 +37,15 @@ __all__ = ["CHUNK_ELEMENTS", "CoreRouter", "Fabric", "Routed", "build_fabric", "
 class Fabric:
     """Routing structure of a capacity graph (see the module docstring).
 
-    ``gpus``: node index of every GPU, design order. ``domain``: NVLink domain per GPU (-1: none).
+    ``gpus``: node index of every GPU, design order. ``domain``: NVLink domain per GPU (-1: none),
+    one per NVLink switch (``domain_hub``, -1 for a hub-less NVLink group).
     ``nvl_up`` / ``nvl_down``: arc GPU->hub and hub->GPU of its NVLink (-1: none).
     Attachments (``att_*``, one row per (GPU, attachment point)): ``att_gpu`` (position in
     ``gpus``), ``att_core`` (core-graph node), ``att_w`` (share of the GPU's traffic),
     ``att_up`` / ``att_down`` (k x 2 arcs from GPU to core node and back, -1 padded).
     Core graph: ``core_nodes`` (capacity-graph node per core node), ``core_of`` (inverse, -1),
-    ``core_arc`` (capacity-graph arc per core arc), ``core_src`` / ``core_dst``.
+    ``core_arc`` (capacity-graph arc per core arc), ``core_src`` / ``core_dst``. ``notes``:
+    what the routing model leaves out.
     """
 
     cap: CapacityGraph
@@ -65,6 +67,7 @@ class Fabric:
     core_src: np.ndarray
     core_dst: np.ndarray
     rail: np.ndarray
+    notes: tuple[str, ...] = ()
 
     @property
     def n_core(self) -> int:
@@ -86,29 +89,41 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     gpu_pos = np.full(n, -1, dtype=np.int64)
     gpu_pos[gpus] = np.arange(len(gpus))
 
-    # NVLink domains: components of the NVLink links, labelled per GPU.
+    # NVLink domains. A GPU linked to an NVLink switch (its hub; the last such link if several)
+    # is in the domain of that hub, so traffic between GPUs of one domain takes gpu -> hub -> gpu,
+    # a real path. Hubs joined to each other by NVLink stay separate domains: that NVLink is not
+    # routed, their GPUs talk over the network. GPUs with NVLink but no hub are grouped by
+    # NVLink component (never routed over NVLink).
     nv = proto == P_NVLINK
     g_nv = sp.coo_matrix((np.ones(int(nv.sum())), (a[nv], b[nv])), shape=(n, n)).tocsr()
     _, comp = connected_components(g_nv, directed=False)
     has_nv = np.zeros(n, dtype=bool)
     has_nv[a[nv]] = True
     has_nv[b[nv]] = True
-    gpu_comp = np.where(has_nv[gpus], comp[gpus], -1)
-    uniq, dom = np.unique(gpu_comp[gpu_comp >= 0], return_inverse=True)
-    domain = np.full(len(gpus), -1, dtype=np.int64)
-    domain[gpu_comp >= 0] = dom
-    # Hub of a GPU: the nvswitch at the other end of its NVLink link.
     nvl_up = np.full(len(gpus), -1, dtype=np.int64)
     nvl_down = np.full(len(gpus), -1, dtype=np.int64)
-    domain_hub = np.full(len(uniq), -1, dtype=np.int64)
     for end, other, off_up, off_down in ((a, b, 0, m), (b, a, m, 0)):
         sel = nv & (kind[end] == K_GPU) & (kind[other] == K_NVSWITCH)
         idx = np.flatnonzero(sel)
         gp = gpu_pos[end[idx]]
         nvl_up[gp] = idx + off_up
         nvl_down[gp] = idx + off_down
-        dm = domain[gp]
-        domain_hub[dm] = other[idx]
+    hubbed = nvl_up >= 0
+    hub_of = np.full(len(gpus), -1, dtype=np.int64)
+    hub_of[hubbed] = cap.arc_dst[nvl_up[hubbed]]
+    key = np.where(hubbed, hub_of, np.where(has_nv[gpus], n + comp[gpus], -1))
+    uniq, dom = np.unique(key[key >= 0], return_inverse=True)
+    domain = np.full(len(gpus), -1, dtype=np.int64)
+    domain[key >= 0] = dom
+    domain_hub = np.where(uniq < n, uniq, -1).astype(np.int64)
+    notes: list[str] = []
+    hubs = np.unique(hub_of[hubbed])
+    _, per_comp = np.unique(comp[hubs], return_counts=True)
+    if (per_comp > 1).any():
+        shared = hubs[np.isin(comp[hubs], np.unique(comp[hubs])[per_comp > 1])]
+        names = ", ".join(cap.node_ids[i] for i in shared[:3]) + ("..." if len(shared) > 3 else "")
+        notes.append(f"NVLink switches joined by NVLink ({names}): NVLink between NVLink switches is not routed; "
+                     "GPUs of different NVLink switches talk over the network")
 
     # Core graph: network (non-board) links. NIC nodes are core only when linked to a non-switch.
     net = (proto != P_NVLINK) & (proto != P_PCIE)
@@ -207,7 +222,7 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         nvl_up=nvl_up, nvl_down=nvl_down,
         att_gpu=ag[order], att_core=ac[order], att_w=aw[order], att_up=au[order], att_down=ad[order],
         core_nodes=core_nodes, core_of=core_of, core_arc=core_arc, core_src=core_src, core_dst=core_dst,
-        rail=np.asarray(rails, dtype=np.int64),
+        rail=np.asarray(rails, dtype=np.int64), notes=tuple(notes),
     )
 
 

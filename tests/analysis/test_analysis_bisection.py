@@ -170,3 +170,38 @@ def test_one_nvlink_domain_hose_bound_ignores_the_network():
     assert b.lower_bytes_per_s == pytest.approx(36 * 900e9)
     assert b.upper_bytes_per_s == pytest.approx(36 * 1000e9)
     assert not b.exact
+
+
+def two_linked_boards(*, nics: bool) -> Design:
+    """GPUs g1, g2 on NVLink switch X and g3, g4 on Y; X and Y joined by a thin 100G NVLink link.
+
+    With ``nics``, every GPU also has a 400G NIC on one network switch.
+    """
+    d = Design("two boards")
+    board = (PortGroup("nvl", 2, 3600.0, "nvlink"), PortGroup("tr", 1, 100.0, "nvlink"))
+    gpu = (PortGroup("nvl", 1, 3600.0, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))
+    devs = [Device("X", "nvswitch", board), Device("Y", "nvswitch", board)]
+    devs += [Device(f"g{i}", "gpu", gpu) for i in range(1, 5)]
+    links = [Link(f"g{i}-{h}", f"g{i}", "nvl1", h, f"nvl{(i - 1) % 2 + 1}", "nvlink")
+             for i, h in ((1, "X"), (2, "X"), (3, "Y"), (4, "Y"))]
+    links.append(Link("X-Y", "X", "tr1", "Y", "tr1", "nvlink"))
+    if nics:
+        devs.append(Device("sw", "switch", (PortGroup("p", 4, 400.0),)))
+        for i in range(1, 5):
+            devs.append(Device(f"n{i}", "nic", (PortGroup("p", 1, 400.0), PortGroup("pcie", 1, 512.0, "pcie"))))
+            links += [Link(f"g{i}-n{i}", f"g{i}", "pcie1", f"n{i}", "pcie1", "pcie"),
+                      Link(f"n{i}-sw", f"n{i}", "p1", "sw", f"p{i}")]
+    d.extend(devices=devs, links=links)
+    return d
+
+
+@pytest.mark.parametrize("nics", [False, True])
+def test_linked_nvlink_switches_keep_the_lower_bound_sound(nics):
+    # Traffic g1 -> g3 must cross the thin X-Y link (or the network): it cannot hop from X to g3.
+    d = two_linked_boards(nics=nics)
+    lo, hi, b = bounds(d)
+    truth = brute_force_bisection(d)
+    assert truth == pytest.approx(12.5 + (100.0 if nics else 0.0))
+    assert lo <= truth * (1 + 1e-9)
+    assert truth <= hi * (1 + 1e-9)
+    assert lo <= hi * (1 + 1e-9)
