@@ -144,7 +144,7 @@ def design_to_text(design: Design) -> str:
         lines = ["{", f'  "format": "{FORMAT}",', f'  "version": {VERSION},', f'  "design": {_dumps(head)},']
         models = [{"id": m, "ports": [_port_group_dict(g) for g in ports]} for m, ports in templates.items()]
         lines += _records("models", models, False)
-        lines += _records("groups", [group_to_dict(g) for g in design.iter_groups()], False)
+        lines += _records("groups", [group_to_dict(g) for g in design.groups_parent_first()], False)
         lines += _records("devices", [device_to_dict(d, templates) for d in design.iter_devices()], False)
         lines += _records("links", [link_to_dict(link) for link in design.iter_links()], True)
     except (TypeError, ValueError) as e:

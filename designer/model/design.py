@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from designer.model.bulk import gc_paused
 from designer.model.entities import (
     DEVICE_KINDS,
     GROUP_KINDS,
@@ -236,6 +237,25 @@ class Design:
             out.append(group_id)
             group_id = self._groups.by_id[group_id].parent
         return out
+
+    def groups_parent_first(self) -> list[Group]:
+        """Groups in table order, except that a parent always comes before its sub-groups.
+
+        (A group can be re-parented under a group added after it; files and copies list
+        parents first so that they can be rebuilt in order.)
+        """
+        ordered: list[Group] = []
+        placed: set[str] = set()
+        for g in self._groups.order:
+            chain = []
+            cur: Group | None = g
+            while cur is not None and cur.id not in placed:
+                chain.append(cur)
+                cur = self._groups.by_id[cur.parent] if cur.parent is not None else None
+            for c in reversed(chain):
+                placed.add(c.id)
+                ordered.append(c)
+        return ordered
 
     def unique_id(self, base: str, table: str = "device") -> str:
         """A free id in the table ``device``, ``link`` or ``group``: ``base`` or ``base-N``."""
@@ -551,12 +571,25 @@ class Design:
                 self._batch_dirty = True
 
     def copy(self) -> Design:
-        """A deep, listener-free copy of this design."""
+        """An independent, listener-free copy of this design.
+
+        Records are new objects; their immutable parts (ids, port groups, numbers) are shared
+        and their ``properties`` are deep-copied, so editing either design never affects the
+        other.
+        """
+
+        def dup(obj: Any) -> Any:
+            new = copy.copy(obj)
+            new.properties = copy.deepcopy(obj.properties)
+            return new
+
+        ordered = self.groups_parent_first()
         other = Design(self.name, self.description)
         other.properties = copy.deepcopy(self.properties)
-        other.extend(
-            (copy.deepcopy(g) for g in self._groups.order),
-            (copy.deepcopy(d) for d in self._devices.order),
-            (copy.deepcopy(link) for link in self._links.order),
-        )
+        with gc_paused():
+            other._extend_validated(
+                [dup(g) for g in ordered],
+                [dup(d) for d in self._devices.order],
+                [dup(link) for link in self._links.order],
+            )
         return other

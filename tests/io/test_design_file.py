@@ -182,3 +182,16 @@ def test_failed_save_leaves_the_previous_file_intact(tmp_path, monkeypatch):
 def test_save_to_a_missing_folder_is_a_clear_error(tmp_path):
     with pytest.raises(FileWriteError, match="does not exist"):
         save_design(sample(), tmp_path / "nope" / "x.json")
+
+
+def test_a_group_re_parented_under_a_later_group_round_trips(tmp_path):
+    d = sample()
+    d.add_group(Group("pod1", "pod"))
+    d.set_group_field("su1", "parent", "pod1")
+    path = tmp_path / "regrouped.json"
+    save_design(d, path)
+    text = path.read_text()
+    assert text.index('"id": "pod1"') < text.index('"id": "su1"')
+    loaded = load_design(path)
+    assert loaded.ancestors("n1") == ["n1", "su1", "pod1"]
+    assert design_to_text(loaded) == text

@@ -183,3 +183,16 @@ def test_copy_is_deep_and_silent():
     c.move_devices({"s0": (99.0, 99.0)})
     assert d.device("s0").x == 0.0
     assert [x.id for x in c.links] == ["l1"]
+
+
+def test_copy_keeps_groups_re_parented_under_a_later_group():
+    d = make()
+    d.add_group(Group("inner", "rack"))
+    d.add_group(Group("outer", "su"))
+    d.set_group_field("inner", "parent", "outer")
+    d.set_device_group("s0", "inner")
+    c = d.copy()
+    assert c.ancestors("inner") == ["inner", "outer"]
+    assert [x.id for x in c.all_members("outer")] == ["s0"]
+    c.set_device_property("s0", "note", "copy only")
+    assert "note" not in d.device("s0").properties
