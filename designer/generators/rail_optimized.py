@@ -140,7 +140,17 @@ def build_rail_optimized(
     su_w = col_w - 2 * COLUMN_GAP
     leaf_dx = max(DX, (su_w - DX) / max(1, rails - 1)) if rails > 1 else DX
     top = TIER_DY if n_tiers == 3 else 0.0
-    spine_y, leaf_y, node_y = top, top + TIER_DY, top + 2 * TIER_DY
+    # The picture should be about twice as wide as tall so that it fits a window: one pod's
+    # SUs wrap into rows (each with its own leaf row), several pods tile a grid.
+    su_row_h = TIER_DY + per_column * NODE_DY + TIER_DY / 2
+
+    def best_columns(count: int, w: float, h: float) -> int:
+        return min(range(1, count + 1), key=lambda c: abs(c * w / (-(-count // c) * h) - 2.0))
+
+    sus_per_row = best_columns(pod_sus, col_w, su_row_h) if pods == 1 else pod_sus
+    pod_w = sus_per_row * col_w
+    pod_h = TIER_DY + -(-pod_sus // sus_per_row) * su_row_h + TIER_DY / 2
+    pods_per_row = best_columns(pods, pod_w, pod_h) if pods > 1 else 1
     leaves_by_pod: list[list[Device]] = []
     spines_by_pod: list[list[Device]] = []
     nodes_total = gpus_total = 0
@@ -151,9 +161,15 @@ def build_rail_optimized(
         pod_leaves: list[Device] = []
         first_su = (p - 1) * pod_sus + 1
         last_su = min(sus, p * pod_sus)
+        pod_row, pod_col = divmod(p - 1, pods_per_row)
+        pod_x, pod_y = pod_col * pod_w, top + pod_row * pod_h
+        spine_y = pod_y
         for n in range(first_su, last_su + 1):
             su = b.group(f"su{n}", "su", f"SU {n}", pod_gid, su=n)
-            left = (n - 1) * col_w
+            su_row, su_col = divmod(n - first_su, sus_per_row)
+            left = pod_x + su_col * col_w
+            leaf_y = pod_y + TIER_DY + su_row * su_row_h
+            node_y = leaf_y + TIER_DY
             rack_ids: list[tuple[str, int]] = []
             net_slot = compute_racks // 2
             for r in range(compute_racks + 1):
@@ -196,8 +212,8 @@ def build_rail_optimized(
         names = ([f"spine{s}" for s in range(1, spines_per_pod + 1)] if n_tiers == 2
                  else [f"pod{p}-spine{s}" for s in range(1, spines_per_pod + 1)])
         spines = switch_row(
-            b, spine_c, names, tier="spine", y=spine_y, left=(first_su - 1) * col_w,
-            right=(last_su - 1) * col_w + (rails - 1) * leaf_dx,
+            b, spine_c, names, tier="spine", y=spine_y, left=pod_x,
+            right=pod_x + (min(sus_per_row, last_su - first_su + 1) - 1) * col_w + (rails - 1) * leaf_dx,
             group_prefix=f"pod{p}-spine" if n_tiers == 3 else "spine",
             parent=pod_gid, props={"pod": p} if n_tiers == 3 else {}, new_row=True,
         )
@@ -208,7 +224,8 @@ def build_rail_optimized(
         cores = spines_per_pod * cores_per_plane
         core_devs = switch_row(
             b, core_c, [f"core{c}" for c in range(1, cores + 1)], tier="core", y=0.0,
-            left=0.0, right=(sus - 1) * col_w + (rails - 1) * leaf_dx, group_prefix="core", new_row=True,
+            left=0.0, right=(min(pods, pods_per_row) * sus_per_row - 1) * col_w + (rails - 1) * leaf_dx,
+            group_prefix="core", new_row=True,
         )
         for spines in spines_by_pod:
             for s, spine in enumerate(spines):

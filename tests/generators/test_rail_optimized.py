@@ -102,12 +102,27 @@ def test_rail_optimized_refuses_impossible_parameters():
         build_rail_optimized(nodes_per_su=1, ufm=True)
 
 
+def test_large_fabrics_lay_out_about_twice_as_wide_as_tall():
+    for sus in (4, 16):
+        d = build_rail_optimized(sus=sus)
+        xs = [x.x for x in d.iter_devices()]
+        ys = [x.y for x in d.iter_devices()]
+        assert 1.2 <= (max(xs) - min(xs)) / (max(ys) - min(ys)) <= 3.5
+
+
 def test_layout_has_tiers_as_rows_rails_in_order_and_racks_in_columns():
     d = build_rail_optimized(sus=2)
     y = {t: [x.y for x in d.iter_devices() if x.tier == t] for t in ("spine", "leaf")}
-    endpoints = [x.y for x in d.iter_devices() if not x.tier]
-    assert max(y["spine"]) < min(y["leaf"]) < min(endpoints)
-    su1_right = max(x.x for x in d.iter_devices() if x.properties.get("su") == 1)
+    assert max(y["spine"]) < min(y["leaf"])
+    boxes = []
+    for su in (1, 2):
+        members = [x for x in d.iter_devices() if x.properties.get("su") == su]
+        leaf_y = max(x.y for x in members if x.tier == "leaf")
+        assert all(x.y > leaf_y for x in members if not x.tier)
+        boxes.append((min(x.x for x in members), max(x.x for x in members),
+                      min(x.y for x in members), max(x.y for x in members)))
+    (ax0, ax1, ay0, ay1), (bx0, bx1, by0, by1) = boxes
+    assert ax1 < bx0 or ay1 < by0, "the two SUs' areas overlap"
     for su in (1, 2):
         leaf_x = [d.device(f"su{su}-leaf{r}").x for r in range(1, 9)]
         assert leaf_x == sorted(leaf_x)
@@ -117,7 +132,6 @@ def test_layout_has_tiers_as_rows_rails_in_order_and_racks_in_columns():
         for rack in range(8):
             assert len({nodes_x[rack * 4 + i] for i in range(4)}) == 1
         assert min(leaf_x) <= min(nodes_x) and max(leaf_x) >= max(nodes_x)
-    assert all(d.device(f"su2-node{m}-gpu1").x > su1_right for m in range(1, 33))
     positions = [(x.x, x.y) for x in d.iter_devices()]
     assert len(positions) == len(set(positions))
 
