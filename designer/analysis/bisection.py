@@ -339,9 +339,14 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
         if kl is not None:
             try_order("Kernighan-Lin partition", kl)
         if N <= 10:
-            first, rest = members[0], members[1:]
-            for combo in itertools.combinations(rest, half_lo - 1):
-                a_set = np.array((first, *combo))
+            # Side A holds floor(N/2) GPUs. With N even, fixing the first GPU on side A counts every
+            # split once; with N odd the first GPU may be on either side, so every subset is tried.
+            if N % 2:
+                combos = itertools.combinations(members, half_lo)
+            else:
+                combos = ((members[0], *c) for c in itertools.combinations(members[1:], half_lo - 1))
+            for combo in combos:
+                a_set = np.array(combo)
                 b_set = np.setdiff1d(members, a_set)
                 val, cut = cutter.refine(nodes_of[a_set], nodes_of[b_set])
                 if val < best[0]:

@@ -51,6 +51,14 @@ def random_design(rng: np.random.Generator, n_end: int, n_sw: int) -> Design:
     return d
 
 
+def balanced_splits(items: list) -> list[set]:
+    """One side of every split of ``items`` into floor(n/2) and ceil(n/2), each split once."""
+    n = len(items)
+    if n % 2:
+        return [set(c) for c in itertools.combinations(items, n // 2)]
+    return [{items[0], *c} for c in itertools.combinations(items[1:], n // 2 - 1)]
+
+
 def brute_force_bisection(design: Design) -> float:
     """Minimum over balanced endpoint splits and every switch assignment of the cut, by enumeration."""
     from designer.analysis.capacity import build_capacity_graph
@@ -58,15 +66,14 @@ def brute_force_bisection(design: Design) -> float:
     cap = build_capacity_graph(design, None)
     gpus = [i for i in range(cap.n_nodes) if cap.node_ids[i].startswith("g")]
     sw = [i for i in range(cap.n_nodes) if i not in gpus]
-    n = len(gpus)
     # every switch assignment at once: rows = assignments
     bits = np.array(list(itertools.product((False, True), repeat=len(sw))), dtype=bool)
     if not sw:
         bits = np.zeros((1, 0), dtype=bool)
     best = np.inf
-    for combo in itertools.combinations(gpus[1:], n // 2 - 1):
+    for side_a in balanced_splits(gpus):
         side = np.zeros((len(bits), cap.n_nodes), dtype=bool)
-        side[:, [gpus[0], *combo]] = True
+        side[:, sorted(side_a)] = True
         side[:, sw] = bits
         cut = side[:, cap.a] != side[:, cap.b]
         best = min(best, float((cut * cap.line_bytes_per_s).sum(axis=1).min()))
@@ -84,6 +91,8 @@ def test_random_graphs_brute_force_within_bounds(seed):
     assert lo <= truth * (1 + 1e-9)
     assert truth <= hi * (1 + 1e-9)
     assert lo > 0
+    if n_end <= 10:  # every split is tried: the upper bound is the minimum
+        assert hi == pytest.approx(truth, rel=1e-9)
 
 
 @pytest.mark.parametrize("k", [4, 6])
@@ -205,3 +214,85 @@ def test_linked_nvlink_switches_keep_the_lower_bound_sound(nics):
     assert lo <= truth * (1 + 1e-9)
     assert truth <= hi * (1 + 1e-9)
     assert lo <= hi * (1 + 1e-9)
+
+
+def random_servers(rng: np.random.Generator) -> Design:
+    """Servers (GPUs on an NVLink switch, mostly a NIC per GPU with one or two network links), random
+    switches and switch links, random speeds; sometimes a link between two servers' NVLink switches
+    or a failed link."""
+    d = Design("random servers")
+    speeds = [100.0, 200.0, 400.0]
+    n_sw = int(rng.integers(1, 4))
+    devs = [Device(f"s{i}", "switch", (PortGroup("p", 32, float(rng.choice(speeds))),)) for i in range(n_sw)]
+    links: list[Link] = []
+    used = {f"s{i}": 0 for i in range(n_sw)}
+
+    def sw_port(sw: str) -> str:
+        used[sw] += 1
+        return f"p{used[sw]}"
+
+    for i in range(1, n_sw):  # connected switches, then extra switch links
+        j = int(rng.integers(0, i))
+        links.append(Link(f"s{i}-s{j}", f"s{i}", sw_port(f"s{i}"), f"s{j}", sw_port(f"s{j}")))
+    for k in range(int(rng.integers(0, 3))):
+        i, j = rng.choice(n_sw, size=2) if n_sw > 1 else (0, 0)
+        if i != j:
+            links.append(Link(f"x{k}", f"s{i}", sw_port(f"s{i}"), f"s{j}", sw_port(f"s{j}")))
+    n_gpus = 0
+    servers = int(rng.integers(1, 4))
+    for s in range(servers):
+        g = int(rng.integers(2 if s == 0 else 1, 5)) if n_gpus < 7 else 1
+        with_nics = rng.random() < 0.7
+        nvl = float(rng.choice([400.0, 1600.0, 3600.0]))
+        board = (PortGroup("nvl", 4, nvl, "nvlink"), PortGroup("tr", 1, 200.0, "nvlink"))
+        devs.append(Device(f"v{s}", "nvswitch", board))
+        for x in range(1, g + 1):
+            n_gpus += 1
+            gid = f"g{s}-{x}"
+            devs.append(Device(gid, "gpu", (PortGroup("nvl", 1, nvl, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))))
+            links.append(Link(f"{gid}-v", gid, "nvl1", f"v{s}", f"nvl{x}", "nvlink"))
+            if not with_nics:
+                continue
+            nic_speed = float(rng.choice(speeds))
+            devs.append(Device(f"n{s}-{x}", "nic", (PortGroup("p", 2, nic_speed), PortGroup("pcie", 1, 512.0, "pcie"))))
+            links.append(Link(f"{gid}-n", gid, "pcie1", f"n{s}-{x}", "pcie1", "pcie"))
+            for port in range(1, int(rng.integers(1, 3)) + 1):
+                sw = f"s{int(rng.integers(0, n_sw))}"
+                links.append(Link(f"n{s}-{x}-{port}", f"n{s}-{x}", f"p{port}", sw, sw_port(sw)))
+    if servers > 1 and rng.random() < 0.5:
+        links.append(Link("v0-v1", "v0", "tr1", "v1", "tr1", "nvlink"))
+    d.extend(devices=devs, links=links)
+    if rng.random() < 0.3:
+        d.set_link_field(links[int(rng.integers(0, len(links)))].id, "failed", True)
+    return d
+
+
+def min_bisection_by_max_flow(design: Design) -> float:
+    """Exact minimum bisection (GB/s): every balanced GPU split, each with an exact min cut (networkx)."""
+    import networkx as nx
+
+    from designer.analysis.capacity import build_capacity_graph
+
+    cap = build_capacity_graph(design, None)
+    gpus = [i for i in range(cap.n_nodes) if cap.node_ids[i].startswith("g")]
+    g = nx.DiGraph()
+    for a, b, c in zip(cap.a.tolist(), cap.b.tolist(), cap.line_bytes_per_s.tolist(), strict=True):
+        for u, v in ((a, b), (b, a)):
+            old = g.get_edge_data(u, v, {"capacity": 0.0})["capacity"]
+            g.add_edge(u, v, capacity=old + c / 1e9)
+    best = np.inf
+    for side_a in balanced_splits(gpus):
+        h = g.copy()
+        for x in gpus:
+            h.add_edge("S", x) if x in side_a else h.add_edge(x, "T")  # no capacity attribute: infinite
+        best = min(best, nx.minimum_cut_value(h, "S", "T"))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_servers_within_bounds(seed):
+    d = random_servers(np.random.default_rng(1000 + seed))
+    lo, hi, b = bounds(d)
+    truth = min_bisection_by_max_flow(d)
+    assert lo <= truth * (1 + 1e-9) + 1e-9
+    assert hi == pytest.approx(truth, rel=1e-9)  # at most 10 GPUs: every split is tried
