@@ -15,7 +15,8 @@ link's per-direction rate.
 - ``wire_latency_s``: cable length times the cable's ``latency_ns_per_m`` (5 ns/m if unknown).
 - ``node_latency_s``: switch port-to-port latency (catalog ``latency_ns``; a default by protocol).
 
-Failed links (``Link.failed``) and links of zero rate are left out, and listed in ``excluded``.
+Failed links (``Link.failed``) and links of zero rate (below ``MIN_LINK_GBPS``, 1 Mb/s) are left
+out, and listed in ``excluded``; rates above ``MAX_LINK_GBPS`` are capped (a note says so).
 Designs whose models are not in the catalog still analyze from their ports' speeds.
 """
 
@@ -191,7 +192,11 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
     crate = np.array([cab_rate[x.cable] for x in links], dtype=float).reshape(m_all)
     clat = np.array([cab_lat[x.cable] for x in links], dtype=float).reshape(m_all)
     rate = np.minimum(np.minimum(sa, sb), crate)
-    zero = ~(rate > 0)
+    zero = ~(rate >= K.MIN_LINK_GBPS)
+    fast = rate > K.MAX_LINK_GBPS
+    if fast.any():
+        notes.append(f"{int(fast.sum())} link(s) faster than {K.MAX_LINK_GBPS:g} Gb/s counted at that rate")
+        rate = np.minimum(rate, K.MAX_LINK_GBPS)
     keep = ~failed & ~zero
     excluded = [(links[k].id, "failed" if failed[k] else "zero capacity") for k in np.flatnonzero(~keep)]
     is_nvl = (medium == P_NVLINK) | (ka == P_NVLINK) | (kb == P_NVLINK)

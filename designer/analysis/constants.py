@@ -132,6 +132,11 @@ DEFAULT_SWITCH_LATENCY_S = {"infiniband": 150 * NS, "ethernet": 700 * NS}
 NIC_LATENCY_S = 0.6 * US
 
 # --------------------------------------------------------------------------- sizes and limits
+#: Links slower than 1 Mb/s are left out as zero capacity (modelling choice: the min-cut works in
+#: Mb/s, and a time over such a link would be years); links faster than 1 Eb/s count at 1 Eb/s,
+#: so that no rate, sum of rates or time overflows to inf.
+MIN_LINK_GBPS = 1e-3
+MAX_LINK_GBPS = 1e9
 #: Default message sweep: 8 B to 8 GiB in powers of two (nccl-tests ``-b 8 -e 8G -f 2``).
 DEFAULT_SIZES_BYTES = tuple(2**k for k in range(3, 34))
 #: Relative tolerance for "the bisection bounds meet".

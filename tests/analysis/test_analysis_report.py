@@ -176,3 +176,49 @@ def test_benchmark_script_measures_a_small_fabric():
     spec.loader.exec_module(mod)
     fig = mod.one(256)
     assert fig["gpus"] == 256 and fig["bisection_exact"] and fig["analyze_s"] > 0
+
+
+def non_finite_fields(obj, path: str = "report") -> list[str]:
+    """Paths of the NaN / inf numbers in a Report (dataclasses, tuples, dicts, numpy arrays)."""
+    import dataclasses
+
+    import numpy as np
+
+    if isinstance(obj, float | np.floating):
+        return [] if math.isfinite(obj) else [path]
+    if isinstance(obj, np.ndarray):
+        return [path] if obj.dtype.kind == "f" and not np.isfinite(obj).all() else []
+    if dataclasses.is_dataclass(obj):
+        return [p for f in dataclasses.fields(obj) for p in non_finite_fields(getattr(obj, f.name), f"{path}.{f.name}")]
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in non_finite_fields(v, f"{path}[{k!r}]")]
+    if isinstance(obj, list | tuple):
+        return [p for i, v in enumerate(obj) for p in non_finite_fields(v, f"{path}[{i}]")]
+    return []
+
+
+def test_a_zero_speed_port_is_refused_by_the_model():
+    from designer.model.errors import InvalidValueError
+
+    with pytest.raises(InvalidValueError, match="speed_gbps"):
+        PortGroup("p", 1, 0.0)
+
+
+@pytest.mark.parametrize("failed", [False, True])
+@pytest.mark.parametrize("gbps", [5e-324, 1e-300, 1e305])
+def test_extreme_port_speeds_and_a_failed_link_never_give_nan_or_inf(gbps, failed):
+    # The slowest and fastest speeds the model accepts, on NIC n1-nic1 and the switch; a failed link.
+    d = two_node_design()
+    for dev in ("n1-nic1", "sw"):
+        ports = d.device(dev).ports
+        d.set_device_field(dev, "ports", (PortGroup("p", ports[0].count, gbps), *ports[1:]))
+    d.set_link_field("n2-nic2--sw", "failed", failed)
+    for collective in ("allreduce", "alltoall", "broadcast"):
+        rep = analyze(d, collective=collective, sizes=[8, 1 << 30])
+        assert non_finite_fields(rep) == []
+        text = "\n".join(rep.summary_lines()).lower()
+        assert "nan" not in text and "inf " not in text and "inf/" not in text
+        assert rep.bisection.lower_bytes_per_s <= rep.bisection.upper_bytes_per_s
+        assert finite_numbers(assert_valid(rep))
+    if gbps < 1:  # a link slower than the analyzer can time is left out like a zero-rate one
+        assert ("n1-nic1--sw", "zero capacity") in build_capacity_graph(d).excluded
