@@ -152,6 +152,7 @@ class _Cutter:
         self.n = cap.n_nodes
         c = cap.line_bytes_per_s
         self.unit = 0.0
+        self.rounded = False
         for q in (1, 10, 100, 1000):
             unit = K.BYTES_PER_S_PER_GBPS / q
             ci = np.rint(c / unit)
@@ -159,6 +160,12 @@ class _Cutter:
                 self.unit = unit
                 self.ci = ci.astype(np.int64)
                 break
+        if not self.unit and len(c):
+            # Not whole Mb/s (or too large a sum for int32): the max-flow runs on capacities rounded
+            # up to whole units and only chooses the sides; the cut is valued at its true capacity.
+            self.unit = float(c.max()) * 2 * (len(c) + 1) / (INT32_MAX // 2)
+            self.ci = np.maximum(np.ceil(c / self.unit), 1).astype(np.int64)
+            self.rounded = True
         if self.unit:
             big = int(self.ci.sum()) + 1
             self.big = big
@@ -311,8 +318,6 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
 
     # Upper bound: candidate splits, cheap structural ones first.
     cutter = _Cutter(ctx, members)
-    if not cutter.unit:
-        notes.append("min-cut refinement skipped (capacities not integral in Mb/s); splits evaluated as given")
     orders: list[tuple[str, np.ndarray]] = [("design order", members)]
     su, rail, dom = ctx.su[members], ctx.rail[members], fab.domain[members]
     if (su >= 0).any():
@@ -359,7 +364,8 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
     lower_method = (f"hose routing ({hose_how})" if (lb_hose or 0.0) > lb_uniform
                     else "uniform all-to-all routing")
     upper, cut, upper_method = best
-    upper_method = f"best split: {upper_method}" + (", min-cut refined" if cutter.unit else "")
+    refined = ", min-cut refined" + (" (on rounded capacities)" if cutter.rounded else "") if cutter.unit else ""
+    upper_method = f"best split: {upper_method}{refined}"
     if upper < lower <= upper * (1 + K.EXACT_RTOL):
         lower = upper  # floating-point rounding of equal values
     exact = met(lower, upper)

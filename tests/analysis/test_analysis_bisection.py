@@ -296,3 +296,80 @@ def test_random_servers_within_bounds(seed):
     truth = min_bisection_by_max_flow(d)
     assert lo <= truth * (1 + 1e-9) + 1e-9
     assert hi == pytest.approx(truth, rel=1e-9)  # at most 10 GPUs: every split is tried
+
+
+def _cut_check(design: Design, b) -> tuple[float, int, int]:
+    """Capacity (bytes/s) of ``b.cut_links`` recomputed from the design and the catalog, and the GPU
+    counts of the two sides those links separate (raises if they separate no two-sided split)."""
+    import networkx as nx
+
+    from designer.model.catalog import default_catalog
+
+    cables = default_catalog().cables
+    cut = set(b.cut_links)
+    capacity = 0.0
+    for lid in cut:
+        link = design.link(lid)
+        assert not link.failed
+        rates = [design.device(dev).port(p).speed_gbps for dev, p in ((link.a_device, link.a_port),
+                                                                         (link.b_device, link.b_port))]
+        if link.cable in cables:
+            rates.append(cables[link.cable].rate_gbps)
+        capacity += min(rates) / 8 * 1e9
+    # Components without the cut links, 2-coloured along the cut links: each cut link must join
+    # two sides; pieces of the component graph may be flipped independently to balance the GPUs.
+    g = nx.Graph()
+    g.add_nodes_from(d.id for d in design.devices)
+    g.add_edges_from((x.a_device, x.b_device) for x in design.links if not x.failed and x.id not in cut)
+    comp = {v: i for i, c in enumerate(nx.connected_components(g)) for v in c}
+    gpus = [0] * (max(comp.values()) + 1)
+    for d in design.devices:
+        if d.kind == "gpu":
+            gpus[comp[d.id]] += 1
+    h = nx.Graph()
+    h.add_nodes_from(range(len(gpus)))
+    h.add_edges_from((comp[design.link(lid).a_device], comp[design.link(lid).b_device]) for lid in cut)
+    assert nx.is_bipartite(h), "a cut link joins two devices of the same side"
+    reachable = {(0, 0)}  # GPU counts (side A, side B) reachable by flipping pieces
+    for piece in nx.connected_components(h):
+        colour = nx.bipartite.color(h.subgraph(piece))
+        na = sum(gpus[c] for c in piece if colour[c] == 0)
+        nb = sum(gpus[c] for c in piece if colour[c] == 1)
+        reachable = {(a + x, b_ + y) for a, b_ in reachable for x, y in ((na, nb), (nb, na))}
+    n = sum(gpus)
+    assert (n // 2, n - n // 2) in reachable, f"the cut does not split the {n} GPUs in halves"
+    return capacity, n // 2, n - n // 2
+
+
+@pytest.mark.parametrize(
+    ("kind", "params"),
+    [
+        ("server", {}),
+        ("nvl72", {}),
+        ("fat-tree", {"k": 4}),
+        ("leaf-spine", {"leaves": 4, "hosts_per_leaf": 16, "oversubscription": 2.0}),
+        ("rail-optimized", {"sus": 1, "oversubscription": 2.0}),
+        ("torus", {"dims": (4, 4, 2)}),
+        ("hypercube", {"n": 5}),
+        ("dragonfly", {}),
+        ("clos3", {}),
+    ],
+)
+def test_reported_cut_is_a_balanced_split_of_the_reported_capacity(kind, params):
+    from designer.generators import GENERATORS
+
+    d = GENERATORS[kind].build(**params)
+    b = bisection_bounds(d)
+    assert b.cut_links
+    capacity, _, _ = _cut_check(d, b)
+    assert capacity == pytest.approx(b.upper_bytes_per_s, rel=1e-12)
+    assert b.lower_bytes_per_s <= b.upper_bytes_per_s * (1 + 1e-9)
+
+
+def test_min_cut_refines_capacities_that_are_not_whole_megabits():
+    # 2:1 leaf-spine at 400.0015 Gb/s (not a whole number of Mb/s): the cut is still found at the uplinks.
+    gbps = 400.0015
+    lo, hi, b = bounds(leaf_spine_hosts(4, 4, 2, spines=2, gbps=gbps))
+    expected = 4 / 2 * 2 * gbps / 8
+    assert b.exact
+    assert hi == pytest.approx(expected, rel=1e-12)
