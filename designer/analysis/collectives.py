@@ -114,6 +114,8 @@ class CollectiveResult:
     rows: tuple[CollectiveRow, ...]
     models: tuple[AlgorithmModel, ...]
     notes: tuple[str, ...]
+    #: Algorithms in the table that the selection skipped (:data:`NOT_DEFAULT`, not asked for).
+    not_selectable: tuple[str, ...] = ()
 
 
 def collective_times(ctx: Context | Design, collective: str = "allreduce", algorithms=None, sizes=None,
@@ -208,6 +210,7 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
     candidates = np.array([explicit or mdl.algorithm not in NOT_DEFAULT for mdl in models])
     if not candidates.any():
         candidates[:] = True
+    skipped = tuple(mdl.algorithm for mdl, ok in zip(models, candidates, strict=True) if not ok)
     best = np.argmin(np.where(candidates[:, None], all_t, np.inf), axis=0)
     rows = []
     link_ids = ctx.cap.link_ids
@@ -220,7 +223,7 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
                 collective, mdl.algorithm, K.PROTOCOLS[int(which[j])], int(size), tj, algbw, algbw * bf,
                 bool(best[j] == i), link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and link_ids else "",
             ))
-    return CollectiveResult(collective, E.p, E.m, tuple(rows), tuple(models), tuple(notes))
+    return CollectiveResult(collective, E.p, E.m, tuple(rows), tuple(models), tuple(notes), skipped)
 
 
 def fair_rates(ctx: Context, model: AlgorithmModel, budget: int = K.FAIR_WORK_BUDGET):

@@ -22,6 +22,9 @@ from designer.analysis.load import ranked_links
 from designer.model import Design
 from designer.model.catalog import Catalog
 
+#: Why an algorithm of ``collectives.NOT_DEFAULT`` is not selected unless asked for.
+NOT_SELECTED_WHY = {"sharp": "NCCL needs the CollNet/SHARP plugin"}
+
 
 @dataclass(frozen=True)
 class DesignCounts:
@@ -115,6 +118,8 @@ class Report:
     links_traffic: str
     bottlenecks: tuple[Bottleneck, ...]
     notes: tuple[str, ...]
+    #: Algorithms shown in the table but left out of the selection (SHARP unless asked for).
+    not_selectable: tuple[str, ...] = ()
 
     def selected(self) -> list[CollectiveRow]:
         return [r for r in self.collectives if r.selected]
@@ -154,6 +159,9 @@ class Report:
                     mark = "*" if r.selected else " "
                     cells.append(f"|{mark}{fmt_time(r.time_s):>10} {fmt_rate(r.busbw_bytes_per_s):>12} ")
                 out.append(f"  {fmt_bytes(sz):>9} " + "".join(cells))
+            for a in self.not_selectable:
+                out.append(f"{a}: shown, not auto-selected ({NOT_SELECTED_WHY.get(a, 'not a default of NCCL')}); "
+                           f"pass --algorithm {a} to use it")
         if self.bottlenecks:
             out.append(f"Top bottlenecks ({self.links_traffic}):")
             for bn in self.bottlenecks[:top]:
@@ -306,6 +314,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         links_traffic=traffic,
         bottlenecks=bottlenecks,
         notes=tuple(dict.fromkeys(notes)),
+        not_selectable=res.not_selectable,
     )
 
 

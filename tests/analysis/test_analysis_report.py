@@ -222,3 +222,18 @@ def test_extreme_port_speeds_and_a_failed_link_never_give_nan_or_inf(gbps, faile
         assert finite_numbers(assert_valid(rep))
     if gbps < 1:  # a link slower than the analyzer can time is left out like a zero-rate one
         assert ("n1-nic1--sw", "zero capacity") in build_capacity_graph(d).excluded
+
+
+def test_summary_says_when_sharp_is_shown_but_not_selected(tmp_path, capsys):
+    d = rail_cluster(4, spines=2, uplinks_per_leaf=4)  # InfiniBand switches with SHARP
+    path = tmp_path / "d.json"
+    save_design(d, path)
+    assert main(["analyze", str(path), "--sizes", "1MiB,1GiB"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    hint = [i for i, line in enumerate(lines) if line.startswith("sharp: shown, not auto-selected")]
+    assert len(hint) == 1 and "--algorithm sharp" in lines[hint[0]]
+    assert lines[hint[0] - 1].strip().startswith("1 GiB")  # right under the table
+    assert not any(r.selected for r in analyze(d, sizes=[1 << 30]).collectives if r.algorithm == "sharp")
+    # asked for, SHARP competes and the line goes away
+    assert main(["analyze", str(path), "--sizes", "1MiB,1GiB", "--algorithm", "ring,sharp"]) == 0
+    assert "not auto-selected" not in capsys.readouterr().out
