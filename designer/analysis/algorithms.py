@@ -5,14 +5,13 @@ Each builder embeds an algorithm with :class:`designer.analysis.embedding.Embedd
 protocols LL, LL128 and Simple (NCCL ``tuning.cc`` constants, :mod:`designer.analysis.constants`),
 the bandwidth term being the busiest arc's load per byte over its effective capacity. The
 latency terms: ring ``base + (steps - inter-node steps) x NVLink step + inter-node steps x
-(network step + hop latency)``; tree ``base + 2 ((ppn-1) NVLink steps + ceil(log2 servers)
+(network step + hop latency)``; tree ``base + 2 ((ppn-1) NVLink steps + floor(log2 servers)
 network steps)``; hierarchical, NVLS(Tree), SHARP and pairwise all-to-all as documented in
 ``docs/analysis.md`` section 5.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +20,15 @@ from designer.analysis import constants as K
 from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
 from designer.analysis.embedding import Embedder, Phase, Unroutable
 from designer.analysis.load import uniform_loads
+
+
+def tree_depth(m: int) -> int:
+    """Levels of a heap-ordered binary tree of ``m`` servers, floor(log2 m) (NCCL ``log2i``).
+
+    >>> [tree_depth(m) for m in (1, 2, 3, 4, 7, 8)]
+    [0, 1, 1, 2, 2, 3]
+    """
+    return max(int(m), 1).bit_length() - 1
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,7 @@ def tree_model(E: Embedder) -> AlgorithmModel:
                ph.arc_seconds_per_byte / K.TREE_EFFICIENCY)
     net_lat, _ = E.network_hop_latency_s(s, d)
     ppn = max(len(n) for n in E.nodes)
-    depth = math.ceil(math.log2(m)) if m > 1 else 0
+    depth = tree_depth(m)
     lat = {}
     for proto in K.PROTOCOLS:
         intra = E.intra_step_s(proto, "tree")
@@ -184,10 +192,11 @@ def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
         base = K.BASE_LATENCY_S[(kind, "Simple")]
         t = base
         if kind == "nvls":
-            hub = float(E.ctx.cap.node_latency_s[E.ctx.fabric.domain_hub].max()) if E.ctx.fabric.n_domains else 0.0
+            hubs = E.ctx.fabric.domain_hub[E.ctx.fabric.domain_hub >= 0]
+            hub = float(E.ctx.cap.node_latency_s[hubs].max()) if len(hubs) else 0.0
             t += K.STEP_LATENCY_S[("nvlink", "nvls", "Simple")] + hub
             if m > 1:
-                depth = math.ceil(math.log2(m))
+                depth = tree_depth(m)
                 t += 2 * depth * (K.STEP_LATENCY_S[("net", "tree", "Simple")] + net_lat)
         else:
             t += 2 * (g - 1) * E.intra_step_s("Simple", "ring")

@@ -150,3 +150,16 @@ def test_dgx_a100_from_the_catalog():
     sel = next(r for r in res.rows if r.selected)
     assert sel.algorithm == "ring" and within(sel.busbw_bytes_per_s / 1e9, target)
     assert "nvls" not in {r.algorithm for r in res.rows}
+
+
+@pytest.mark.parametrize(("fewer", "more"), [(2, 3), (4, 5), (4, 7)])
+def test_tree_latency_counts_the_levels_of_the_heap_tree(fewer, more):
+    # A heap-ordered binary tree of m servers has floor(log2 m) levels (NCCL: log2i): 2 and 3 servers
+    # both have one level, 4 to 7 servers two. Same rails and switches: the per-step latency only moves
+    # by the mean cable delay (ns), one tree level more would add 2 network steps (>= 10 us).
+    def latency(m, algo):
+        res = collective_times(rail_cluster(m, spines=2, uplinks_per_leaf=4), algorithms=[algo], sizes=[8])
+        return res.models[0].latency_s
+
+    for algo in ("tree", "nvls"):
+        assert latency(fewer, algo) == pytest.approx(latency(more, algo), abs=1e-6)
