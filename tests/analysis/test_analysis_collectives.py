@@ -163,3 +163,21 @@ def test_tree_latency_counts_the_levels_of_the_heap_tree(fewer, more):
 
     for algo in ("tree", "nvls"):
         assert latency(fewer, algo) == pytest.approx(latency(more, algo), abs=1e-6)
+
+
+def test_nvls_latency_ignores_gpus_without_an_nvlink_switch():
+    # Two GPUs joined by an NVLink bridge (no NVLink switch) and an unlinked Ethernet switch (700 ns)
+    # last in the design do not change the NVLS latency of the HGX server's GPUs.
+    from designer.model import Device, Link, PortGroup
+
+    plain = single_server(8)
+    d = single_server(8)
+    nvl = (PortGroup("nvl", 1, 800.0, "nvlink"),)
+    d.extend(devices=[Device("b1", "gpu", nvl), Device("b2", "gpu", nvl),
+                      Device("eth", "switch", (PortGroup("p", 4, 100.0),))],
+             links=[Link("bridge", "b1", "nvl1", "b2", "nvl1", "nvlink")])
+
+    def nvls_latency(design):
+        return collective_times(design, algorithms=["nvls"], sizes=[8], members="node1").models[0].latency_s
+
+    assert nvls_latency(d) == pytest.approx(nvls_latency(plain), rel=1e-12)
