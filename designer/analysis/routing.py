@@ -108,6 +108,9 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         gp = gpu_pos[end[idx]]
         nvl_up[gp] = idx + off_up
         nvl_down[gp] = idx + off_down
+    per_gpu = np.bincount(np.concatenate([gpu_pos[a[nv & (kind[a] == K_GPU) & (kind[b] == K_NVSWITCH)]],
+                                          gpu_pos[b[nv & (kind[b] == K_GPU) & (kind[a] == K_NVSWITCH)]]]),
+                          minlength=len(gpus))
     hubbed = nvl_up >= 0
     hub_of = np.full(len(gpus), -1, dtype=np.int64)
     hub_of[hubbed] = cap.arc_dst[nvl_up[hubbed]]
@@ -117,6 +120,9 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     domain[key >= 0] = dom
     domain_hub = np.where(uniq < n, uniq, -1).astype(np.int64)
     notes: list[str] = []
+    if (per_gpu > 1).any():
+        notes.append(f"{int((per_gpu > 1).sum())} GPU(s) have several NVLink links to NVLink switches: only one per "
+                     "GPU is routed (draw one aggregated NVLink port per GPU, as the catalog's GPUs have)")
     hubs = np.unique(hub_of[hubbed])
     _, per_comp = np.unique(comp[hubs], return_counts=True)
     if (per_comp > 1).any():

@@ -180,3 +180,18 @@ def test_pxn_keeps_cross_rail_traffic_off_the_spine():
     assert pxn.utilization[spine].max() == 0
     nv = ctx.cap.link_ids.index("node1-gpu3--node1-nvsw")
     assert pxn.utilization[nv] > 0 and plain.utilization[nv] == 0
+
+
+def test_several_nvlink_links_per_gpu_are_named_in_a_note():
+    # Only one NVLink link per GPU is routed: a GPU drawn with two says so instead of silently halving.
+    from designer.analysis import analyze
+    from designer.model import Design, Device, Link, PortGroup
+
+    d = Design("two links")
+    d.extend(devices=[Device("v", "nvswitch", (PortGroup("nvl", 4, 1600.0, "nvlink"),))]
+             + [Device(f"g{i}", "gpu", (PortGroup("nvl", 2, 1600.0, "nvlink"),)) for i in (1, 2)],
+             links=[Link(f"g{i}-{k}", f"g{i}", f"nvl{k}", "v", f"nvl{2 * (i - 1) + k}", "nvlink")
+                    for i in (1, 2) for k in (1, 2)])
+    notes = analyze(d, sizes=[1 << 20]).notes
+    assert any("2 GPU(s) have several NVLink links" in n for n in notes)
+    assert not any("NVLink links" in n for n in analyze(GENERATORS["server"].build(), sizes=[8]).notes)
