@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from designer.model import Design, Device, Group, Link, PortGroup
 
 
@@ -168,4 +170,78 @@ def two_node_design() -> Design:
             k += 1
             links.append(Link(f"{nic}--sw", nic, "p1", "sw", f"p{k}"))
     d.extend(groups, devices, links)
+    return d
+
+
+def two_linked_boards(*, nics: bool) -> Design:
+    """GPUs g1, g2 on NVLink switch X and g3, g4 on Y; X and Y joined by a thin 100G NVLink link.
+
+    With ``nics``, every GPU also has a 400G NIC on one network switch.
+    """
+    d = Design("two boards")
+    board = (PortGroup("nvl", 2, 3600.0, "nvlink"), PortGroup("tr", 1, 100.0, "nvlink"))
+    gpu = (PortGroup("nvl", 1, 3600.0, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))
+    devs = [Device("X", "nvswitch", board), Device("Y", "nvswitch", board)]
+    devs += [Device(f"g{i}", "gpu", gpu) for i in range(1, 5)]
+    links = [Link(f"g{i}-{h}", f"g{i}", "nvl1", h, f"nvl{(i - 1) % 2 + 1}", "nvlink")
+             for i, h in ((1, "X"), (2, "X"), (3, "Y"), (4, "Y"))]
+    links.append(Link("X-Y", "X", "tr1", "Y", "tr1", "nvlink"))
+    if nics:
+        devs.append(Device("sw", "switch", (PortGroup("p", 4, 400.0),)))
+        for i in range(1, 5):
+            devs.append(Device(f"n{i}", "nic", (PortGroup("p", 1, 400.0), PortGroup("pcie", 1, 512.0, "pcie"))))
+            links += [Link(f"g{i}-n{i}", f"g{i}", "pcie1", f"n{i}", "pcie1", "pcie"),
+                      Link(f"n{i}-sw", f"n{i}", "p1", "sw", f"p{i}")]
+    d.extend(devices=devs, links=links)
+    return d
+
+
+def random_servers(rng: np.random.Generator) -> Design:
+    """Servers (GPUs on an NVLink switch, mostly a NIC per GPU with one or two network links), random
+    switches and switch links, random speeds; sometimes a link between two servers' NVLink switches
+    or a failed link."""
+    d = Design("random servers")
+    speeds = [100.0, 200.0, 400.0]
+    n_sw = int(rng.integers(1, 4))
+    devs = [Device(f"s{i}", "switch", (PortGroup("p", 32, float(rng.choice(speeds))),)) for i in range(n_sw)]
+    links: list[Link] = []
+    used = {f"s{i}": 0 for i in range(n_sw)}
+
+    def sw_port(sw: str) -> str:
+        used[sw] += 1
+        return f"p{used[sw]}"
+
+    for i in range(1, n_sw):  # connected switches, then extra switch links
+        j = int(rng.integers(0, i))
+        links.append(Link(f"s{i}-s{j}", f"s{i}", sw_port(f"s{i}"), f"s{j}", sw_port(f"s{j}")))
+    for k in range(int(rng.integers(0, 3))):
+        i, j = rng.choice(n_sw, size=2) if n_sw > 1 else (0, 0)
+        if i != j:
+            links.append(Link(f"x{k}", f"s{i}", sw_port(f"s{i}"), f"s{j}", sw_port(f"s{j}")))
+    n_gpus = 0
+    servers = int(rng.integers(1, 4))
+    for s in range(servers):
+        g = int(rng.integers(2 if s == 0 else 1, 5)) if n_gpus < 7 else 1
+        with_nics = rng.random() < 0.7
+        nvl = float(rng.choice([400.0, 1600.0, 3600.0]))
+        board = (PortGroup("nvl", 4, nvl, "nvlink"), PortGroup("tr", 1, 200.0, "nvlink"))
+        devs.append(Device(f"v{s}", "nvswitch", board))
+        for x in range(1, g + 1):
+            n_gpus += 1
+            gid = f"g{s}-{x}"
+            devs.append(Device(gid, "gpu", (PortGroup("nvl", 1, nvl, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))))
+            links.append(Link(f"{gid}-v", gid, "nvl1", f"v{s}", f"nvl{x}", "nvlink"))
+            if not with_nics:
+                continue
+            nic_speed = float(rng.choice(speeds))
+            devs.append(Device(f"n{s}-{x}", "nic", (PortGroup("p", 2, nic_speed), PortGroup("pcie", 1, 512.0, "pcie"))))
+            links.append(Link(f"{gid}-n", gid, "pcie1", f"n{s}-{x}", "pcie1", "pcie"))
+            for port in range(1, int(rng.integers(1, 3)) + 1):
+                sw = f"s{int(rng.integers(0, n_sw))}"
+                links.append(Link(f"n{s}-{x}-{port}", f"n{s}-{x}", f"p{port}", sw, sw_port(sw)))
+    if servers > 1 and rng.random() < 0.5:
+        links.append(Link("v0-v1", "v0", "tr1", "v1", "tr1", "nvlink"))
+    d.extend(devices=devs, links=links)
+    if rng.random() < 0.3:
+        d.set_link_field(links[int(rng.integers(0, len(links)))].id, "failed", True)
     return d

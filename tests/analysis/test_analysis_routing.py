@@ -195,3 +195,33 @@ def test_several_nvlink_links_per_gpu_are_named_in_a_note():
     notes = analyze(d, sizes=[1 << 20]).notes
     assert any("2 GPU(s) have several NVLink links" in n for n in notes)
     assert not any("NVLink links" in n for n in analyze(GENERATORS["server"].build(), sizes=[8]).notes)
+
+
+def _net_outflow(cap, load: np.ndarray) -> np.ndarray:
+    """Per node: bytes leaving minus bytes arriving, from per-arc loads."""
+    out = np.bincount(cap.arc_src, weights=load, minlength=cap.n_nodes)
+    return out - np.bincount(cap.arc_dst, weights=load, minlength=cap.n_nodes)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("pxn", [False, True])
+def test_every_routed_flow_is_a_path(seed, pxn):
+    # The certified lower bounds rely on it: the arc loads of one flow s -> t conserve at every
+    # node but s (sends the bytes) and t (receives them), or the flow is reported unrouted.
+    from analysis_helpers import random_servers, two_linked_boards
+
+    d = two_linked_boards(nics=seed % 2 == 1) if seed < 2 else random_servers(np.random.default_rng(3000 + seed))
+    ctx = build_context(d, None)
+    cap, n = ctx.cap, ctx.n_gpus
+    for s in range(n):
+        for t in range(n):
+            if s == t:
+                continue
+            r = route_flows(ctx.fabric, ctx.router, np.array([s]), np.array([t]), np.array([1.0]), pxn=pxn)
+            net = _net_outflow(cap, r.arc_load)
+            if r.unrouted_flows:
+                continue
+            want = np.zeros(cap.n_nodes)
+            want[ctx.fabric.gpus[s]] += 1.0
+            want[ctx.fabric.gpus[t]] -= 1.0
+            np.testing.assert_allclose(net, want, atol=1e-9, err_msg=f"{ctx.gpu_ids[s]} -> {ctx.gpu_ids[t]}")
