@@ -144,8 +144,8 @@ def hier_phases(E: Embedder, *, intra: str, inter: str) -> tuple[list[Phase], fl
         # One server: all-reduce in the switch, S up and S down. Several: reduce-scatter (S up, S/g down)
         # then all-gather (S/g up, S down) around the network phase.
         per = 1.0 if m == 1 else 1.0 + 1.0 / g
-        np.add.at(ph_load, fab.nvl_up[s], per)
-        np.add.at(ph_load, fab.nvl_down[s], per)
+        fab.add_nvlink(ph_load, s, per)
+        fab.add_nvlink(ph_load, s, per, down=True)
         phases.append(E._phase_from_load(ph_load, (s, s, np.ones(len(s))), E.arc_nvls))
     else:
         rs = E.phase(*E.intra_ring((g - 1) / g)) if g > 1 else None

@@ -77,11 +77,11 @@ def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dic
     h = np.zeros(na)
     is_m = np.zeros(len(fab.gpus), dtype=bool)
     is_m[members] = True
-    # NVLink: a GPU sends at most r into its hub and receives at most r from it.
+    # NVLink: a GPU sends at most r into its hub and receives at most r from it (shared by its links).
     dom = fab.domain
     hubbed = is_m & (dom >= 0) & (fab.nvl_up >= 0) & (fab.nvl_down >= 0)
-    np.add.at(h, fab.nvl_up[hubbed], 1.0)
-    np.add.at(h, fab.nvl_down[hubbed], 1.0)
+    fab.add_nvlink(h, np.flatnonzero(hubbed), 1.0)
+    fab.add_nvlink(h, np.flatnonzero(hubbed), 1.0, down=True)
     # Access arcs: each attachment carries its share w of the GPU's traffic, if any of it leaves
     # the GPU's NVLink domain (a hose matrix inside one domain never touches the network).
     n_members = int(is_m.sum())

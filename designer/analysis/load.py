@@ -61,8 +61,8 @@ def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_p
     dom_count = np.bincount(dom[hubbed], minlength=max(fabric.n_domains, 1)) if hubbed.any() else np.zeros(1, int)
     peers_nvl = np.zeros(len(fabric.gpus))
     peers_nvl[hubbed] = dom_count[dom[hubbed]] - 1
-    np.add.at(load, fabric.nvl_up[hubbed], peers_nvl[hubbed] * x)
-    np.add.at(load, fabric.nvl_down[hubbed], peers_nvl[hubbed] * x)
+    fabric.add_nvlink(load, np.flatnonzero(hubbed), peers_nvl[hubbed] * x)
+    fabric.add_nvlink(load, np.flatnonzero(hubbed), peers_nvl[hubbed] * x, down=True)
     # Network side: everything that is not NVLink-local.
     net_peers = np.where(is_m, (n - 1) - peers_nvl, 0.0)
     att_m = is_m[fabric.att_gpu]
@@ -133,10 +133,11 @@ def flow_matrix(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
     same = (dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0)
     same &= src != dst
     fs = np.flatnonzero(same)
-    for arcs in (fabric.nvl_up[src[fs]], fabric.nvl_down[dst[fs]]):
-        rows.append(fs)
+    for gpus, down in ((src[fs], False), (dst[fs], True)):
+        row, arcs, share = fabric.nvlink_rows(gpus, down=down)
+        rows.append(fs[row])
         cols.append(arcs)
-        vals.append(np.ones(len(fs)))
+        vals.append(share)
     fn = np.flatnonzero(~same & (src != dst))
     ptr = np.searchsorted(fabric.att_gpu, np.arange(len(fabric.gpus) + 1))
     s, t = src[fn], dst[fn]

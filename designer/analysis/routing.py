@@ -39,7 +39,10 @@ class Fabric:
 
     ``gpus``: node index of every GPU, design order. ``domain``: NVLink domain per GPU (-1: none),
     one per NVLink switch (``domain_hub``, -1 for a hub-less NVLink group).
-    ``nvl_up`` / ``nvl_down``: arc GPU->hub and hub->GPU of its NVLink (-1: none).
+    ``nvl_up`` / ``nvl_down``: arc GPU->hub and hub->GPU of one of its NVLink links (-1: none);
+    all of them, with the share of the GPU's NVLink traffic each carries: ``nvl_up_arcs`` /
+    ``nvl_down_arcs`` / ``nvl_w``, GPU ``i``'s in rows ``nvl_ptr[i]:nvl_ptr[i + 1]``
+    (:meth:`add_nvlink`).
     Attachments (``att_*``, one row per (GPU, attachment point)): ``att_gpu`` (position in
     ``gpus``), ``att_core`` (core-graph node), ``att_w`` (share of the GPU's traffic),
     ``att_up`` / ``att_down`` (k x 2 arcs from GPU to core node and back, -1 padded).
@@ -56,6 +59,10 @@ class Fabric:
     domain_hub: np.ndarray
     nvl_up: np.ndarray
     nvl_down: np.ndarray
+    nvl_ptr: np.ndarray
+    nvl_up_arcs: np.ndarray
+    nvl_down_arcs: np.ndarray
+    nvl_w: np.ndarray
     att_gpu: np.ndarray
     att_core: np.ndarray
     att_w: np.ndarray
@@ -72,6 +79,22 @@ class Fabric:
     @property
     def n_core(self) -> int:
         return len(self.core_nodes)
+
+    def add_nvlink(self, load: np.ndarray, gpus: np.ndarray, amount, *, down: bool = False) -> None:
+        """Add ``amount`` (per GPU, or one number) to the NVLink arcs of ``gpus`` towards their hub
+        (from it with ``down``), shared over parallel links by line rate."""
+        gpus = np.asarray(gpus, dtype=np.int64)
+        amount = np.broadcast_to(np.asarray(amount, dtype=float), gpus.shape)
+        row, arcs, share = self.nvlink_rows(gpus, down=down)
+        np.add.at(load, arcs, amount[row] * share)
+
+    def nvlink_rows(self, gpus: np.ndarray, *, down: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(index into ``gpus``, NVLink arc, share) of every NVLink link of ``gpus`` to (from) their hub."""
+        gpus = np.asarray(gpus, dtype=np.int64)
+        k = self.nvl_ptr[gpus + 1] - self.nvl_ptr[gpus]
+        row = np.repeat(np.arange(len(gpus)), k)
+        j = np.repeat(self.nvl_ptr[gpus], k) + np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+        return row, (self.nvl_down_arcs if down else self.nvl_up_arcs)[j], self.nvl_w[j]
 
     def gpu_has_network(self) -> np.ndarray:
         """Per GPU: True when it has at least one attachment to the network."""
@@ -108,9 +131,6 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         gp = gpu_pos[end[idx]]
         nvl_up[gp] = idx + off_up
         nvl_down[gp] = idx + off_down
-    per_gpu = np.bincount(np.concatenate([gpu_pos[a[nv & (kind[a] == K_GPU) & (kind[b] == K_NVSWITCH)]],
-                                          gpu_pos[b[nv & (kind[b] == K_GPU) & (kind[a] == K_NVSWITCH)]]]),
-                          minlength=len(gpus))
     hubbed = nvl_up >= 0
     hub_of = np.full(len(gpus), -1, dtype=np.int64)
     hub_of[hubbed] = cap.arc_dst[nvl_up[hubbed]]
@@ -119,10 +139,27 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     domain = np.full(len(gpus), -1, dtype=np.int64)
     domain[key >= 0] = dom
     domain_hub = np.where(uniq < n, uniq, -1).astype(np.int64)
+    # Every NVLink link of a GPU to its hub; parallel links share its traffic by line rate.
+    la = np.flatnonzero(nv & (kind[a] == K_GPU) & (kind[b] == K_NVSWITCH))
+    lb = np.flatnonzero(nv & (kind[b] == K_GPU) & (kind[a] == K_NVSWITCH))
+    l_gpu = np.concatenate([gpu_pos[a[la]], gpu_pos[b[lb]]])
+    l_hub = np.concatenate([b[la], a[lb]])
+    l_up = np.concatenate([la, lb + m])
+    l_down = np.concatenate([la + m, lb])
     notes: list[str] = []
-    if (per_gpu > 1).any():
-        notes.append(f"{int((per_gpu > 1).sum())} GPU(s) have several NVLink links to NVLink switches: only one per "
-                     "GPU is routed (draw one aggregated NVLink port per GPU, as the catalog's GPUs have)")
+    if len(l_gpu):
+        pairs = np.unique(np.stack([l_gpu, l_hub], axis=1), axis=0)
+        several = np.bincount(pairs[:, 0], minlength=len(gpus)) > 1
+        if several.any():
+            notes.append(f"{int(several.sum())} GPU(s) are linked to several NVLink switches: only the links to one "
+                         "of them are routed")
+    to_hub = l_hub == hub_of[l_gpu]
+    l_gpu, l_up, l_down = l_gpu[to_hub], l_up[to_hub], l_down[to_hub]
+    order = np.argsort(l_gpu, kind="stable")
+    l_gpu, l_up, l_down = l_gpu[order], l_up[order], l_down[order]
+    rate = cap.line_bytes_per_s[l_up % max(m, 1)]
+    l_w = rate / np.bincount(l_gpu, weights=rate, minlength=len(gpus))[l_gpu]
+    nvl_ptr = np.searchsorted(l_gpu, np.arange(len(gpus) + 1))
     hubs = np.unique(hub_of[hubbed])
     _, per_comp = np.unique(comp[hubs], return_counts=True)
     if (per_comp > 1).any():
@@ -225,7 +262,7 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         rails = np.full(len(gpus), -1, dtype=np.int64)
     return Fabric(
         cap=cap, gpus=gpus, gpu_pos=gpu_pos, domain=domain, n_domains=len(uniq), domain_hub=domain_hub,
-        nvl_up=nvl_up, nvl_down=nvl_down,
+        nvl_up=nvl_up, nvl_down=nvl_down, nvl_ptr=nvl_ptr, nvl_up_arcs=l_up, nvl_down_arcs=l_down, nvl_w=l_w,
         att_gpu=ag[order], att_core=ac[order], att_w=aw[order], att_up=au[order], att_down=ad[order],
         core_nodes=core_nodes, core_of=core_of, core_arc=core_arc, core_src=core_src, core_dst=core_dst,
         rail=np.asarray(rails, dtype=np.int64), notes=tuple(notes),
@@ -303,13 +340,13 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
     if pxn and len(src):
         proxy = pxn_proxies(fabric, src, dst)
         hop = proxy != src
-        np.add.at(load, fabric.nvl_up[src[hop]], nbytes[hop])
-        np.add.at(load, fabric.nvl_down[proxy[hop]], nbytes[hop])
+        fabric.add_nvlink(load, src[hop], nbytes[hop])
+        fabric.add_nvlink(load, proxy[hop], nbytes[hop], down=True)
         src = proxy
     dom = fabric.domain
     same = (dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0)
-    np.add.at(load, fabric.nvl_up[src[same]], nbytes[same])
-    np.add.at(load, fabric.nvl_down[dst[same]], nbytes[same])
+    fabric.add_nvlink(load, src[same], nbytes[same])
+    fabric.add_nvlink(load, dst[same], nbytes[same], down=True)
     src, dst, nbytes = src[~same], dst[~same], nbytes[~same]
     lost = 0.0
     lost_flows = 0

@@ -12,6 +12,7 @@ from designer.analysis.context import build_context
 from designer.analysis.load import flow_matrix, max_min_fair, traffic_loads, uniform_loads
 from designer.analysis.routing import route_flows
 from designer.generators import GENERATORS
+from designer.model import Design
 
 
 def test_capacity_graph_rates_protocols_and_latency():
@@ -182,19 +183,45 @@ def test_pxn_keeps_cross_rail_traffic_off_the_spine():
     assert pxn.utilization[nv] > 0 and plain.utilization[nv] == 0
 
 
-def test_several_nvlink_links_per_gpu_are_named_in_a_note():
-    # Only one NVLink link per GPU is routed: a GPU drawn with two says so instead of silently halving.
+def nvlink_board(links_per_gpu: int, gpus: int = 4) -> Design:
+    """GPUs on one NVLink switch, each with ``links_per_gpu`` parallel links of 3200 / links_per_gpu Gb/s."""
+    from designer.model import Design, Device, Link, PortGroup
+
+    k = links_per_gpu
+    d = Design(f"{k} links")
+    d.extend(devices=[Device("v", "nvswitch", (PortGroup("nvl", gpus * k, 3200.0 / k, "nvlink"),))]
+             + [Device(f"g{i}", "gpu", (PortGroup("nvl", k, 3200.0 / k, "nvlink"),)) for i in range(1, gpus + 1)],
+             links=[Link(f"g{i}-{j}", f"g{i}", f"nvl{j}", "v", f"nvl{k * (i - 1) + j}", "nvlink")
+                    for i in range(1, gpus + 1) for j in range(1, k + 1)])
+    return d
+
+
+def test_parallel_nvlink_links_share_the_traffic():
+    # Two 1600G links per GPU carry what one 3200G link does: the ring, NVLS-free here, and the bisection.
+    from designer.analysis import analyze
+
+    one, two = (analyze(nvlink_board(k), sizes=[1 << 30], algorithms=["ring", "tree"]) for k in (1, 2))
+    for a, b in zip(one.collectives, two.collectives, strict=True):
+        assert b.busbw_bytes_per_s == pytest.approx(a.busbw_bytes_per_s, rel=1e-9)
+    assert two.bisection.exact and two.bisection.lower_bytes_per_s == pytest.approx(one.bisection.lower_bytes_per_s)
+    assert not any("NVLink" in n for n in two.notes)
+    t1, t2 = (traffic_loads(build_context(nvlink_board(k), None), [("g1", "g2", 100e9)]) for k in (1, 2))
+    assert t2.fair_rate_bytes_per_s[0] == pytest.approx(t1.fair_rate_bytes_per_s[0])
+
+
+def test_gpus_linked_to_several_nvlink_switches_are_named_in_a_note():
+    # Only the links to one NVLink switch (its hub) are routed; the note says so.
     from designer.analysis import analyze
     from designer.model import Design, Device, Link, PortGroup
 
-    d = Design("two links")
-    d.extend(devices=[Device("v", "nvswitch", (PortGroup("nvl", 4, 1600.0, "nvlink"),))]
+    d = Design("two hubs")
+    d.extend(devices=[Device(f"v{h}", "nvswitch", (PortGroup("nvl", 2, 1600.0, "nvlink"),)) for h in (1, 2)]
              + [Device(f"g{i}", "gpu", (PortGroup("nvl", 2, 1600.0, "nvlink"),)) for i in (1, 2)],
-             links=[Link(f"g{i}-{k}", f"g{i}", f"nvl{k}", "v", f"nvl{2 * (i - 1) + k}", "nvlink")
-                    for i in (1, 2) for k in (1, 2)])
+             links=[Link(f"g{i}-v{h}", f"g{i}", f"nvl{h}", f"v{h}", f"nvl{i}", "nvlink")
+                    for i in (1, 2) for h in (1, 2)])
     notes = analyze(d, sizes=[1 << 20]).notes
-    assert any("2 GPU(s) have several NVLink links" in n for n in notes)
-    assert not any("NVLink links" in n for n in analyze(GENERATORS["server"].build(), sizes=[8]).notes)
+    assert any("2 GPU(s) are linked to several NVLink switches" in n for n in notes)
+    assert not any("NVLink switches" in n for n in analyze(GENERATORS["server"].build(), sizes=[8]).notes)
 
 
 def _net_outflow(cap, load: np.ndarray) -> np.ndarray:
@@ -210,7 +237,10 @@ def test_every_routed_flow_is_a_path(seed, pxn):
     # node but s (sends the bytes) and t (receives them), or the flow is reported unrouted.
     from analysis_helpers import random_servers, two_linked_boards
 
-    d = two_linked_boards(nics=seed % 2 == 1) if seed < 2 else random_servers(np.random.default_rng(3000 + seed))
+    if seed < 2:
+        d = two_linked_boards(nics=seed % 2 == 1)
+    else:
+        d = nvlink_board(3) if seed == 2 else random_servers(np.random.default_rng(3000 + seed))
     ctx = build_context(d, None)
     cap, n = ctx.cap, ctx.n_gpus
     for s in range(n):
