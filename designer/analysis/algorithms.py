@@ -228,16 +228,26 @@ def alltoall_model(E: Embedder) -> AlgorithmModel:
     # A GPU's all-to-all cannot aggregate several NICs (nccl-tests #267): busbw <= its NIC's rate.
     floor, floor_arc = 0.0, -1
     if E.m > 1:
-        fab = ctx.fabric
-        att = np.isin(fab.att_gpu, E.members)
-        arcs = fab.att_up[att, 1]
-        arcs = np.where(arcs >= 0, arcs, fab.att_up[att, 0])
-        arcs = arcs[arcs >= 0]
+        fab, cap = ctx.fabric, ctx.cap
+        att = np.flatnonzero(np.isin(fab.att_gpu, E.members))
+        first = fab.att_up[att, 0]
+        arcs = np.where(fab.att_up[att, 1] >= 0, fab.att_up[att, 1], first)
+        ok = arcs >= 0
+        att, first, arcs = att[ok], first[ok], arcs[ok]
         if len(arcs):
-            eff = E.arc_eff[arcs]
-            k = int(np.argmin(eff))
-            floor, floor_arc = (p - 1) / p / float(eff[k]), int(arcs[k])
-            formula += f"; busbw capped at one NIC ({float(eff[k]) / 1e9:.1f} GB/s)"
+            # A NIC's rate is all its network links together (a dual-port NIC is one NIC); a GPU
+            # with several NICs still gets one NIC's rate, its fastest.
+            gpu = fab.att_gpu[att]
+            nic = np.where(first >= 0, cap.arc_dst[np.maximum(first, 0)], fab.gpus[gpu])
+            g_n, inv = np.unique(np.stack([gpu, nic], axis=1), axis=0, return_inverse=True)
+            nic_rate = np.bincount(inv.reshape(-1), weights=E.arc_eff[arcs], minlength=len(g_n))
+            gpu_rate = np.zeros(len(fab.gpus))
+            np.maximum.at(gpu_rate, g_n[:, 0], nic_rate)
+            slow = int(gpu[np.argmin(gpu_rate[gpu])])
+            rate = float(gpu_rate[slow])
+            floor = (p - 1) / p / rate
+            floor_arc = int(arcs[gpu == slow][np.argmin(E.arc_eff[arcs[gpu == slow]])])
+            formula += f"; busbw capped at one NIC ({rate / 1e9:.1f} GB/s)"
     return AlgorithmModel("alltoall", "pairwise", p, E.m, (ph,), lat, {"Simple": 1.0}, formula,
                           floor_seconds_per_byte=floor, floor_arc=floor_arc)
 

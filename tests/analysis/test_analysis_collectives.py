@@ -181,3 +181,25 @@ def test_nvls_latency_ignores_gpus_without_an_nvlink_switch():
         return collective_times(design, algorithms=["nvls"], sizes=[8], members="node1").models[0].latency_s
 
     assert nvls_latency(d) == pytest.approx(nvls_latency(plain), rel=1e-12)
+
+
+def test_alltoall_cap_is_the_whole_nic_of_a_dual_port_nic():
+    # A NIC with two 200G ports (dual-ToR style, here both to one switch) is one 400G NIC: the
+    # all-to-all cap is the same as with one 400G port, not one 200G port.
+    from designer.model import Design, Link, PortGroup
+
+    def design(ports: int) -> Design:
+        d = two_node_design()
+        speed = 400.0 / ports
+        for dev in [x.id for x in d.devices if x.kind == "nic"]:
+            pcie = d.device(dev).ports[1]
+            d.set_device_field(dev, "ports", (PortGroup("p", ports, speed), pcie))
+        d.set_device_field("sw", "ports", (PortGroup("p", 4 * ports, speed),))
+        if ports == 2:
+            extra = [Link(f"{x.id}-b", x.id, "p2", "sw", f"p{5 + i}")
+                     for i, x in enumerate(x for x in d.devices if x.kind == "nic")]
+            d.extend(devices=[], links=extra)
+        return d
+
+    one, two = (collective_times(design(k), "alltoall", sizes=[1 << 30]).rows[0] for k in (1, 2))
+    assert two.busbw_bytes_per_s == pytest.approx(one.busbw_bytes_per_s, rel=1e-6)
