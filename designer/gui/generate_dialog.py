@@ -71,10 +71,6 @@ class ParamForm(QWidget):
         self.widgets: dict[str, QWidget] = {}
         form = QFormLayout(self)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        desc = QLabel(spec.description)
-        desc.setWordWrap(True)
-        desc.setStyleSheet("color: #3E4C59; padding-bottom: 6px;")
-        form.addRow(desc)
         for p in spec.params:
             w = self._widget(p, catalog)
             w.setToolTip(p.help + (f"<br><i>{p.limits_text()}</i>" if p.limits_text() else ""))
@@ -88,12 +84,14 @@ class ParamForm(QWidget):
             lo = int(p.minimum) if p.minimum is not None else -(2**31)
             w.setRange(lo, int(p.maximum) if p.maximum is not None else 2**31 - 1)
             w.setValue(int(p.default))
+            ParamForm._automatic_zero(p, w)
             return w
         if p.type == "float":
             f = QDoubleSpinBox()
             f.setDecimals(2)
             f.setRange(p.minimum if p.minimum is not None else -1e12, p.maximum if p.maximum is not None else 1e12)
             f.setValue(float(p.default))
+            ParamForm._automatic_zero(p, f)
             return f
         if p.type == "bool":
             c = QCheckBox()
@@ -119,6 +117,12 @@ class ParamForm(QWidget):
         if isinstance(p.default, (tuple, list)):
             return QLineEdit("x".join(str(v) for v in p.default))
         return QLineEdit(str(p.default))
+
+    @staticmethod
+    def _automatic_zero(p: Any, box: QSpinBox | QDoubleSpinBox) -> None:
+        """Show 'automatic' instead of 0 where the generator reads 0 as 'choose for me'."""
+        if p.minimum is not None and float(p.minimum) == 0.0 and "0 =" in p.help:
+            box.setSpecialValueText("automatic")
 
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -154,7 +158,10 @@ class GenerateDialog(QDialog):
         self.catalog = catalog
         self.registry = generator_registry()
         self.kinds = QListWidget()
-        self.kinds.setMaximumWidth(170)
+        self.kinds.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setStyleSheet("color: #3E4C59; padding-bottom: 6px;")
         self.forms = QStackedWidget()
         self.form_by_kind: dict[str, ParamForm] = {}
         for kind, spec in self.registry.items():
@@ -162,7 +169,8 @@ class GenerateDialog(QDialog):
             form = ParamForm(spec, catalog)
             self.form_by_kind[kind] = form
             self.forms.addWidget(form)
-        self.kinds.currentRowChanged.connect(self.forms.setCurrentIndex)
+        self.kinds.setFixedWidth(self.kinds.sizeHintForColumn(0) + 2 * self.kinds.frameWidth() + 16)
+        self.kinds.currentRowChanged.connect(self._on_kinds_row_changed)
         self.error = QLabel()
         self.error.setStyleSheet("color: #D62828;")
         self.error.setWordWrap(True)
@@ -170,9 +178,12 @@ class GenerateDialog(QDialog):
         self.generate_button = buttons.addButton("Generate", QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.accepted.connect(self.try_accept)
         buttons.rejected.connect(self.reject)
+        right = QVBoxLayout()
+        right.addWidget(self.description)
+        right.addWidget(self.forms, 1)
         body = QHBoxLayout()
         body.addWidget(self.kinds)
-        body.addWidget(self.forms, 1)
+        body.addLayout(right, 1)
         lay = QVBoxLayout(self)
         lay.addLayout(body)
         lay.addWidget(self.error)
@@ -180,6 +191,11 @@ class GenerateDialog(QDialog):
         self.result_design: Design | None = None
         if self.registry:
             self.kinds.setCurrentRow(0)
+
+    def _on_kinds_row_changed(self, row: int) -> None:
+        self.forms.setCurrentIndex(row)
+        kind = self.current_kind()
+        self.description.setText(self.registry[kind].description if kind in self.registry else "")
 
     def select_kind(self, kind: str) -> ParamForm:
         self.kinds.setCurrentRow(list(self.registry).index(kind))
