@@ -187,15 +187,38 @@ class AnalysisDock(QWidget):
         self._design: Design | None = None
         self._on_document_design_replaced(document.design)
 
+    def _content_signals(self, design: Design) -> list[tuple[Any, Callable[..., None]]]:
+        """The model events that can change an analysis (not moves, names or collapsing)."""
+        stale = self._on_design_content_changed
+        return [
+            (design.device_added, stale),
+            (design.device_removed, stale),
+            (design.link_added, stale),
+            (design.link_removed, stale),
+            (design.link_changed, stale),
+            (design.device_changed, self._on_design_device_changed),
+            (design.group_changed, self._on_design_group_changed),
+        ]
+
     def _on_document_design_replaced(self, design: Design) -> None:
         if self._design is not None:
-            self._design.changed.disconnect(self._on_design_changed)
+            for signal, slot in self._content_signals(self._design):
+                signal.disconnect(slot)
         self._design = design
-        design.changed.connect(self._on_design_changed)
+        for signal, slot in self._content_signals(design):
+            signal.connect(slot)
         self.runner.report = None
         self.show_report(None)
 
-    def _on_design_changed(self) -> None:
+    def _on_design_device_changed(self, _device_id: str, field: str, _old: Any, _new: Any) -> None:
+        if field != "name":
+            self._on_design_content_changed()
+
+    def _on_design_group_changed(self, _group_id: str, field: str, _old: Any, _new: Any) -> None:
+        if field in ("parent", "kind"):
+            self._on_design_content_changed()
+
+    def _on_design_content_changed(self, *_args: Any) -> None:
         if self.runner.report is not None:
             self.state.setText("The design changed since this analysis: press Analyze to update.")
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QWidget,
 )
 
@@ -95,6 +96,14 @@ class MainWindow(QMainWindow):
         ):
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock_{key}")
+            if key == "inspector":
+                # Its pages (device, link, group, design) are tall: scroll rather than crowd the
+                # analysis out of the right-hand column.
+                scroll = QScrollArea()
+                scroll.setWidgetResizable(True)
+                scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+                scroll.setWidget(widget)
+                widget = scroll
             dock.setWidget(widget)
             self.addDockWidget(area, dock)
             self.docks[key] = dock
@@ -182,6 +191,17 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if not getattr(self, "_docks_sized", False):
+            self._docks_sized = True
+            # The analysis is what the window exists for: give it the most room on the right
+            # (dock sizes only take once the window has its real size).
+            right = [self.docks["inspector"], self.docks["overview"], self.docks["analysis"]]
+            height = max(600, self.height() - 120)
+            self.resizeDocks(right, [int(height * 0.3), int(height * 0.18), int(height * 0.52)],
+                             Qt.Orientation.Vertical)
 
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, title, message)
@@ -371,7 +391,22 @@ class MainWindow(QMainWindow):
         return found.id
 
     def show_link(self, link_id: str) -> None:
-        """Select a link (a bottleneck from the analysis) and centre the view on it."""
+        """Select a link (a bottleneck from the analysis) and centre the view on it.
+
+        Groups that hide either end are expanded first (one undoable step), so that the link
+        itself, not a bundle, is what gets selected.
+        """
+        design = self.document.design
+        if design.has_link(link_id):
+            link = design.link(link_id)
+            hidden = [
+                gid
+                for dev in (link.a_device, link.b_device)
+                for gid in design.ancestors(design.device(dev).group)
+                if design.group(gid).collapsed
+            ]
+            if hidden:
+                self.editor.set_collapsed(list(dict.fromkeys(hidden)), False)
         if self.view.scale_factor() < 0.5:
             self.view.zoom_by(0.5 / self.view.scale_factor())  # links are hidden in the zoomed-out sketch
         item = self.scene.select_links([link_id])

@@ -22,15 +22,23 @@ def test_analyze_runs_in_a_worker_and_fills_the_dock(window, qtbot):
     assert "exact" in dock.bisection.text() and "B/s" in dock.bisection.text()
     assert "nvls" in dock.allreduce.text() or "ring" in dock.allreduce.text()
     assert "Bisection" in dock.details.toPlainText()
-    # a change makes the result stale, and says so
-    window.scene.select_devices([window.document.design.devices[0].id])
+    # renaming, moving or collapsing cannot change the figures: the result stays current
+    design = window.document.design
+    window.scene.select_devices([design.devices[0].id])
     window.inspector.v_name.setText("renamed")
     window.inspector.v_name.editingFinished.emit()
+    window.editor.set_collapsed([g.id for g in design.groups], True)
+    assert "changed" not in dock.state.text()
+    # a change of the fabric makes the result stale, and says so
+    window.editor.set_collapsed([g.id for g in design.groups], False)
+    link = next(lk for lk in design.iter_links() if lk.medium == "nvlink")
+    design.set_link_field(link.id, "failed", True)
     assert "changed" in dock.state.text()
 
 
-def test_bottleneck_row_selects_its_link(window, qtbot):
-    window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None, collapse=False)
+def test_bottleneck_row_expands_its_groups_and_selects_its_link(window, qtbot):
+    window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None)
+    assert any(g.collapsed for g in window.document.design.groups)
     with qtbot.waitSignal(window.runner.result_ready, timeout=120_000):
         window.runner.start()
     dock = window.analysis
@@ -38,6 +46,11 @@ def test_bottleneck_row_selects_its_link(window, qtbot):
     link_id = dock.bottlenecks.item(0, 0).text()
     dock.bottlenecks.cellClicked.emit(0, 0)
     assert link_id in window.scene.selected_link_ids()
+    design = window.document.design
+    link = design.link(link_id)
+    for dev in (link.a_device, link.b_device):
+        assert not any(design.group(g).collapsed for g in design.ancestors(design.device(dev).group))
+    assert "changed" not in dock.state.text()
 
 
 def test_a_stale_result_is_dropped(window, qtbot):
