@@ -127,8 +127,12 @@ class Report:
     def summary_lines(self, *, max_rows: int | None = None, top: int = 5) -> list[str]:
         """A readable summary (the CLI prints it; the GUI shows it)."""
         d = self.design
-        out = [f"Design {self.design_name!r}: {d.gpus} GPUs in {d.servers} servers, {d.switches} switches, "
-               f"{d.nics} NICs, {d.links} links ({d.links_excluded} left out)"]
+        def n(count: int, word: str, plural: str = "") -> str:
+            return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+        out = [f"Design {self.design_name!r}: {n(d.gpus, 'GPU')} in {n(d.servers, 'server')}, "
+               f"{n(d.switches, 'switch', 'switches')}, {n(d.nics, 'NIC')}, "
+               f"{n(d.links, 'link')} ({d.links_excluded:,} left out)"]
         b = self.bisection
         if b.endpoints >= 2:
             state = "exact" if b.exact else "bounds"
