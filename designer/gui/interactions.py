@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QLineF, QPointF, Qt
 from PySide6.QtGui import QColor, QMouseEvent, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem
@@ -106,10 +107,8 @@ class MoveSelectionInteraction(Interaction):
                 self.anchor.setSelected(True)
 
     def cancel(self) -> None:
-        self.move_to(QPointF())
-        for it in self.items:
-            if it.type() == FRAME_TYPE:
-                it.setPos(0, 0)
+        """Abandon the drag: items go back to where the model has them (it may have changed meanwhile)."""
+        self.view.design_scene.restore_positions(self.items)
         self.done = True
 
 
@@ -182,7 +181,7 @@ class NewLinkInteraction(Interaction):
         self.view.editor.connect_ports(self.source.device_id, self.port, target.device_id, port)
 
     def cancel(self) -> None:
-        if self.line.scene() is not None:
+        if shiboken6.isValid(self.line) and self.line.scene() is not None:
             self.view.scene().removeItem(self.line)
         self.done = True
 

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -85,6 +86,28 @@ class SceneGroups:
     frames: dict[str, Any]
     boxes: dict[str, Any]
     device_items: dict[str, Any]
+
+    def restore_positions(self, items: Iterable[QGraphicsItem]) -> None:
+        """Put items a gesture moved back where the model says (devices at their positions, boxes
+        at the centre of their members, frames at rest); items no longer in the scene are skipped."""
+        d = self.design
+        if d is None:
+            return
+        reps, boxes = [], []
+        for item in items:
+            if not shiboken6.isValid(item) or item.scene() is not self:
+                continue
+            if isinstance(item, GroupFrameItem):
+                item.setPos(0, 0)
+            elif isinstance(item, CollapsedGroupItem):
+                boxes.append(item.group_id)
+                reps.append("g:" + item.group_id)
+            elif d.has_device(item.device_id):  # type: ignore[attr-defined]
+                dev = d.device(item.device_id)  # type: ignore[attr-defined]
+                item.setPos(dev.x, dev.y)
+                reps.append("d:" + dev.id)
+        self._update_groups(boxes)
+        self.update_bundles_of(reps)  # type: ignore[attr-defined]
 
     def _groups_of(self, group_id: str | None) -> list[str]:
         d = self.design

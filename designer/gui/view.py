@@ -98,8 +98,19 @@ class DesignView(QGraphicsView):
         self.centerOn(rect.center())
         self._zoomed()
 
+    def cancel_interaction(self) -> None:
+        """End the gesture in progress (Escape, or the design changed under it) without an edit."""
+        if self.interaction is not None:
+            interaction, self.interaction = self.interaction, None
+            interaction.cancel()
+
     def _on_scene_refreshed(self, rebuilt: bool) -> None:
-        """Keep the scroll range around everything, with room to place things beyond it."""
+        """Keep the scroll range around everything, with room to place things beyond it.
+
+        A change of the design during a gesture (an undo by shortcut while dragging) ends the
+        gesture: its items may be gone or elsewhere, so finishing it would edit stale things.
+        """
+        self.cancel_interaction()
         r = self.design_scene.itemsBoundingRect().adjusted(-2000, -2000, 2000, 2000)
         if not self.sceneRect().contains(r):
             self.setSceneRect(self.sceneRect().united(r))
@@ -127,8 +138,7 @@ class DesignView(QGraphicsView):
         step = 60
         h, v = self.horizontalScrollBar(), self.verticalScrollBar()
         if key == Qt.Key.Key_Escape and self.interaction is not None:
-            self.interaction.cancel()
-            self.interaction = None
+            self.cancel_interaction()
         elif key == Qt.Key.Key_Left:
             h.setValue(h.value() - step)
         elif key == Qt.Key.Key_Right:
@@ -151,9 +161,7 @@ class DesignView(QGraphicsView):
 
     # ------------------------------------------------------------------ gestures
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        if self.interaction is not None:
-            self.interaction.cancel()
-            self.interaction = None
+        self.cancel_interaction()
         button = event.button()
         if button == Qt.MouseButton.MiddleButton or (button == Qt.MouseButton.LeftButton and self._space):
             self.interaction = PanInteraction(self, event)
