@@ -36,7 +36,7 @@ class Editor(QObject):
 
     #: a message for the status bar
     message = Signal(str)
-    #: a design file was dropped on the canvas
+    #: a local file was dropped on the canvas (a design file if there was one among them)
     file_dropped = Signal(str)
 
     def __init__(self, document: Document, scene: DesignScene) -> None:
@@ -169,13 +169,22 @@ class Editor(QObject):
     def accepts_drop(self, mime: QMimeData) -> bool:
         if mime.hasFormat(MIME_COMPONENT) or mime.hasFormat(MIME_SERVER) or mime.hasFormat(MIME_CABLE):
             return True
-        return bool(self.design_paths(mime))
+        return bool(self.local_paths(mime))
 
     @staticmethod
-    def design_paths(mime: QMimeData) -> list[str]:
+    def local_paths(mime: QMimeData) -> list[str]:
+        """Local files (of any kind) in a drop: the window opens a design or says why it cannot."""
         if not mime.hasUrls():
             return []
-        return [u.toLocalFile() for u in mime.urls() if u.isLocalFile() and u.toLocalFile().endswith(DESIGN_SUFFIXES)]
+        return [u.toLocalFile() for u in mime.urls() if u.isLocalFile()]
+
+    @staticmethod
+    def is_design_name(path: str) -> bool:
+        return path.lower().endswith(DESIGN_SUFFIXES)
+
+    @classmethod
+    def design_paths(cls, mime: QMimeData) -> list[str]:
+        return [p for p in cls.local_paths(mime) if cls.is_design_name(p)]
 
     def drop(self, mime: QMimeData, pos: QPointF) -> bool:
         """Handle a drop on the canvas at scene position ``pos``."""
@@ -192,7 +201,7 @@ class Editor(QObject):
                     return self.apply_cable(cable_id, self.scene.bundle_link_ids(item.key))  # type: ignore[attr-defined]
             self.status("drop a cable on a link to use it there")
             return False
-        paths = self.design_paths(mime)
+        paths = self.design_paths(mime) or self.local_paths(mime)
         if paths:
             self.file_dropped.emit(paths[0])
             return True

@@ -66,7 +66,7 @@ class MainWindow(QMainWindow):
         self.document.path_changed.connect(self._on_document_path_changed)
         self.editor.message.connect(self._on_editor_message)
         # queued: the drop finishes before a "save changes?" question may appear
-        self.editor.file_dropped.connect(self.open_path, Qt.ConnectionType.QueuedConnection)
+        self.editor.file_dropped.connect(self.open_dropped, Qt.ConnectionType.QueuedConnection)
         self.checker.checked.connect(self._on_checker_checked)
         self.checker.stale.connect(self._on_checker_stale)
         self.view.zoom_changed.connect(self._on_view_zoom_changed)
@@ -246,7 +246,10 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
         if not path:
             return False
-        return self._save_to(Path(path))
+        target = Path(path)
+        if not target.suffix:  # "fabric" typed in the dialog: save fabric.json, which Open and drops find
+            target = target.with_name(target.name + ".json")
+        return self._save_to(target)
 
     def _save_to(self, path: Path) -> bool:
         try:
@@ -281,32 +284,37 @@ class MainWindow(QMainWindow):
         menu.setEnabled(bool(files))
 
     def offer_recovery(self) -> bool:
-        """If an earlier session crashed with unsaved changes, offer to restore them."""
-        orphans = Recovery.orphans(self.recovery.directory)
-        if not orphans:
-            return False
-        newest = orphans[0]
-        what = newest.original or "an unsaved design"
-        answer = QMessageBox.question(
-            self,
-            APP_NAME,
-            f"{APP_NAME} did not close properly. Restore the unsaved changes to {what}?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.Yes,
-        )
-        restored = False
-        if answer == QMessageBox.StandardButton.Yes:
-            from designer.io import load_design
+        """If earlier sessions crashed with unsaved changes, offer to restore each of them.
 
-            try:
-                design = load_design(newest.design_path)
-            except DesignError as e:
-                self.show_error("Cannot restore", str(e))
-            else:
-                self.document.set_design(design, Path(newest.original) if newest.original else None, modified=True)
-                restored = True
-        for o in orphans:
-            Recovery.remove(o)
+        The first design restored goes into this window, any further one into a new window. A
+        restored design is written to this session's recovery file at once, before the old file
+        is deleted, so a second crash cannot lose it; an orphan that could not be re-saved stays.
+        """
+        from designer.io import load_design
+
+        restored = False
+        for orphan in Recovery.orphans(self.recovery.directory):
+            what = orphan.original or "an unsaved design"
+            answer = QMessageBox.question(
+                self,
+                APP_NAME,
+                f"{APP_NAME} did not close properly. Restore the unsaved changes to {what}?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.Yes,
+            )
+            if answer == QMessageBox.StandardButton.Yes:
+                try:
+                    design = load_design(orphan.design_path)
+                except DesignError as e:
+                    self.show_error("Cannot restore", str(e))
+                else:
+                    target = self.new_window() if restored else self
+                    original = Path(orphan.original) if orphan.original else None
+                    target.document.set_design(design, original, modified=True)
+                    restored = True
+                    if not target.recovery.autosave():
+                        continue  # keep the old recovery file: it is the only copy on disk
+            Recovery.remove(orphan)
         return restored
 
     # ------------------------------------------------------------------ window events
@@ -328,14 +336,27 @@ class MainWindow(QMainWindow):
         QApplication.quit()
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if Editor.design_paths(event.mimeData()):
+        if Editor.local_paths(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        paths = Editor.design_paths(event.mimeData())
+        mime = event.mimeData()
+        paths = Editor.design_paths(mime) or Editor.local_paths(mime)
         if paths:
             event.acceptProposedAction()
-            QTimer.singleShot(0, lambda: self.open_path(paths[0]))
+            QTimer.singleShot(0, lambda: self.open_dropped(paths[0]))
+
+    def open_dropped(self, path: str) -> bool:
+        """Open a dropped file if it is a design file; otherwise say why nothing happened."""
+        if not Editor.is_design_name(path) or not Path(path).is_file():
+            QMessageBox.warning(
+                self,
+                "Cannot open dropped file",
+                f"{Path(path).name or path} is not a design file. Drop a Topology Designer design "
+                "(.json or .topo) to open it, or drag components from the palette.",
+            )
+            return False
+        return self.open_path(path)
 
     # ------------------------------------------------------------------ actions
     def paste(self) -> None:

@@ -1,0 +1,197 @@
+"""Data safety: save-changes questions, failing saves, drops of other files, recovery files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gui_helpers import send_drop
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from designer.gui.recovery import Recovery
+from designer.io import design_to_text, load_design
+
+SB = QMessageBox.StandardButton
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_designs" / "hgx-h100-server.json"
+
+
+def _edit(window) -> str:
+    window.editor.place_component("qm9700", QPointF(0, 0))
+    return design_to_text(window.document.design)
+
+
+def _save_dialog(monkeypatch, answer: str) -> None:
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (answer, ""))
+
+
+def _unwritable(tmp_path: Path) -> Path:
+    """A path whose folder cannot be created (its parent is a file): works as root too."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    return blocker / "design.json"
+
+
+def _orphan(window, dead_pid: int) -> Recovery:
+    """Make the window's recovery file look like the trace of a crashed process."""
+    rec = window.recovery
+    assert rec.autosave()
+    meta = json.loads(rec.meta_path.read_text())
+    meta["pid"] = dead_pid
+    rec.meta_path.write_text(json.dumps(meta))
+    rec.timer.stop()
+    return rec
+
+
+@pytest.fixture(scope="module")
+def dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+@pytest.mark.parametrize("action", ["close", "new", "open"])
+def test_cancel_keeps_everything(window, dialogs, action):
+    before = _edit(window)
+    dialogs.answer = SB.Cancel
+    if action == "close":
+        assert not window.close()
+    elif action == "new":
+        window.new_design()
+    else:
+        assert not window.open_path(str(SAMPLE))
+    assert dialogs.kinds() == ["question"]
+    assert window.isVisible() and window.isWindowModified()
+    assert design_to_text(window.document.design) == before and window.document.undo_stack.count() == 1
+
+
+def test_save_answer_saves_then_opens(window, dialogs, monkeypatch, tmp_path):
+    before = _edit(window)
+    target = tmp_path / "mine.json"
+    _save_dialog(monkeypatch, str(target))
+    dialogs.answer = SB.Save
+    assert window.open_path(str(SAMPLE))
+    assert design_to_text(load_design(target)) == before
+    assert window.document.path == SAMPLE.resolve() and not window.isWindowModified()
+
+
+def test_a_failing_save_keeps_the_window_open_and_modified(window, dialogs, monkeypatch, tmp_path):
+    before = _edit(window)
+    _save_dialog(monkeypatch, str(_unwritable(tmp_path)))
+    dialogs.answer = SB.Save
+    assert not window.close()
+    assert window.isVisible() and window.isWindowModified()
+    assert dialogs.kinds() == ["question", "critical"] and "a-file" in dialogs.shown[-1][1]
+    assert design_to_text(window.document.design) == before and window.document.path is None
+    _save_dialog(monkeypatch, "")  # Save As cancelled: still open
+    assert not window.close() and window.isVisible()
+
+
+def test_save_as_to_an_unwritable_folder_keeps_file_and_marker(window, dialogs, monkeypatch, tmp_path):
+    _edit(window)
+    good = tmp_path / "good.json"
+    assert window._save_to(good)
+    window.editor.place_component("qm9700", QPointF(200, 0))
+    _save_dialog(monkeypatch, str(_unwritable(tmp_path)))
+    assert not window.save_as()
+    assert dialogs.kinds() == ["critical"]
+    assert window.isWindowModified() and window.document.path == good.resolve()
+    assert load_design(good).device_count() == 1
+
+
+def test_save_as_without_a_suffix_writes_a_json_file(window, monkeypatch, tmp_path):
+    _edit(window)
+    _save_dialog(monkeypatch, str(tmp_path / "fabric"))
+    assert window.save_as()
+    assert window.document.path == (tmp_path / "fabric.json").resolve()
+    assert load_design(tmp_path / "fabric.json").device_count() == 1
+
+
+@pytest.mark.parametrize("name", ["picture.png", "notes.txt"])
+def test_dropping_a_file_that_is_no_design_says_so(window, dialogs, qtbot, tmp_path, name):
+    before = _edit(window)
+    path = tmp_path / name
+    path.write_bytes(b"\x89PNG not a design")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    assert send_drop(window.view.viewport(), mime, QPoint(50, 50))
+    qtbot.waitUntil(lambda: bool(dialogs.shown))
+    kind, text = dialogs.shown[-1]
+    assert kind == "critical" and name in text and "not a design file" in text  # warning boxes are logged as critical
+    assert design_to_text(window.document.design) == before and window.isWindowModified()
+
+
+def test_dropping_a_broken_design_file_shows_the_problem_and_keeps_the_design(window, dialogs, qtbot, tmp_path):
+    before = _edit(window)
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "topo-designer-design", "version": 1, "devices": [')
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(bad))])
+    dialogs.answer = SB.Discard
+    assert send_drop(window.view.viewport(), mime, QPoint(50, 50))
+    qtbot.waitUntil(lambda: "critical" in dialogs.kinds())
+    assert "broken.json" in dialogs.shown[-1][1]
+    assert design_to_text(window.document.design) == before and window.document.undo_stack.count() == 1
+
+
+def test_autosave_never_touches_the_users_file(window, tmp_path):
+    _edit(window)
+    mine = tmp_path / "mine.json"
+    assert window._save_to(mine)
+    saved = mine.read_bytes()
+    window.editor.place_component("qm9700", QPointF(300, 0))
+    assert window.recovery.autosave()
+    assert mine.read_bytes() == saved
+    assert window.recovery.design_path.parent == tmp_path / "recovery"
+    window.document.undo_stack.undo()  # back to the saved state: nothing to recover
+    assert not window.recovery.design_path.exists()
+
+
+def test_closing_without_saving_removes_the_recovery_file(window, dialogs):
+    _edit(window)
+    assert window.recovery.autosave()
+    path = window.recovery.design_path
+    dialogs.answer = SB.Discard
+    assert window.close()
+    assert not path.exists() and not window.recovery.meta_path.exists()
+
+
+def test_a_restored_design_is_on_disk_again_at_once(window, make_window, dialogs, dead_pid):
+    before = _edit(window)
+    _orphan(window, dead_pid)
+    other = make_window()
+    dialogs.answer = SB.Yes
+    assert other.offer_recovery()
+    # A second crash right now must not lose the restored work.
+    assert other.recovery.design_path.is_file()
+    assert design_to_text(load_design(other.recovery.design_path)) == before
+
+
+def test_every_crashed_design_is_offered(make_window, dialogs, dead_pid):
+    first, second = make_window(), make_window()
+    first.editor.place_component("qm9700", QPointF(0, 0))
+    second.editor.place_component("h100-sxm", QPointF(0, 0))
+    _orphan(first, dead_pid)
+    _orphan(second, dead_pid)
+    host = make_window()
+    before = set(_open_windows())
+    dialogs.answer = SB.Yes
+    assert host.offer_recovery()
+    assert dialogs.kinds() == ["question", "question"]
+    extra = [w for w in _open_windows() if w not in before]
+    assert len(extra) == 1
+    models = {dev.model for w in (host, extra[0]) for dev in w.document.design.devices}
+    assert models == {"qm9700", "h100-sxm"}
+    assert Recovery.orphans(host.recovery.directory) == []
+    for w in extra:
+        w.document.undo_stack.setClean()
+        w.close()
+
+
+def _open_windows() -> list:
+    from designer.gui.main_window import _WINDOWS
+
+    return list(_WINDOWS)
