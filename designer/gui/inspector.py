@@ -54,6 +54,16 @@ def _label() -> QLabel:
     return lab
 
 
+def _typed(spin: QDoubleSpinBox, current: float) -> float:
+    """The value typed into a spin box and not yet reported (else ``current``)."""
+    if not spin.lineEdit().isModified():
+        return current
+    value, ok = spin.locale().toDouble(spin.cleanText())
+    if not ok or not spin.minimum() <= value <= spin.maximum():
+        return current
+    return round(value, spin.decimals())
+
+
 def _spin(suffix: str, lo: float, hi: float, decimals: int) -> QDoubleSpinBox:
     s = QDoubleSpinBox()
     s.setRange(lo, hi)
@@ -77,9 +87,14 @@ class Inspector(QWidget):
         self.title = QLabel()
         self.title.setStyleSheet("font-weight: bold; font-size: 11pt; padding: 2px 0 6px 0;")
         self.stack = QStackedWidget()
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet("color: #D62828; padding: 0 0 4px 0;")
+        self.notice.hide()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 6)
         lay.addWidget(self.title)
+        lay.addWidget(self.notice)
         lay.addWidget(self.stack)
         lay.addStretch(1)
         self._build_design_page()
@@ -91,7 +106,7 @@ class Inspector(QWidget):
         self.link_ids: list[str] = []
         self.group_id: str | None = None
         self._design: Design | None = None
-        scene.selectionChanged.connect(self.refresh)
+        scene.selectionChanged.connect(self._on_scene_selection_changed)
         document.design_replaced.connect(self._on_document_design_replaced)
         self._on_document_design_replaced(document.design)
 
@@ -175,6 +190,7 @@ class Inspector(QWidget):
         self.group_page, f = _form(self.stack)
         self.g_id = _label()
         self.g_name = QLineEdit()
+        self.g_name.setPlaceholderText("(shown as the id)")
         self.g_kind = QComboBox()
         self.g_kind.addItems(GROUP_KINDS)
         self.g_collapsed = QCheckBox("show as one box")
@@ -192,6 +208,47 @@ class Inspector(QWidget):
         f.addRow("Selected", self.m_counts)
 
     # ------------------------------------------------------------------ model -> widgets
+    def _on_scene_selection_changed(self) -> None:
+        """Finish an edit still being typed for the old selection, then show the new one.
+
+        A toolbar button or a menu does not take the keyboard focus, so a name typed before
+        clicking one was never reported by its field; it belongs to the object it was typed for.
+        """
+        commands = self._pending_commands()
+        self.notice.hide()
+        for command in commands:
+            self._push(command)
+        self.refresh()
+
+    def _pending_commands(self) -> list[cmd.DesignCommand]:
+        d = self.document.design
+        out: list[cmd.DesignCommand] = []
+        page = self.stack.currentWidget()
+        if page is self.device_page and self.device_id is not None and d.has_device(self.device_id):
+            dev = d.device(self.device_id)
+            for field, edit in (("name", self.v_name), ("tier", self.v_tier.lineEdit())):
+                value = edit.text().strip()
+                if edit.isModified() and value != getattr(dev, field):
+                    out.append(cmd.SetDeviceFieldCommand(d, dev.id, field, value))
+            pos = (_typed(self.v_x, dev.x), _typed(self.v_y, dev.y))
+            if pos != (dev.x, dev.y):
+                out.append(cmd.MoveDevicesCommand(d, {dev.id: pos}))
+        elif page is self.group_page and self.group_id is not None and d.has_group(self.group_id):
+            name = self.g_name.text().strip()
+            if self.g_name.isModified() and name != d.group(self.group_id).name:
+                out.append(cmd.SetGroupFieldCommand(d, [self.group_id], "name", name))
+        elif page is self.link_page and self.link_ids and all(d.has_link(i) for i in self.link_ids):
+            length = _typed(self.l_length, d.link(self.link_ids[0]).length_m)
+            ids = [i for i in self.link_ids if d.link(i).length_m != length]
+            if ids:
+                out.append(cmd.SetLinkFieldCommand(d, ids, "length_m", length))
+        elif page is self.design_page:
+            for field, edit in (("name", self.d_name), ("description", self.d_desc)):
+                value = edit.text().strip()
+                if edit.isModified() and value != getattr(d, field) and (value or field != "name"):
+                    out.append(cmd.SetDesignFieldCommand(d, field, value))
+        return out
+
     def _on_document_design_replaced(self, design: Design) -> None:
         if self._design is not None:
             self._design.changed.disconnect(self.refresh)
@@ -337,21 +394,37 @@ class Inspector(QWidget):
             self.link_activated.emit(cell.data(Qt.ItemDataRole.UserRole))
 
     # ------------------------------------------------------------------ widgets -> commands
+    def refuse(self, text: str) -> None:
+        """Say why an edit was not made, in the inspector and the status bar."""
+        self.notice.setText(text)
+        self.notice.show()
+        self.status(text)
+
     def _push(self, command: cmd.DesignCommand) -> None:
         try:
             self.document.push(command)
         except DesignError as e:
-            self.status(str(e))
+            self.refuse(str(e))
             self.refresh()
+        else:
+            self.notice.hide()
 
     def _set_design(self, field: str, value: str) -> None:
         d = self.document.design
+        value = value.strip()
+        if field == "name" and not value:
+            self.refuse(f"A design needs a name: it stays \u201c{d.name}\u201d.")
+            with QSignalBlocker(self.d_name):
+                self.d_name.setText(d.name)
+            return
         if getattr(d, field) != value:
             self._push(cmd.SetDesignFieldCommand(d, field, value))
 
     def _set_device(self, field: str, value: object) -> None:
         if self.device_id is None:
             return
+        if isinstance(value, str):
+            value = value.strip()  # a blank name shows the id, never an invisible label
         d = self.document.design
         if getattr(d.device(self.device_id), field) != value:
             self._push(cmd.SetDeviceFieldCommand(d, self.device_id, field, value))
@@ -386,6 +459,8 @@ class Inspector(QWidget):
     def _set_group(self, field: str, value: object) -> None:
         if self.group_id is None:
             return
+        if isinstance(value, str):
+            value = value.strip()
         d = self.document.design
         if getattr(d.group(self.group_id), field) != value:
             self._push(cmd.SetGroupFieldCommand(d, [self.group_id], field, value))
