@@ -69,6 +69,14 @@ class RuleChecker(QObject):
         design.changed.connect(self.timer.start)
         self.timer.start()
 
+    def stop(self) -> None:
+        """No more checks (the window is closing): a pending or running one is dropped."""
+        self.timer.stop()
+        self.generation += 1
+        if self._design is not None:
+            self._design.changed.disconnect(self.timer.start)
+            self._design = None
+
     def _on_timer_timeout(self) -> None:
         if self.document.design.device_count() <= AUTO_CHECK_DEVICES:
             self.run()
@@ -94,6 +102,8 @@ class RuleChecker(QObject):
             self._apply(findings, seconds)
 
     def _apply(self, findings: list[Finding], seconds: float) -> None:
+        if self.scene.design is None:  # detached: the window has closed
+            return
         self.last_duration_s = seconds
         self.findings = findings
         by_dev: dict[str, list[str]] = {}

@@ -322,6 +322,7 @@ class MainWindow(QMainWindow):
         if self.maybe_save():
             self.recovery.discard()
             self.recovery.timer.stop()
+            self.checker.stop()
             self.scene.detach()
             if self in _WINDOWS:
                 _WINDOWS.remove(self)
