@@ -49,9 +49,21 @@ class DesignCommand(QUndoCommand):
             self._undo_all()
 
     def _redo_all(self) -> None:
+        """Run this command and its steps; if the model refuses one, undo what ran and re-raise.
+
+        So a refused edit changes nothing, even when it is the third step of a macro.
+        """
         self._redo()
-        for step in self.steps:
-            step._redo_all()
+        done: list[DesignCommand] = []
+        try:
+            for step in self.steps:
+                step._redo_all()
+                done.append(step)
+        except Exception:
+            for step in reversed(done):
+                step._undo_all()
+            self._undo()
+            raise
 
     def _undo_all(self) -> None:
         for step in reversed(self.steps):
@@ -306,7 +318,23 @@ class InsertDesignCommand(DesignCommand):
         self.links = links
 
     def _redo(self) -> None:
-        self.design.extend(self.groups, self.devices, self.links)
+        d = self.design
+        added: list[tuple[str, str]] = []
+        try:
+            for g in self.groups:
+                d.add_group(g)
+                added.append(("group", g.id))
+            for dev in self.devices:
+                d.add_device(dev)
+                added.append(("device", dev.id))
+            for link in self.links:
+                d.add_link(link)
+                added.append(("link", link.id))
+        except Exception:  # a refused record: take back the ones already in
+            remove = {"group": d.remove_group, "device": d.remove_device, "link": d.remove_link}
+            for table, rid in reversed(added):
+                remove[table](rid)
+            raise
 
     def _undo(self) -> None:
         d = self.design
