@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -38,7 +37,40 @@ from designer.model import GROUP_KINDS, MEDIA, Design, DesignError
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
 
 
-def _form(parent: QStackedWidget) -> tuple[QWidget, QFormLayout]:
+class _Pages(QWidget):
+    """One page shown at a time, the widget as tall as that page.
+
+    (A QStackedWidget is as tall as its tallest page, even for height-for-width pages with
+    wrapped labels: the short design page scrolled for the device page's link table.)
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._pages: list[QWidget] = []
+        self._current: QWidget | None = None
+
+    def addWidget(self, page: QWidget) -> None:  # noqa: N802 (the QStackedWidget name)
+        self._pages.append(page)
+        self._layout.addWidget(page)
+        if self._current is None:
+            self._current = page
+        else:
+            page.hide()
+
+    def setCurrentWidget(self, page: QWidget) -> None:  # noqa: N802
+        if page is not self._current:
+            if self._current is not None:
+                self._current.hide()
+            page.show()
+            self._current = page
+
+    def currentWidget(self) -> QWidget | None:  # noqa: N802
+        return self._current
+
+
+def _form(parent: _Pages) -> tuple[QWidget, QFormLayout]:
     page = QWidget()
     form = QFormLayout(page)
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -86,7 +118,7 @@ class Inspector(QWidget):
         self.status = status
         self.title = QLabel()
         self.title.setStyleSheet("font-weight: bold; font-size: 11pt; padding: 2px 0 6px 0;")
-        self.stack = QStackedWidget()
+        self.stack = _Pages()
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("color: #D62828; padding: 0 0 4px 0;")
@@ -288,9 +320,12 @@ class Inspector(QWidget):
                 parts.append(f"{len(groups)} groups")
             self.title.setText("Selection")
             self.m_counts.setText(", ".join(parts))
-            self.stack.setCurrentWidget(self.multi_page)
+            self._show_page(self.multi_page)
         else:
             self._show_design()
+
+    def _show_page(self, page: QWidget) -> None:
+        self.stack.setCurrentWidget(page)
 
     def _show_design(self) -> None:
         d = self.document.design
@@ -305,7 +340,7 @@ class Inspector(QWidget):
             ", ".join(f"{n:,} {k}" for k, n in kinds.items()) + f"; {d.link_count():,} links; {len(d.groups):,} groups"
             if kinds else "empty: drag components from the palette, or Design \u25b8 Generate"
         )
-        self.stack.setCurrentWidget(self.design_page)
+        self._show_page(self.design_page)
 
     def _show_device(self) -> None:
         d = self.document.design
@@ -343,7 +378,7 @@ class Inspector(QWidget):
                 cell = QTableWidgetItem(text)
                 cell.setData(Qt.ItemDataRole.UserRole, lk.id)
                 self.v_links.setItem(i, col, cell)
-        self.stack.setCurrentWidget(self.device_page)
+        self._show_page(self.device_page)
 
     def _show_links(self) -> None:
         d = self.document.design
@@ -371,7 +406,7 @@ class Inspector(QWidget):
         with QSignalBlocker(self.l_failed):
             self.l_failed.setChecked(first.failed)
         self.l_rules.setText("\n".join(self.scene.findings_for_links(self.link_ids)) or "\u2014")
-        self.stack.setCurrentWidget(self.link_page)
+        self._show_page(self.link_page)
 
     def _show_group(self) -> None:
         d = self.document.design
@@ -386,7 +421,7 @@ class Inspector(QWidget):
             self.g_collapsed.setChecked(g.collapsed)
         kinds = Counter(m.kind for m in d.all_members(g.id))
         self.g_counts.setText(", ".join(f"{n:,} {k}" for k, n in kinds.items()) or "empty")
-        self.stack.setCurrentWidget(self.group_page)
+        self._show_page(self.group_page)
 
     def _on_links_table_double_clicked(self, row: int, _column: int) -> None:
         cell = self.v_links.item(row, 0)

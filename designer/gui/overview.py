@@ -56,6 +56,10 @@ class Overview(QWidget):
             p.setPen(pen)
             p.setBrush(QColor(30, 111, 217, 30))
             p.drawRect(self.main_view.visible_scene_rect())
+        else:
+            p.setPen(style.GROUP_TITLE)
+            p.setFont(style.label_font(9))
+            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "empty design")
         p.end()
 
     def scene_pos(self, pos: QPointF) -> QPointF | None:

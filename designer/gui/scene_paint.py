@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QTransform
 
 from designer.gui import style
 from designer.gui.items import CollapsedGroupItem, GroupFrameItem
@@ -35,27 +35,24 @@ def paint_grid(painter: QPainter, rect: QRectF) -> None:
         painter.drawLine(p1, p2)
 
 
-
-def paint_titles(
-    painter: QPainter, rect: QRectF, frames: Iterable[GroupFrameItem], boxes: Iterable[CollapsedGroupItem]
-) -> None:
-    """Group titles and collapsed-group labels at a constant screen size, where the group is wide enough.
+def title_pills(
+    world: QTransform, rect: QRectF, frames: Iterable[GroupFrameItem]
+) -> list[tuple[QRectF, str, GroupFrameItem]]:
+    """Where group titles go, in device pixels: ``(pill, text, frame)`` for each title shown.
 
     A frame's title sits in its header band, or above the frame for an outermost group whose
-    header is too thin at this zoom; a collapsed box shows its title and contents summary.
+    header is too thin at this zoom, unless it would cover another frame there (a frame just
+    above, at low zoom) or another title: then that title is left out rather than overlapped.
     """
-    world = painter.worldTransform()
     scale = world.m11()
-    font = style.label_font(8.5, bold=True)
-    fm = QFontMetricsF(font)
+    fm = QFontMetricsF(style.label_font(8.5, bold=True))
     height = fm.height()
-    painter.save()
-    painter.resetTransform()
-    painter.setFont(font)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    for frame in frames:
+    shown = [f for f in frames if f.isVisible()]
+    outer = [(f, world.mapRect(f.rect())) for f in shown if f.zValue() <= -9.999]
+    pills: list[tuple[QRectF, str, GroupFrameItem]] = []
+    for frame in shown:
         r = frame.rect()
-        if not frame.isVisible() or not r.intersects(rect):
+        if not r.intersects(rect):
             continue
         text = "\u25be " + frame.title()
         width = fm.horizontalAdvance(text)
@@ -66,8 +63,31 @@ def paint_titles(
             pill = QRectF(tl.x() + 8, tl.y() + 2, width + 12, height + 2)
         elif frame.zValue() <= -9.999:  # outermost frames: title above the frame when the header is tiny
             pill = QRectF(tl.x() + 4, tl.y() - height - 4, width + 12, height + 2)
+            if any(other is not frame and pill.intersects(area) for other, area in outer):
+                continue
         else:
             continue
+        if any(pill.intersects(p) for p, _, _ in pills):
+            continue
+        pills.append((pill, text, frame))
+    return pills
+
+
+def paint_titles(
+    painter: QPainter, rect: QRectF, frames: Iterable[GroupFrameItem], boxes: Iterable[CollapsedGroupItem]
+) -> None:
+    """Group titles (see :func:`title_pills`) and collapsed-group labels at a constant screen size."""
+    world = painter.worldTransform()
+    scale = world.m11()
+    font = style.label_font(8.5, bold=True)
+    fm = QFontMetricsF(font)
+    height = fm.height()
+    pills = title_pills(world, rect, frames)
+    painter.save()
+    painter.resetTransform()
+    painter.setFont(font)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    for pill, text, frame in pills:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(_TITLE_FILL)
         painter.drawRoundedRect(pill, 4, 4)

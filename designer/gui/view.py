@@ -14,6 +14,7 @@ from PySide6.QtCore import QMimeData, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
+from designer.gui import style
 from designer.gui.interactions import (
     Interaction,
     MoveSelectionInteraction,
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
     from designer.gui.editor import Editor
     from designer.gui.scene import DesignScene
 
+EMPTY_TITLE = "Empty design"
+EMPTY_HINT = (
+    "Drag components from the palette onto the canvas, or build a fabric with "
+    "Design \u25b8 Generate\u2026 (Ctrl+Alt+G). Open a design with Ctrl+O or drop its file here."
+)
 MIN_SCALE = 0.004
 MAX_SCALE = 6.0
 
@@ -44,6 +50,7 @@ class DesignView(QGraphicsView):
         self.interaction: Interaction | None = None
         self.connect_mode = False
         self._space = False
+        self._was_empty = True
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         flags = QGraphicsView.OptimizationFlag
@@ -111,9 +118,39 @@ class DesignView(QGraphicsView):
         gesture: its items may be gone or elsewhere, so finishing it would edit stale things.
         """
         self.cancel_interaction()
+        empty = self.is_empty()
+        if empty != self._was_empty:  # the hint comes or goes: repaint all of it, not just the items
+            self._was_empty = empty
+            self.viewport().update()
         r = self.design_scene.itemsBoundingRect().adjusted(-2000, -2000, 2000, 2000)
         if not self.sceneRect().contains(r):
             self.setSceneRect(self.sceneRect().united(r))
+
+    def is_empty(self) -> bool:
+        d = self.design_scene.design
+        return d is None or d.device_count() == 0
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        """Above the scene: on an empty design, say how to start (a blank canvas looks broken)."""
+        super().drawForeground(painter, rect)
+        if not self.is_empty():
+            return
+        painter.save()
+        painter.resetTransform()
+        area = QRectF(self.viewport().rect()).adjusted(40, 40, -40, -40)
+        painter.setPen(style.GROUP_TITLE)
+        painter.setFont(style.label_font(13, bold=True))
+        head = QRectF(area.left(), area.center().y() - 40, area.width(), 28)
+        painter.drawText(head, Qt.AlignmentFlag.AlignCenter, EMPTY_TITLE)
+        painter.setFont(style.label_font(10))
+        body = QRectF(area.left(), head.bottom() + 6, area.width(), 60)
+        painter.drawText(body, Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, EMPTY_HINT)
+        painter.restore()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        if self.is_empty():  # the hint stays put: repaint it instead of scrolling its pixels
+            self.viewport().update()
 
     def centre_on_item(self, item: QGraphicsItem, zoom: float | None = 1.0) -> None:
         if zoom is not None and self.scale_factor() < zoom:
