@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QFormLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -29,80 +28,13 @@ from PySide6.QtWidgets import (
 
 from designer.gui import commands as cmd
 from designer.gui.document import Document
+from designer.gui.inspector_widgets import Pages, WheelGuard, form_page, typed_value, unit_spin, value_label
 from designer.gui.linking import link_rate_gbps
 from designer.gui.scene import DesignScene
 from designer.gui.style import MEDIUM_STYLES, format_gbps
 from designer.model import GROUP_KINDS, MEDIA, Design, DesignError
 
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
-
-
-class _Pages(QWidget):
-    """One page shown at a time, the widget as tall as that page.
-
-    (A QStackedWidget is as tall as its tallest page, even for height-for-width pages with
-    wrapped labels: the short design page scrolled for the device page's link table.)
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._pages: list[QWidget] = []
-        self._current: QWidget | None = None
-
-    def addWidget(self, page: QWidget) -> None:  # noqa: N802 (the QStackedWidget name)
-        self._pages.append(page)
-        self._layout.addWidget(page)
-        if self._current is None:
-            self._current = page
-        else:
-            page.hide()
-
-    def setCurrentWidget(self, page: QWidget) -> None:  # noqa: N802
-        if page is not self._current:
-            if self._current is not None:
-                self._current.hide()
-            page.show()
-            self._current = page
-
-    def currentWidget(self) -> QWidget | None:  # noqa: N802
-        return self._current
-
-
-def _form(parent: _Pages) -> tuple[QWidget, QFormLayout]:
-    page = QWidget()
-    form = QFormLayout(page)
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-    form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-    parent.addWidget(page)
-    return page, form
-
-
-def _label() -> QLabel:
-    lab = QLabel()
-    lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    lab.setWordWrap(True)
-    return lab
-
-
-def _typed(spin: QDoubleSpinBox, current: float) -> float:
-    """The value typed into a spin box and not yet reported (else ``current``)."""
-    if not spin.lineEdit().isModified():
-        return current
-    value, ok = spin.locale().toDouble(spin.cleanText())
-    if not ok or not spin.minimum() <= value <= spin.maximum():
-        return current
-    return round(value, spin.decimals())
-
-
-def _spin(suffix: str, lo: float, hi: float, decimals: int) -> QDoubleSpinBox:
-    s = QDoubleSpinBox()
-    s.setRange(lo, hi)
-    s.setDecimals(decimals)
-    s.setSuffix(suffix)
-    s.setKeyboardTracking(False)
-    return s
 
 
 class Inspector(QWidget):
@@ -118,7 +50,7 @@ class Inspector(QWidget):
         self.status = status
         self.title = QLabel()
         self.title.setStyleSheet("font-weight: bold; font-size: 11pt; padding: 2px 0 6px 0;")
-        self.stack = _Pages()
+        self.stack = Pages()
         self.notice = QLabel()
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("color: #D62828; padding: 0 0 4px 0;")
@@ -134,6 +66,9 @@ class Inspector(QWidget):
         self._build_link_page()
         self._build_group_page()
         self._build_multi_page()
+        self.wheel_guard = WheelGuard(self)
+        self.wheel_guard.guard(self.v_tier, self.v_x, self.v_y, self.l_medium, self.l_length, self.l_cable,
+                               self.g_kind)
         self.device_id: str | None = None
         self.link_ids: list[str] = []
         self.group_id: str | None = None
@@ -144,10 +79,10 @@ class Inspector(QWidget):
 
     # ------------------------------------------------------------------ pages
     def _build_design_page(self) -> None:
-        self.design_page, f = _form(self.stack)
+        self.design_page, f = form_page(self.stack)
         self.d_name = QLineEdit()
         self.d_desc = QLineEdit()
-        self.d_counts = _label()
+        self.d_counts = value_label()
         f.addRow("Name", self.d_name)
         f.addRow("Description", self.d_desc)
         f.addRow("Contents", self.d_counts)
@@ -155,21 +90,21 @@ class Inspector(QWidget):
         self.d_desc.editingFinished.connect(lambda: self._set_design("description", self.d_desc.text()))
 
     def _build_device_page(self) -> None:
-        self.device_page, f = _form(self.stack)
-        self.v_id = _label()
+        self.device_page, f = form_page(self.stack)
+        self.v_id = value_label()
         self.v_name = QLineEdit()
         self.v_name.setPlaceholderText("(shown as the id)")
-        self.v_model = _label()
+        self.v_model = value_label()
         self.v_tier = QComboBox()
         self.v_tier.setEditable(True)
         self.v_tier.addItems(TIERS)
-        self.v_group = _label()
-        self.v_x = _spin(" u", -1e9, 1e9, 0)
-        self.v_y = _spin(" u", -1e9, 1e9, 0)
-        self.v_ports = _label()
-        self.v_power = _label()
-        self.v_props = _label()
-        self.v_rules = _label()
+        self.v_group = value_label()
+        self.v_x = unit_spin(" u", -1e9, 1e9, 0)
+        self.v_y = unit_spin(" u", -1e9, 1e9, 0)
+        self.v_ports = value_label()
+        self.v_power = value_label()
+        self.v_props = value_label()
+        self.v_rules = value_label()
         self.v_rules.setStyleSheet("color: #D62828;")
         for name, w in (("Id", self.v_id), ("Name", self.v_name), ("Model", self.v_model), ("Tier", self.v_tier),
                         ("Group", self.v_group), ("X", self.v_x), ("Y", self.v_y), ("Ports", self.v_ports),
@@ -198,16 +133,16 @@ class Inspector(QWidget):
         self.v_y.valueChanged.connect(lambda _v: self._move_device())
 
     def _build_link_page(self) -> None:
-        self.link_page, f = _form(self.stack)
-        self.l_ends = _label()
-        self.l_rate = _label()
+        self.link_page, f = form_page(self.stack)
+        self.l_ends = value_label()
+        self.l_rate = value_label()
         self.l_medium = QComboBox()
         for m in MEDIA:
             self.l_medium.addItem(MEDIUM_STYLES[m].title, m)
-        self.l_length = _spin(" m", 0.0, 100000.0, 1)
+        self.l_length = unit_spin(" m", 0.0, 100000.0, 1)
         self.l_cable = QComboBox()
         self.l_failed = QCheckBox("link is down (what-if)")
-        self.l_rules = _label()
+        self.l_rules = value_label()
         self.l_rules.setStyleSheet("color: #D62828;")
         for name, w in (("Ends", self.l_ends), ("Rate", self.l_rate), ("Medium", self.l_medium),
                         ("Length", self.l_length), ("Cable", self.l_cable), ("Failed", self.l_failed),
@@ -219,14 +154,14 @@ class Inspector(QWidget):
         self.l_failed.toggled.connect(lambda on: self._set_links("failed", bool(on)))
 
     def _build_group_page(self) -> None:
-        self.group_page, f = _form(self.stack)
-        self.g_id = _label()
+        self.group_page, f = form_page(self.stack)
+        self.g_id = value_label()
         self.g_name = QLineEdit()
         self.g_name.setPlaceholderText("(shown as the id)")
         self.g_kind = QComboBox()
         self.g_kind.addItems(GROUP_KINDS)
         self.g_collapsed = QCheckBox("show as one box")
-        self.g_counts = _label()
+        self.g_counts = value_label()
         for name, w in (("Id", self.g_id), ("Name", self.g_name), ("Kind", self.g_kind),
                         ("Collapsed", self.g_collapsed), ("Contents", self.g_counts)):
             f.addRow(name, w)
@@ -235,8 +170,8 @@ class Inspector(QWidget):
         self.g_collapsed.toggled.connect(lambda on: self._set_group("collapsed", bool(on)))
 
     def _build_multi_page(self) -> None:
-        self.multi_page, f = _form(self.stack)
-        self.m_counts = _label()
+        self.multi_page, f = form_page(self.stack)
+        self.m_counts = value_label()
         f.addRow("Selected", self.m_counts)
 
     # ------------------------------------------------------------------ model -> widgets
@@ -262,7 +197,7 @@ class Inspector(QWidget):
                 value = edit.text().strip()
                 if edit.isModified() and value != getattr(dev, field):
                     out.append(cmd.SetDeviceFieldCommand(d, dev.id, field, value))
-            pos = (_typed(self.v_x, dev.x), _typed(self.v_y, dev.y))
+            pos = (typed_value(self.v_x, dev.x), typed_value(self.v_y, dev.y))
             if pos != (dev.x, dev.y):
                 out.append(cmd.MoveDevicesCommand(d, {dev.id: pos}))
         elif page is self.group_page and self.group_id is not None and d.has_group(self.group_id):
@@ -270,7 +205,7 @@ class Inspector(QWidget):
             if self.g_name.isModified() and name != d.group(self.group_id).name:
                 out.append(cmd.SetGroupFieldCommand(d, [self.group_id], "name", name))
         elif page is self.link_page and self.link_ids and all(d.has_link(i) for i in self.link_ids):
-            length = _typed(self.l_length, d.link(self.link_ids[0]).length_m)
+            length = typed_value(self.l_length, d.link(self.link_ids[0]).length_m)
             ids = [i for i in self.link_ids if d.link(i).length_m != length]
             if ids:
                 out.append(cmd.SetLinkFieldCommand(d, ids, "length_m", length))
@@ -469,7 +404,12 @@ class Inspector(QWidget):
             return
         d = self.document.design
         dev = d.device(self.device_id)
-        pos = (self.v_x.value(), self.v_y.value())
+        # The fields show whole units: an axis whose field still shows the model's (rounded)
+        # value keeps its exact position, so editing Y does not nudge a device at x = 37.5.
+        def axis(spin: QDoubleSpinBox, old: float) -> float:
+            return old if spin.value() == round(old, spin.decimals()) else spin.value()
+
+        pos = (axis(self.v_x, dev.x), axis(self.v_y, dev.y))
         if (dev.x, dev.y) != pos:
             self._push(cmd.MoveDevicesCommand(d, {dev.id: pos}))
 
