@@ -67,7 +67,10 @@ class Recovery(QObject):
         self.timer.timeout.connect(self.autosave)
         self.timer.start()
         self.last_error = ""
+        self._changed_since_autosave = True
         document.modified_changed.connect(self._on_document_modified_changed)
+        document.undo_stack.indexChanged.connect(self._on_undo_stack_index_changed)
+        document.design_replaced.connect(self._on_undo_stack_index_changed)
 
     @property
     def design_path(self) -> Path:
@@ -78,8 +81,12 @@ class Recovery(QObject):
         return self.directory / f"recovery-{self.token}.meta.json"
 
     def autosave(self) -> bool:
-        """Write the recovery file if there are unsaved changes; return whether it wrote."""
-        if not self.document.is_modified():
+        """Write the recovery file if there are unsaved changes not yet in it; return whether it wrote.
+
+        An idle window with unsaved changes does not rewrite the same design every minute (a
+        16k-GPU design takes seconds to write, on the UI thread).
+        """
+        if not self.document.is_modified() or not self._changed_since_autosave:
             return False
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -89,10 +96,12 @@ class Recovery(QObject):
         except (OSError, DesignError) as e:
             self.last_error = str(e)
             return False
+        self._changed_since_autosave = False
         return True
 
     def discard(self) -> None:
         """Delete this document's recovery files (after a save, or a close without saving)."""
+        self._changed_since_autosave = True
         for p in (self.design_path, self.meta_path):
             with contextlib.suppress(OSError):
                 p.unlink()
@@ -100,6 +109,9 @@ class Recovery(QObject):
     def _on_document_modified_changed(self, modified: bool) -> None:
         if not modified:
             self.discard()
+
+    def _on_undo_stack_index_changed(self, *_args: object) -> None:
+        self._changed_since_autosave = True
 
     @staticmethod
     def orphans(directory: Path | None = None) -> list[Orphan]:

@@ -211,3 +211,18 @@ def test_closing_right_after_an_edit_raises_nothing_later(window, dialogs, qtbot
     assert window.close()
     qtbot.wait(DEBOUNCE_MS + 200)  # the check used to fire on the detached scene: AssertionError
     assert window.scene.design is None and not window.checker.timer.isActive()
+
+
+def test_autosave_writes_only_when_something_changed(window):
+    _edit(window)
+    rec = window.recovery
+    assert rec.autosave()
+    stamp = rec.design_path.stat().st_mtime_ns
+    assert not rec.autosave()  # idle with unsaved changes: the file is already up to date
+    assert rec.design_path.stat().st_mtime_ns == stamp
+    window.document.undo_stack.undo()
+    window.document.undo_stack.redo()  # back at a state written before, but the stack moved
+    assert rec.autosave()
+    window.editor.place_component("qm9700", QPointF(300, 0))
+    assert rec.autosave()
+    assert load_design(rec.design_path).device_count() == 2
