@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from designer.gui import commands as cmd
 from designer.gui.document import Document
-from designer.gui.inspector_widgets import Pages, WheelGuard, form_page, typed_value, unit_spin, value_label
+from designer.gui.inspector_widgets import Pages, WheelGuard, count_text, form_page, typed_value, unit_spin, value_label
 from designer.gui.linking import link_rate_gbps
 from designer.gui.scene import DesignScene
 from designer.gui.style import MEDIUM_STYLES, format_gbps
@@ -181,11 +181,16 @@ class Inspector(QWidget):
         A toolbar button or a menu does not take the keyboard focus, so a name typed before
         clicking one was never reported by its field; it belongs to the object it was typed for.
         """
-        commands = self._pending_commands()
+        if not shiboken6.isValid(self.scene) or self.scene.design is None:
+            return  # the window is closing: its scene is detached, its undo stack may be gone
+        self.commit_pending()
         self.notice.hide()
-        for command in commands:
-            self._push(command)
         self.refresh()
+
+    def commit_pending(self) -> None:
+        """Apply what is typed in a field and not yet reported (before a save, or a selection change)."""
+        for command in self._pending_commands():
+            self._push(command)
 
     def _pending_commands(self) -> list[cmd.DesignCommand]:
         d = self.document.design
@@ -247,12 +252,11 @@ class Inspector(QWidget):
             self.link_ids = links
             self._show_links()
         elif devices or links or groups:
-            kinds = Counter(d.device(i).kind for i in devices)
-            parts = [f"{n} {k}" for k, n in kinds.items()]
+            parts = [count_text(Counter(d.device(i).kind for i in devices))] if devices else []
             if links:
-                parts.append(f"{len(links)} links")
+                parts.append(f"{len(links):,} link{'s' if len(links) != 1 else ''}")
             if groups:
-                parts.append(f"{len(groups)} groups")
+                parts.append(f"{len(groups):,} group{'s' if len(groups) != 1 else ''}")
             self.title.setText("Selection")
             self.m_counts.setText(", ".join(parts))
             self._show_page(self.multi_page)
@@ -272,7 +276,7 @@ class Inspector(QWidget):
             self.d_desc.setCursorPosition(0)
         kinds = Counter(dev.kind for dev in d.iter_devices())
         self.d_counts.setText(
-            ", ".join(f"{n:,} {k}" for k, n in kinds.items()) + f"; {d.link_count():,} links; {len(d.groups):,} groups"
+            count_text(kinds) + f"; {d.link_count():,} links; {len(d.groups):,} groups"
             if kinds else "empty: drag components from the palette, or Design \u25b8 Generate"
         )
         self._show_page(self.design_page)
@@ -321,7 +325,14 @@ class Inspector(QWidget):
         first = links[0]
         n = len(links)
         self.title.setText(f"Link {first.id}" if n == 1 else f"{n} links")
-        self.l_ends.setText(f"{first.a} \u2194 {first.b}" if n == 1 else f"{first.a_device} \u2194 {first.b_device}")
+        pairs = {frozenset((lk.a_device, lk.b_device)) for lk in links}
+        if n == 1:
+            ends = f"{first.a} \u2194 {first.b}"
+        elif len(pairs) == 1:
+            ends = f"{first.a_device} \u2194 {first.b_device}"
+        else:  # links picked from several bundles: no single pair of ends to name
+            ends = f"{len(pairs)} pairs of devices"
+        self.l_ends.setText(ends)
         rates = [link_rate_gbps(d, lk) for lk in links]
         self.l_rate.setText(
             f"{format_gbps(rates[0])} per direction" if n == 1 else f"{format_gbps(sum(rates))} per direction in total"
@@ -355,7 +366,7 @@ class Inspector(QWidget):
         with QSignalBlocker(self.g_collapsed):
             self.g_collapsed.setChecked(g.collapsed)
         kinds = Counter(m.kind for m in d.all_members(g.id))
-        self.g_counts.setText(", ".join(f"{n:,} {k}" for k, n in kinds.items()) or "empty")
+        self.g_counts.setText(count_text(kinds) or "empty")
         self._show_page(self.group_page)
 
     def _on_links_table_double_clicked(self, row: int, _column: int) -> None:
@@ -371,6 +382,8 @@ class Inspector(QWidget):
         self.status(text)
 
     def _push(self, command: cmd.DesignCommand) -> None:
+        if self.scene.design is None:
+            return  # the window has closed (a field losing the focus as it hides reports late)
         try:
             self.document.push(command)
         except DesignError as e:

@@ -179,6 +179,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ files
     def maybe_save(self) -> bool:
         """Ask to save unsaved changes; False when the user cancels."""
+        self.inspector.commit_pending()  # a name still being typed counts as a change
         if not self.document.is_modified():
             return True
         answer = QMessageBox.question(
@@ -237,11 +238,13 @@ class MainWindow(QMainWindow):
         return True
 
     def save(self) -> bool:
+        self.inspector.commit_pending()  # Ctrl+S leaves the focus in the field: save what it shows
         if self.document.path is None:
             return self.save_as()
         return self._save_to(self.document.path)
 
     def save_as(self) -> bool:
+        self.inspector.commit_pending()
         start = str(self.document.path or Path.cwd() / f"{self.document.design.name or 'design'}.json")
         path, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
         if not path:

@@ -56,7 +56,7 @@ def test_typed_edit_is_kept_when_a_toolbar_action_changes_the_selection(window):
     assert window.scene.selected_device_ids() == [a, b]
     assert (d.device(a).name, d.device(a).y) == ("spine A", -120)
     assert (d.device(b).name, d.device(b).y) == ("", 0)
-    assert insp.stack.currentWidget() is insp.multi_page and insp.m_counts.text() == "2 switch"
+    assert insp.stack.currentWidget() is insp.multi_page and insp.m_counts.text() == "2 switches"
     window.scene.select_devices([b])
     assert insp.v_name.text() == "" and insp.v_y.value() == 0
 
@@ -133,3 +133,56 @@ def test_a_refused_edit_says_why_in_the_inspector(window, monkeypatch):
     assert insp.v_tier.currentText() == "leaf"  # the field shows the model again
     window.scene.clearSelection()
     assert not insp.notice.isVisibleTo(insp)
+
+
+def test_counts_read_as_english_and_mixed_links_name_no_single_pair(window):
+    from designer.generators import GENERATORS
+
+    insp = window.inspector
+    window.insert_generated(GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=2, spines=1, gpus_per_node=2,
+                                                            nodes_per_rack=2))
+    d = window.document.design
+    window.scene.clearSelection()
+    text = insp.d_counts.text()
+    assert "GPUs" in text and "NICs" in text and "switches" in text and "gpu" not in text, text
+    leaves = [dev.id for dev in d.devices if dev.tier == "leaf"]
+    window.scene.select_devices(leaves)
+    assert insp.m_counts.text() == "2 switches"
+    window.scene.clearSelection()
+    bundles = [it for key, it in window.scene.bundle_items.items() if any(r == "d:" + leaves[0] for r in key)]
+    others = [it for key, it in window.scene.bundle_items.items() if any(r == "d:" + leaves[1] for r in key)]
+    bundles[0].setSelected(True)
+    others[0].setSelected(True)
+    assert insp.stack.currentWidget() is insp.link_page
+    assert insp.l_ends.text() == "2 pairs of devices"
+
+
+def test_closing_with_a_name_still_typed_asks_to_save_it(window, dialogs):
+    from PySide6.QtWidgets import QMessageBox
+
+    a, _b = _two_switches(window)
+    window.document.undo_stack.setClean()
+    window.scene.select_devices([a])
+    _type(window.inspector.v_name, "late")
+    dialogs.answer = QMessageBox.StandardButton.Cancel
+    window.actions_by_name["close"].trigger()  # an action: the name field keeps the focus
+    assert dialogs.kinds() == ["question"] and window.isVisible()
+    assert window.document.design.device(a).name == "late"
+    dialogs.answer = QMessageBox.StandardButton.Discard
+    count = window.document.undo_stack.count()
+    assert window.close()
+    window.scene.clearSelection()  # what tearing the scene down does
+    assert window.document.undo_stack.count() == count  # a closed window takes no more edits
+
+
+def test_save_by_shortcut_saves_the_name_being_typed(window, tmp_path):
+    from designer.io import load_design
+
+    a, _b = _two_switches(window)
+    path = tmp_path / "typed.json"
+    assert window._save_to(path)
+    window.scene.select_devices([a])
+    _type(window.inspector.v_name, "core 1")
+    window.actions_by_name["save"].trigger()
+    assert load_design(path).device(a).name == "core 1"
+    assert not window.isWindowModified()
