@@ -231,6 +231,8 @@ class MainWindow(QMainWindow):
             self.document.open(path)
         except DesignError as e:
             self.show_error("Cannot open design", str(e))
+            if not Path(path).exists():
+                self._remove_recent(path)  # a moved or deleted file: do not offer it again
             return False
         self.recovery.discard()
         self._add_recent(str(self.document.path))
@@ -275,6 +277,14 @@ class MainWindow(QMainWindow):
         QSettings().setValue("recent_files", files[:MAX_RECENT])
         for w in _WINDOWS:
             w._update_recent_menu()
+
+    def _remove_recent(self, path: str) -> None:
+        gone = {path, str(Path(path).resolve())}
+        files = self.recent_files()
+        if gone & set(files):
+            QSettings().setValue("recent_files", [f for f in files if f not in gone])
+            for w in _WINDOWS:
+                w._update_recent_menu()
 
     def _update_recent_menu(self) -> None:
         menu = self.recent_menu

@@ -226,3 +226,20 @@ def test_autosave_writes_only_when_something_changed(window):
     window.editor.place_component("qm9700", QPointF(300, 0))
     assert rec.autosave()
     assert load_design(rec.design_path).device_count() == 2
+
+
+def test_a_recent_file_that_is_gone_is_reported_and_dropped_from_the_menu(window, dialogs, tmp_path):
+    _edit(window)
+    kept, gone = tmp_path / "kept.json", tmp_path / "gone.json"
+    assert window._save_to(kept) and window._save_to(gone)
+    window.editor.place_component("qm9700", QPointF(300, 0))
+    before = design_to_text(window.document.design)
+    gone.unlink()
+    entry = next(a for a in window.recent_menu.actions() if a.text().endswith("gone.json"))
+    dialogs.answer = SB.Discard
+    entry.trigger()
+    assert dialogs.kinds() == ["question", "critical"] and "no such file" in dialogs.shown[-1][1]
+    assert design_to_text(window.document.design) == before  # the open design stays
+    assert [Path(f).name for f in window.recent_files()][:1] == ["kept.json"]
+    assert str(gone.resolve()) not in window.recent_files()
+    assert not any(a.text().endswith("gone.json") for a in window.recent_menu.actions())
