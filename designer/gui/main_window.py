@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QSettings, Qt, QTimer
+from PySide6.QtCore import QPointF, QRectF, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -373,8 +373,19 @@ class MainWindow(QMainWindow):
         return self.open_path(path)
 
     # ------------------------------------------------------------------ actions
-    def paste(self) -> None:
-        self.editor.paste()
+    def paste(self) -> list[str]:
+        """Paste the clipboard; bring the pasted devices into view if they landed out of sight
+        (a fragment from another window keeps its coordinates, often far from this view)."""
+        ids = self.editor.paste()
+        items = [it for it in self.scene.selectedItems() if it.isVisible()]
+        if ids and items:
+            area = QRectF()
+            for it in items:
+                area = area.united(it.sceneBoundingRect())
+            if not self.view.visible_scene_rect().intersects(area):
+                self.view.centerOn(area.center())
+                self.view.viewport_changed.emit()
+        return ids
 
     def set_connect_mode(self, on: bool) -> None:
         self.view.connect_mode = on

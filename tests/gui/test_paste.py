@@ -67,3 +67,22 @@ def test_paste_without_clashes_keeps_the_ids(window, make_window):
     other = make_window()
     assert other.editor.paste() == [a, b]
     assert [lk.id for lk in other.document.design.links] == [link_id]
+
+
+def test_pasted_devices_out_of_sight_are_brought_into_view(window, make_window):
+    ed = window.editor
+    far = [ed.place_component("qm9700", QPointF(8000 + 300 * i, 6000)) for i in range(2)]
+    window.scene.select_devices(far)
+    assert ed.copy_selection()
+    other = make_window()
+    for x, y in ((0, 0), (12000, 9000)):  # the scroll range already covers where the paste lands
+        other.editor.place_component("qm9700", QPointF(x, y))
+    other.view.zoom_reset()
+    other.view.centerOn(0, 0)
+    other.actions_by_name["paste"].trigger()
+    od = other.document.design
+    assert od.device_count() == 4
+    pasted = other.scene.selected_device_ids()
+    assert len(pasted) == 2
+    visible = other.view.visible_scene_rect()
+    assert all(visible.contains(QPointF(od.device(i).x, od.device(i).y)) for i in pasted)
