@@ -200,8 +200,8 @@ def build_rail_optimized(
                 appliance = b.add(Device(
                     f"su{n}-ufm", "storage",
                     (PortGroup("p", ufm_links, float(port.speed_gbps), "network", port.form_factor),),
-                    name="UFM fabric manager appliance", x=left + (su_nodes // per_column) * node_w,
-                    y=node_y + (su_nodes % per_column) * NODE_DY, group=net_gid,
+                    # Drawn at the end of the leaf row: it stands in the network rack with the leaves.
+                    name="UFM fabric manager appliance", x=left + su_w, y=leaf_y, group=net_gid,
                     properties={"role": "ufm", "su": n},
                 ))
                 b.place(appliance.id, net_rack, node_height_m(0))
