@@ -59,7 +59,7 @@ def test_group_titles_never_overlap_frames_or_each_other(window):
             if not inside_own:  # drawn above its frame: must not sit on another frame
                 assert not any(f is not frame and pill.intersects(area) for f, area in outer), (zoom, frame.title())
         if zoom >= 0.6:
-            assert len(pills) > 5  # titles are shown where there is room
+            assert len(pills) >= 4  # titles are shown where there is room (the racks in view at 60 %)
 
 
 def test_the_short_design_page_has_no_scroll_bar(window, qtbot):
