@@ -180,14 +180,18 @@ class Report:
 
 # --------------------------------------------------------------------------- formatting
 def fmt_rate(v: float) -> str:
-    """Bytes/s as GB/s or TB/s.
+    """Bytes/s in decimal units, from kB/s to TB/s (small messages have tiny bus bandwidths).
 
-    >>> fmt_rate(25e9), fmt_rate(3.2e12)
-    ('25.0 GB/s', '3.20 TB/s')
+    >>> fmt_rate(25e9), fmt_rate(3.2e12), fmt_rate(13.6e6), fmt_rate(4.2e3)
+    ('25.0 GB/s', '3.20 TB/s', '13.6 MB/s', '4.2 kB/s')
     """
     if v >= 1e12:
         return f"{v / 1e12:.2f} TB/s"
-    return f"{v / 1e9:.1f} GB/s"
+    if v >= 1e9 or v == 0:
+        return f"{v / 1e9:.1f} GB/s"
+    if v >= 1e6:
+        return f"{v / 1e6:.1f} MB/s"
+    return f"{v / 1e3:.1f} kB/s"
 
 
 def fmt_time(t: float) -> str:
