@@ -70,8 +70,13 @@ def create_window(path: str | None) -> MainWindow:
 
 def run_gui(path: str | None = None) -> int:
     """Open the designer window on ``path`` (or a sample design) and run until it closes."""
+    from PySide6.QtCore import QSettings
+
     app = create_application()
     window = create_window(path)
+    geometry = QSettings().value("window/geometry")
+    if geometry is not None:
+        window.restoreGeometry(geometry)
     window.show()
     window.view.zoom_to_fit()
     return int(app.exec())

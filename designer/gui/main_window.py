@@ -197,6 +197,9 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not getattr(self, "_docks_sized", False):
             self._docks_sized = True
+            state = QSettings().value("window/state")
+            if state is not None and self.restoreState(state):
+                return  # the user's own arrangement from the last session
             # The analysis is what the window exists for: give it the most room on the right
             # (dock sizes only take once the window has its real size).
             right = [self.docks["inspector"], self.docks["overview"], self.docks["analysis"]]
@@ -333,6 +336,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ window events
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.maybe_save():
+            settings = QSettings()
+            settings.setValue("window/geometry", self.saveGeometry())
+            settings.setValue("window/state", self.saveState())
             self.recovery.discard()
             self.recovery.timer.stop()
             self.checker.stop()

@@ -53,7 +53,11 @@ def make_window(qtbot, tmp_path, catalog):
     """Factory of main windows with their own recovery folder; closed without questions at the end."""
     QCoreApplication.setOrganizationName("topo-designer-tests")
     QCoreApplication.setApplicationName(f"gui-tests-{os.getpid()}")
+    from PySide6.QtCore import QSettings
+
     from designer.gui.main_window import MainWindow
+
+    QSettings().remove("window")  # each test starts from the default dock arrangement
 
     windows = []
 
