@@ -13,9 +13,8 @@ per batch), so a generated design arrives as one rebuild rather than 100,000 sma
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 
-from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtCore import QRectF, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QToolTip
 
@@ -28,7 +27,7 @@ from designer.gui.items import (
     GroupFrameItem,
     set_sketched,
 )
-from designer.gui.linking import link_rate_gbps
+from designer.gui.scene_bundles import Rep, SceneBundles
 from designer.gui.scene_groups import SceneGroups, _subtree
 from designer.gui.scene_paint import paint_grid, paint_titles
 from designer.gui.scene_queries import SceneQueries
@@ -39,10 +38,9 @@ from designer.model.catalog import Catalog
 #: A pending batch larger than this is applied by rebuilding the scene.
 REBUILD_THRESHOLD = 400
 
-Rep = str  # "d:<device id>" or "g:<group id>": the shown object standing for a device
 
 
-class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
+class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
     """Items for one design; rebuilt on :meth:`set_design`, updated from model events."""
 
     #: emitted after the scene applied model changes (argument: True when it rebuilt)
@@ -408,75 +406,6 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
         if item is not None:
             item.set_port_used(port_id, used)
 
-    def _add_link_to_bundle(self, link: Link) -> tuple[Rep, Rep] | None:
-        ra, rb = self._rep.get(link.a_device), self._rep.get(link.b_device)
-        if ra is None or rb is None or ra == rb:
-            self._link_key[link.id] = None
-            return None
-        key = (ra, rb) if ra < rb else (rb, ra)
-        self._link_key[link.id] = key
-        links = self._bundle_links.get(key)
-        if links is None:
-            links = self._bundle_links[key] = {}
-            self._rep_bundles[key[0]].add(key)
-            self._rep_bundles[key[1]].add(key)
-        links[link.id] = None
-        return key
-
-    def _refresh_bundle(self, key: tuple[Rep, Rep]) -> None:
-        links = self._bundle_links.get(key)
-        item = self.bundle_items.get(key)
-        if not links:
-            self._bundle_links.pop(key, None)
-            self._rep_bundles.get(key[0], set()).discard(key)
-            self._rep_bundles.get(key[1], set()).discard(key)
-            if item is not None:
-                if item.scene() is self:
-                    self.removeItem(item)
-                del self.bundle_items[key]
-            return
-        if item is None:
-            item = BundleItem(key)
-            self.bundle_items[key] = item
-            self._add(item)
-        d = self.design
-        assert d is not None
-        total = 0.0
-        media = set()
-        failed = True
-        flagged = False
-        rates = self._rates
-        for lid in links:
-            link = d.link(lid)
-            rate = rates.get(lid)
-            if rate is None:
-                rate = rates[lid] = link_rate_gbps(d, link)
-            total += rate
-            media.add(link.medium)
-            failed = failed and link.failed
-            flagged = flagged or lid in self._flagged_links
-        medium = media.pop() if len(media) == 1 else "mixed"
-        item.set_look(style.link_pen(medium, total, failed=failed, flagged=flagged), len(links))
-        self._place_bundle(item)
-
-    def _place_bundle(self, item: BundleItem) -> None:
-        a, b = item.key
-        ca, ra = self._rep_geometry(a)
-        cb, rb = self._rep_geometry(b)
-        item.set_line(_clip(ca, ra, cb), _clip(cb, rb, ca))
-
-    def _rep_geometry(self, rep: Rep) -> tuple[QPointF, QRectF]:
-        """Centre (scene) and local rect of a shown object."""
-        if rep.startswith("d:"):
-            item: QGraphicsItem | None = self.device_items.get(rep[2:])
-            if item is not None:
-                return item.pos(), item.rect()  # type: ignore[attr-defined]
-        else:
-            item = self.boxes.get(rep[2:])
-            if item is not None:
-                return item.pos(), item.rect()  # type: ignore[attr-defined]
-        return QPointF(), QRectF()
-
     def _add(self, item: QGraphicsItem) -> None:
         if self.sketched:
             if item.type() == BUNDLE_TYPE:
@@ -517,18 +446,6 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
             if self.sketched:
                 self.update()
 
-    def update_bundles_of(self, reps: Iterable[Rep]) -> None:
-        """Re-place the bundles touching shown objects (during a drag, before the model moves)."""
-        keys: set[tuple[Rep, Rep]] = set()
-        for rep in reps:
-            keys.update(self._rep_bundles.get(rep, ()))
-        for key in keys:
-            item = self.bundle_items.get(key)
-            if item is not None:
-                self._place_bundle(item)
-        if self.sketched:
-            self.invalidate_sketch()
-
     # ------------------------------------------------------------------ painting and hover
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, style.BACKGROUND)
@@ -557,15 +474,3 @@ class DesignScene(SceneGroups, SceneQueries, QGraphicsScene):
             QToolTip.hideText()
         event.setAccepted(bool(text))
 
-
-def _clip(centre: QPointF, rect: QRectF, toward: QPointF) -> QPointF:
-    """Where the segment from ``centre`` to ``toward`` leaves ``rect`` (local, centred on ``centre``)."""
-    dx = toward.x() - centre.x()
-    dy = toward.y() - centre.y()
-    hw, hh = rect.width() / 2, rect.height() / 2
-    if (dx == 0 and dy == 0) or hw == 0:
-        return QPointF(centre)
-    tx = hw / abs(dx) if dx else float("inf")
-    ty = hh / abs(dy) if dy else float("inf")
-    t = min(tx, ty, 1.0)
-    return QPointF(centre.x() + dx * t, centre.y() + dy * t)
