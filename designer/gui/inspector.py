@@ -69,6 +69,11 @@ class Inspector(QWidget):
         self.wheel_guard = WheelGuard(self)
         self.wheel_guard.guard(self.v_tier, self.v_x, self.v_y, self.l_medium, self.l_length, self.l_cable,
                                self.g_kind)
+        for combo in (self.v_tier, self.l_medium, self.l_cable, self.g_kind):
+            # Long entries ("sr4-400g-mm (Optics + fibre, 50 m)") must not widen the dock:
+            # the box shrinks to the dock and the open list shows the whole text.
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.device_id: str | None = None
         self.link_ids: list[str] = []
         self.group_id: str | None = None
