@@ -147,22 +147,34 @@ class EcmpKernel:
         usable = eta > 0
         for i in range(0, len(sources), step):
             ss = sources[i : i + step]
-            Ds = self.distances(ss)  # undirected: distance from s
-            r_n = len(ss)
-            on = (Ds[:, self.mdst] == Ds[:, self.msrc] + 1) & usable[None, :]
-            r, e = np.nonzero(on)
-            su = r * n + self.msrc[e]
-            sv = r * n + self.mdst[e]
-            w = eta[e] * self.mult[e]
-            q0 = np.zeros(r_n * n)
-            q0[np.arange(r_n) * n + ss] = 1.0
-            levels = int(np.max(np.where(np.isfinite(Ds), Ds, 0))) if Ds.size else 0
-            Q = q0
-            for _ in range(levels):
-                Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
+            r, e, su, Q = self.reach_fractions(ss, eta, usable)
             row += np.bincount(e, weights=weight[i : i + step][r] * Q[su] * eta[e], minlength=nm)
-            qmax = np.maximum(qmax, Q.reshape(r_n, n).max(axis=0))
+            qmax = np.maximum(qmax, Q.reshape(len(ss), n).max(axis=0))
         return row, qmax
+
+    def reach_fractions(self, roots: np.ndarray, eta: np.ndarray, usable: np.ndarray):
+        """Q_s(v) for each root s: the bound on the fraction of an s-rooted ECMP flow reaching v.
+
+        Returns ``(r, e, su, Q)``: the (root row, arc) pairs of each root's BFS DAG restricted to
+        usable arcs, the flat index ``r * n + msrc[e]`` of each arc's tail, and the flat
+        ``len(roots) * n`` array Q, with Q_s(s) = 1 and Q_s(v) = sum over DAG arcs u->v of
+        Q_s(u) * eta * links (pushed one BFS level at a time).
+        """
+        n = self.n
+        r_n = len(roots)
+        Ds = self.distances(roots)  # undirected: distance from each root
+        on = (Ds[:, self.mdst] == Ds[:, self.msrc] + 1) & usable[None, :]
+        r, e = np.nonzero(on)
+        su = r * n + self.msrc[e]
+        sv = r * n + self.mdst[e]
+        w = eta[e] * self.mult[e]
+        q0 = np.zeros(r_n * n)
+        q0[np.arange(r_n) * n + roots] = 1.0
+        levels = int(np.max(np.where(np.isfinite(Ds), Ds, 0))) if Ds.size else 0
+        Q = q0
+        for _ in range(levels):
+            Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
+        return r, e, su, Q
 
     def _macro(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Macro arc index of u -> v (must exist)."""

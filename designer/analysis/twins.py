@@ -122,18 +122,7 @@ class CoreRouter(EcmpKernel):
             rr = reps[i : i + step]
             cc = np.arange(i, i + len(rr))
             r_n = len(rr)
-            Ds = self.distances(rr)
-            on = (Ds[:, self.mdst] == Ds[:, self.msrc] + 1) & usable[None, :]
-            r, e = np.nonzero(on)
-            su = r * n + self.msrc[e]
-            sv = r * n + self.mdst[e]
-            w = eta[e] * self.mult[e]
-            q0 = np.zeros(r_n * n)
-            q0[np.arange(r_n) * n + rr] = 1.0
-            levels = int(np.max(np.where(np.isfinite(Ds), Ds, 0))) if Ds.size else 0
-            Q = q0
-            for _ in range(levels):
-                Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
+            r, e, su, Q = self.reach_fractions(rr, eta, usable)
             c = cc[r]
             valid = (cls_of[self.msrc[e]] != c) & (cls_of[self.mdst[e]] != c)
             row += np.bincount(e[valid], weights=wc[c[valid]] * Q[su[valid]] * eta[e[valid]], minlength=nm)
