@@ -15,8 +15,9 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui import style
+from designer.gui.fragments import bounds
 from designer.gui.items import CollapsedGroupItem, GroupFrameItem
-from designer.model import Design, Device, Group
+from designer.model import Design, Group
 
 
 class SceneGroups:
@@ -151,7 +152,7 @@ class SceneGroups:
         depth = {g: len(d.ancestors(g)) for g in todo}
         for gid in sorted(todo, key=lambda g: -depth[g]):
             if gid in self.boxes:
-                b = _device_bounds(d.all_members(gid))
+                b = bounds(d.all_members(gid))
                 box = self.boxes[gid]
                 if not rebuilding:
                     self._refresh_group_text(gid)
@@ -194,16 +195,6 @@ def _subgroups(d: Design, gid: str) -> list:
         stack.extend(d.child_groups(g.id))
     return out
 
-
-def _device_bounds(devices: Iterable[Device]) -> tuple[float, float, float, float] | None:
-    xs = []
-    ys = []
-    for dev in devices:
-        xs.append(dev.x)
-        ys.append(dev.y)
-    if not xs:
-        return None
-    return min(xs), min(ys), max(xs), max(ys)
 
 
 
