@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from designer.io.atomic import atomic_write_text
 from designer.io.design_records import RecordError, build_design
+from designer.io.json_shape import largest_object
 from designer.model import (
     Design,
     DesignError,
@@ -39,6 +41,17 @@ from designer.model.bulk import gc_paused
 FORMAT = "topo-designer-design"
 VERSION = 1
 MAX_FILE_BYTES = 256 * 1024 * 1024
+_CHUNK = 1 << 20
+#: No JSON object in a design file has more members than this. Records have a dozen fields; the
+#: limit bounds free-form ``properties`` objects, so a file cannot expand into millions of keys.
+MAX_OBJECT_MEMBERS = 1000
+#: Files larger than this have their largest object measured before parsing (see json_shape):
+#: below it, even the densest JSON parses in a few hundred MiB.
+SHAPE_CHECK_BYTES = 32 * 1024 * 1024
+
+
+def _too_many_members(n: int) -> str:
+    return f"an object has {n:,} members; a design file allows at most {MAX_OBJECT_MEMBERS:,} per object"
 
 #: Migrations from version N to N+1: ``MIGRATIONS[N](data) -> data``. Never delete one:
 #: every file ever written must keep loading.
@@ -155,6 +168,8 @@ def _reject_constant(name: str) -> Any:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len(pairs) > MAX_OBJECT_MEMBERS:
+        raise ValueError(_too_many_members(len(pairs)))
     d = dict(pairs)
     if len(d) != len(pairs):
         seen: set[str] = set()
@@ -165,13 +180,23 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
+def _decode_error_text(e: json.JSONDecodeError, text: str) -> str:
+    """``unterminated string starting at line 3, column 9`` (the decoder's message reads as a sentence)."""
+    msg = e.msg[:1].lower() + e.msg[1:]
+    where = f"line {e.lineno}, column {e.colno}"
+    sentence = f"{msg} {where}" if msg.endswith(" at") else f"{msg} at {where}"
+    if not text[e.pos:].strip() or msg.startswith("unterminated string"):
+        sentence += "; the file ends before the JSON does (was it cut short?)"
+    return sentence
+
+
 def parse_json(text: str, source: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
     except RecursionError:
         raise DesignFileError(f"{source}: nested too deeply to be a design file") from None
     except json.JSONDecodeError as e:
-        raise DesignFileError(f"{source}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+        raise DesignFileError(f"{source}: not valid JSON: {_decode_error_text(e, text)}") from None
     except ValueError as e:
         raise DesignFileError(f"{source}: not valid JSON: {e}") from None
 
@@ -201,6 +226,8 @@ def design_from_data(data: Any, source: str = "<design>") -> Design:
     if not isinstance(data, dict):
         raise DesignFileError(f"{source}: not a design file (the top level must be a JSON object)")
     fmt = data.get("format")
+    if "format" not in data:
+        raise DesignFileError(f"{source}: not a design file (it has no \"format\" field; expected {FORMAT!r})")
     if fmt != FORMAT:
         raise DesignFileError(f"{source}: not a design file (format is {fmt!r}, expected {FORMAT!r})")
     data = migrate(data, source)
@@ -222,27 +249,78 @@ def design_from_text(text: str, source: str = "<design>") -> Design:
         return design_from_data(parse_json(text, source), source)
 
 
-def load_design(path: str | os.PathLike[str]) -> Design:
-    """Read, migrate and validate a design file; raise DesignFileError naming the exact problem."""
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise DesignFileError(f"{p}: no such file") from None
-    except OSError as e:
-        raise DesignFileError(f"{p}: cannot read: {e.strerror or e}") from None
-    if p.is_dir():
-        raise DesignFileError(f"{p}: is a folder, not a design file")
-    if size > MAX_FILE_BYTES:
-        raise DesignFileError(f"{p}: file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES // 2**20} MiB limit")
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise DesignFileError(f"{p}: cannot read: {e.strerror or e}") from None
-    if not raw.strip():
-        raise DesignFileError(f"{p}: file is empty")
+def read_bounded(stream: BinaryIO, source: str, limit: int | None = None) -> bytes:
+    """Read ``stream`` to its end, refusing to hold more than ``limit`` bytes.
+
+    The limit holds whatever the stream is: a regular file, a pipe, standard input or a device such
+    as ``/dev/zero`` (a size from ``stat()`` would not). Reading stops one byte past the limit
+    (default :data:`MAX_FILE_BYTES`).
+    """
+    limit = MAX_FILE_BYTES if limit is None else limit
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = stream.read(min(_CHUNK, limit + 1 - total))
+        except OSError as e:
+            raise DesignFileError(f"{source}: cannot read: {e.strerror or e}") from None
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise DesignFileError(f"{source}: larger than the {limit // 2**20} MiB limit for a design file")
+    data = b"".join(chunks)
+    chunks.clear()
+    return data
+
+
+def load_design_stream(stream: BinaryIO, source: str = "<stdin>") -> Design:
+    """Read a design from an open binary stream (standard input, a pipe), bounded like a file."""
+    return _design_from_owned_bytes([read_bounded(stream, source)], source)
+
+
+def _design_from_owned_bytes(holder: list[bytes], source: str) -> Design:
+    # The caller's only reference to the bytes is in ``holder``: dropping it after decoding keeps
+    # the raw bytes and the parsed records from being held at the same time.
+    raw = holder.pop()
+    if not raw or raw.isspace():
+        raise DesignFileError(f"{source}: file is empty")
+    if len(raw) > SHAPE_CHECK_BYTES:
+        # Measured before parsing, so an object of millions of keys is refused without being built.
+        members, _ = largest_object(raw)
+        if members > MAX_OBJECT_MEMBERS:
+            raise DesignFileError(f"{source}: {_too_many_members(members)}")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise DesignFileError(f"{p}: not UTF-8 text (byte {e.start})") from None
-    return design_from_text(text, str(p))
+        raise DesignFileError(f"{source}: not UTF-8 text (byte {e.start})") from None
+    del raw
+    with gc_paused():
+        data = parse_json(text, source)
+        del text
+        return design_from_data(data, source)
+
+
+def load_design(path: str | os.PathLike[str]) -> Design:
+    """Read, migrate and validate a design file; raise DesignFileError naming the exact problem.
+
+    ``-`` reads standard input. Files, pipes and devices are all read through :func:`read_bounded`,
+    so none can make the program hold more than :data:`MAX_FILE_BYTES`.
+    """
+    if os.fspath(path) == "-":
+        return load_design_stream(sys.stdin.buffer, "<stdin>")
+    p = Path(path)
+    if p.is_dir():
+        raise DesignFileError(f"{p}: is a folder, not a design file")
+    try:
+        # O_NONBLOCK is not used: a named pipe is read like the shell would, waiting for a writer.
+        with open(p, "rb") as fh:
+            holder = [read_bounded(fh, str(p))]
+    except FileNotFoundError:
+        raise DesignFileError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise DesignFileError(f"{p}: is a folder, not a design file") from None
+    except OSError as e:
+        raise DesignFileError(f"{p}: cannot read: {e.strerror or e}") from None
+    return _design_from_owned_bytes(holder, str(p))

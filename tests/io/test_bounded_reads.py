@@ -1,0 +1,153 @@
+"""Design files are read through a bounded reader: pipes, devices and standard input cannot grow
+the program without limit, and no object may expand into millions of keys."""
+
+import contextlib
+import io
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from designer.io import design_file
+from designer.io.design_file import (
+    MAX_OBJECT_MEMBERS,
+    DesignFileError,
+    design_to_text,
+    load_design,
+    load_design_stream,
+    read_bounded,
+)
+from designer.io.json_shape import largest_object
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_designs" / "hgx-h100-server.json"
+
+
+def test_a_stream_longer_than_the_limit_is_refused_after_reading_just_past_it():
+    class Endless(io.RawIOBase):
+        served = 0
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            self.served += len(b)
+            b[:] = b"\0" * len(b)
+            return len(b)
+
+    stream = Endless()
+    with pytest.raises(DesignFileError, match=r"<pipe>: larger than the 0 MiB limit"):
+        read_bounded(stream, "<pipe>", limit=1000)
+    assert stream.served <= 1001
+
+
+def test_a_device_file_is_bounded_like_any_other(monkeypatch):
+    monkeypatch.setattr(design_file, "MAX_FILE_BYTES", 1 << 20)
+    with pytest.raises(DesignFileError, match=r"^/dev/zero: larger than the 1 MiB limit for a design file$"):
+        load_design("/dev/zero")
+
+
+def test_a_named_pipe_is_read_through_the_same_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(design_file, "MAX_FILE_BYTES", 1 << 16)
+    fifo = tmp_path / "fabric.json"
+    os.mkfifo(fifo)
+
+    def writer():
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as fh:
+            fh.write(b" " * (1 << 20))
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        with pytest.raises(DesignFileError, match="larger than the 0 MiB limit"):
+            load_design(fifo)
+    finally:
+        t.join(timeout=10)
+
+
+def test_standard_input_is_read_with_dash(monkeypatch):
+    raw = SAMPLE.read_bytes()
+
+    class FakeStdin:
+        buffer = io.BytesIO(raw)
+
+    monkeypatch.setattr("sys.stdin", FakeStdin)
+    d = load_design("-")
+    assert design_to_text(d) == design_to_text(load_design(SAMPLE))
+    assert load_design_stream(io.BytesIO(raw)).device_count() == d.device_count()
+
+
+def test_an_empty_stream_is_named_as_empty():
+    with pytest.raises(DesignFileError, match=r"^<stdin>: file is empty$"):
+        load_design_stream(io.BytesIO(b"  \n"))
+
+
+def _with_properties(n: int) -> str:
+    data = json.loads(SAMPLE.read_text())
+    data["design"]["properties"] = {f"k{i}": i for i in range(n)}
+    return json.dumps(data)
+
+
+def test_an_object_may_hold_the_documented_number_of_members(tmp_path):
+    path = tmp_path / "ok.json"
+    path.write_text(_with_properties(MAX_OBJECT_MEMBERS))
+    assert len(load_design(path).properties) == MAX_OBJECT_MEMBERS
+
+
+@pytest.mark.parametrize("measure_first", [False, True])
+def test_an_object_with_too_many_members_is_refused(tmp_path, monkeypatch, measure_first):
+    # Large files are measured before parsing; small ones are checked as each object is built.
+    # Both give the same message.
+    if measure_first:
+        monkeypatch.setattr(design_file, "SHAPE_CHECK_BYTES", 0)
+    path = tmp_path / "flood.json"
+    path.write_text(_with_properties(MAX_OBJECT_MEMBERS + 1))
+    with pytest.raises(DesignFileError, match=r"an object has 1,001 members; a design file allows at most 1,000"):
+        load_design(path)
+
+
+def test_measuring_first_accepts_a_real_design(monkeypatch):
+    monkeypatch.setattr(design_file, "SHAPE_CHECK_BYTES", 0)
+    assert load_design(ROOT / "sample_designs" / "superpod-h100-1su.json").device_count() > 300
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        (b"{}", (0, 1)),
+        (b"[]", (0, 1)),
+        (b'{"a": 1, "b": {"c": [1, {"d": 2, "e": 3, "f": 4}]}}', (3, 4)),
+        # Braces and colons inside strings do not count, escaped quotes do not end a string.
+        (b'{"a:{b": "}:{:{", "q\\"{:": 1}', (2, 1)),
+        # An escaped backslash before a quote: the quote ends the string.
+        (b'{"a\\\\": 1, "b": 2, "c": 3}', (3, 1)),
+        (b'{"a\\\\\\"b": 1}', (1, 1)),
+        (b'[{"a": 1}, {"b": 1, "c": 2}]', (2, 2)),
+    ],
+)
+def test_largest_object_counts_members_outside_strings(text, expect):
+    assert largest_object(text) == expect
+    json.loads(text)  # each case is valid JSON
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"format": "topo-designer-design", "version": 1, "design": {"name": "ab',
+         "not valid JSON: unterminated string starting at line 1, column 69; the file ends before the JSON "
+         "does (was it cut short?)"),
+        ('{"format": "topo-designer-design", "version": 1, ',
+         "not valid JSON: expecting property name enclosed in double quotes at line 1, column 50; the file "
+         "ends before the JSON does (was it cut short?)"),
+        ('{"a": 1} x', "not valid JSON: extra data at line 1, column 10"),
+        ('{"foo": 1}', "not a design file (it has no \"format\" field; expected 'topo-designer-design')"),
+    ],
+)
+def test_json_errors_read_as_whole_sentences(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(DesignFileError) as e:
+        load_design(path)
+    assert str(e.value) == f"{path}: {message}"
