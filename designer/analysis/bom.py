@@ -9,8 +9,11 @@ Counting rules:
   as tier ``node``. Price = cable price + price per metre x length; power = 2 ends x power per end.
   Lengths are bucketed <= 1, 3, 5, 10, 30, 100 m and > 100 m.
 - Transceivers: links of medium ``optical`` need one module per end (the cable's transceiver).
-  On a port group with ``per_cage`` > 1 (twin-port OSFP cages) the ends of one device's port
-  group share modules: ceil(ends / per_cage) twin-port modules of the matching fibre.
+  On a port group with ``per_cage`` > 1 (twin-port OSFP cages) the optical ends in one cage
+  share one twin-port module of the matching fibre; each cage counts on its own (ports
+  ``1..per_cage`` are cage 1, and so on), so optics spread over N cages need N modules. A cage
+  mixing media or modules (see ``designer.analysis.cages``) cannot be built: each module in it
+  is counted as a module of its own and a note names the cages.
 - Board connections are not cables; they are counted in ``board_links`` only.
 
 Power in W, prices in indicative USD (see the catalog's ``sources`` for each figure).
@@ -18,11 +21,11 @@ Power in W, prices in indicative USD (see the catalog's ``sources`` for each fig
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from designer.analysis.cages import cage_of, end_medium
 from designer.model import Design
 from designer.model.catalog import Catalog, Transceiver, default_catalog
 
@@ -199,7 +202,9 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     cable_acc: dict[tuple[str, str, str, str], list[float]] = {}
     board: dict[str, int] = defaultdict(int)
     single_modules: dict[str, int] = defaultdict(int)
-    cage_ends: dict[tuple[str, int, str], int] = defaultdict(int)
+    #: (device, port group, cage) -> [optical ends by module, media of every end in the cage]
+    cages: dict[tuple[str, int, int], tuple[dict[str, int], set[str]]] = {}
+    media_cache: dict[tuple[str, str], str] = {}
     no_module = 0
     unknown_cables = 0
     for link in design.iter_links():
@@ -220,17 +225,24 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         acc[0] += 1
         acc[1] += power
         acc[2] += price
+        mkey = (link.medium, link.cable)
+        medium = media_cache.get(mkey)
+        if medium is None:
+            medium = media_cache[mkey] = end_medium(link, catalog)
+        ends = ((da, cage_of(da, link.a_port)), (db, cage_of(db, link.b_port)))
+        for dev, where in ends:
+            if where is not None:
+                cages.setdefault((dev.id, *where), ({}, set()))[1].add(medium)
         if link.medium != "optical":
             continue
         module = cab.transceiver if cab is not None else None
         if not module or module not in catalog.transceivers:
             no_module += 2
             continue
-        for dev, port_id in ((da, link.a_port), (db, link.b_port)):
-            spec = dev.port(port_id)
-            per_cage = dev.ports[spec.group_index].per_cage if spec is not None else 1
-            if per_cage > 1:
-                cage_ends[(dev.id, spec.group_index, module)] += 1
+        for dev, where in ends:
+            if where is not None:
+                by_module = cages[(dev.id, *where)][0]
+                by_module[module] = by_module.get(module, 0) + 1
             else:
                 single_modules[module] += 1
     if unknown_cables:
@@ -240,16 +252,25 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
 
     modules: dict[str, int] = defaultdict(int, single_modules)
     twin_cache: dict[tuple[str, int], Transceiver | None] = {}
-    for (dev_id, gi, module), ends in cage_ends.items():
+    mixed: list[str] = []
+    for (dev_id, gi, cage), (by_module, media) in cages.items():
+        if len(media) > 1:
+            mixed.append(f"{dev_id} cage {cage}")
         per_cage = devices[dev_id].ports[gi].per_cage
-        tkey = (module, per_cage)
-        if tkey not in twin_cache:
-            twin_cache[tkey] = _twin_module(catalog, catalog.transceivers[module], per_cage)
-        twin = twin_cache[tkey]
-        if twin is None:
-            modules[module] += ends
-        else:
-            modules[twin.id] += math.ceil(ends / per_cage)
+        for module, ends in by_module.items():
+            tkey = (module, per_cage)
+            if tkey not in twin_cache:
+                twin_cache[tkey] = _twin_module(catalog, catalog.transceivers[module], per_cage)
+            twin = twin_cache[tkey]
+            if twin is None:
+                modules[module] += ends
+            else:
+                modules[twin.id] += 1
+    if mixed:
+        notes.append(
+            f"{len(mixed)} twin-port cage(s) mix media or modules ({', '.join(mixed[:3])}"
+            f"{'...' if len(mixed) > 3 else ''}): one cage takes one module or cable end, so this cannot be "
+            "built as designed; each module in such a cage is counted on its own")
 
     # Lines ---------------------------------------------------------------------------------
     lines: list[BomLine] = []

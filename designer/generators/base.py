@@ -269,6 +269,122 @@ DEFAULT_NVSWITCH = {
 BOARD_LENGTH_M = 0.5
 
 
+#: Cable media by preference (cheapest first) and the copper ones.
+_MEDIUM_ORDER = {"passive_copper": 0, "active_copper": 1, "aoc": 2, "optical": 3}
+_COPPER = ("passive_copper", "active_copper")
+#: Cost of a link end that finds no room (a cage opened costs 1).
+_FULL = 1000
+
+
+def _cage_key(cab: Cable) -> tuple[str, str]:
+    """What a cable end puts in a cage: its medium and, for optics, its transceiver module."""
+    return cab.medium, (cab.transceiver or "") if cab.medium == "optical" else ""
+
+
+class _PortState:
+    """The network ports of one device, handed out in order; on a port group with ``per_cage`` > 1
+    every cage is given to one cage key (medium and module) and filled before another opens."""
+
+    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "_last",
+                 "_caged_prefixes")
+
+    def __init__(self, device_id: str, groups: list[PortGroup]) -> None:
+        self.device_id = device_id
+        self.groups = groups
+        self.gi = 0
+        #: Per group: ports handed out (no cages) or cages opened (cages).
+        self.opened = [0] * len(groups)
+        #: Per group: cage key -> index of the cage of that key with room left.
+        self.open: list[dict[tuple[str, str], int]] = [{} for _ in groups]
+        #: Per group: cage index -> [key, ports used, links].
+        self.cages: list[dict[int, list[Any]]] = [{} for _ in groups]
+        self.used = 0
+        self.total = sum(g.count for g in groups)
+        self.caged = any(g.per_cage > 1 for g in groups)
+        self._caged_prefixes = {g.prefix for g in groups if g.per_cage > 1}
+        self._last: list[Any] | None = None
+
+    def _room(self, g: int) -> bool:
+        grp = self.groups[g]
+        if grp.per_cage <= 1:
+            return self.opened[g] < grp.count
+        return bool(self.open[g]) or self.opened[g] * grp.per_cage < grp.count
+
+    def speed(self) -> float:
+        """Speed of the port group the next port comes from."""
+        while self.gi < len(self.groups) and not self._room(self.gi):
+            self.gi += 1
+        if self.gi < len(self.groups):
+            return self.groups[self.gi].speed_gbps
+        return self.groups[-1].speed_gbps if self.groups else math.inf
+
+    def cost(self, key: tuple[str, str]) -> int:
+        """0 if a port for ``key`` is free without opening a cage, 1 if a cage opens, _FULL if none is free."""
+        for g in range(self.gi, len(self.groups)):
+            grp = self.groups[g]
+            if grp.per_cage <= 1:
+                if self.opened[g] < grp.count:
+                    return 0
+            elif key in self.open[g]:
+                return 0
+            elif self.opened[g] * grp.per_cage < grp.count:
+                return 1
+        return _FULL
+
+    def take(self, key: tuple[str, str]) -> str | None:
+        """The next port for a link of cage key ``key``, or None if there is none."""
+        self._last = None
+        for g in range(self.gi, len(self.groups)):
+            grp = self.groups[g]
+            pc = grp.per_cage
+            if pc <= 1:
+                if self.opened[g] < grp.count:
+                    self.opened[g] += 1
+                    self.used += 1
+                    return f"{grp.prefix}{self.opened[g]}"
+                continue
+            cage = self.open[g].get(key)
+            if cage is None:
+                if self.opened[g] * pc >= grp.count:
+                    continue
+                cage = self.opened[g]
+                self.opened[g] += 1
+                self.cages[g][cage] = [key, 0, []]
+                self.open[g][key] = cage
+            entry = self.cages[g][cage]
+            entry[1] += 1
+            if entry[1] >= min(pc, grp.count - cage * pc):
+                del self.open[g][key]
+            self.used += 1
+            self._last = entry
+            return f"{grp.prefix}{cage * pc + entry[1]}"
+        return None
+
+    def record(self, link: Link) -> None:
+        """Remember the link given the port last taken (when that port is in a cage)."""
+        if self._last is not None:
+            self._last[2].append(link)
+            self._last = None
+
+    def open_cages(self) -> list[tuple[tuple[int, int], tuple[str, str], list[Link]]]:
+        """Cages with room: ((group, cage), key, links)."""
+        return [((g, cage), key, self.cages[g][cage][2]) for g in range(len(self.groups))
+                for key, cage in self.open[g].items()]
+
+    def has_open(self, key: tuple[str, str]) -> bool:
+        return any(key in o for o in self.open)
+
+    def rekey(self, where: tuple[int, int], key: tuple[str, str]) -> None:
+        g, cage = where
+        entry = self.cages[g][cage]
+        del self.open[g][entry[0]]
+        entry[0] = key
+        self.open[g][key] = cage
+
+    def in_cage(self, port_id: str) -> bool:
+        return bool(self._caged_prefixes) and port_id.rstrip("0123456789") in self._caged_prefixes
+
+
 class Builder:
     """Collects a design's groups, devices and links, with ports, racks and cables handled."""
 
@@ -293,10 +409,10 @@ class Builder:
         self.groups: list[Group] = []
         self.devices: list[Device] = []
         self.links: list[Link] = []
-        self._net_ports: dict[str, list[Any]] = {}
+        self._net_ports: dict[str, _PortState] = {}
         self._place: dict[str, tuple[int, float]] = {}
         self._racks: list[tuple[float, float]] = []
-        self._cables: dict[tuple[float, float], Cable] = {}
+        self._cables: dict[tuple[float, float], tuple[Cable, ...]] = {}
         self._boards: dict[str, Cable | None] = {}
         self._model_ports: dict[str, tuple[PortGroup, ...]] = {}
         self._next_rack = 0
@@ -375,35 +491,24 @@ class Builder:
         self.devices.append(dev)
         return dev
 
-    def _take_port(self, dev: Device) -> tuple[str, float]:
+    # ---------------------------------------------------------------- ports and cables
+    def _ports(self, dev: Device) -> _PortState:
         state = self._net_ports.get(dev.id)
         if state is None:
-            groups = [(g.prefix, g.count, g.speed_gbps) for g in dev.ports if g.kind == "network"]
-            state = self._net_ports[dev.id] = [groups, 0, 0]
-        groups, gi, used = state
-        while gi < len(groups) and used >= groups[gi][1]:
-            gi += 1
-            used = 0
-        if gi >= len(groups):
-            total = sum(g[1] for g in groups)
-            raise self.error(f"{dev.id} ({dev.model or dev.kind}) has only {total} network ports")
-        prefix, _, speed = groups[gi]
-        state[1], state[2] = gi, used + 1
-        return f"{prefix}{used + 1}", speed
+            state = self._net_ports[dev.id] = _PortState(dev.id, [g for g in dev.ports if g.kind == "network"])
+        return state
 
     def ports_used(self, device_id: str) -> int:
         """Network ports handed out so far on a device."""
         state = self._net_ports.get(device_id)
-        if state is None:
-            return 0
-        groups, gi, used = state
-        return sum(g[1] for g in groups[:gi]) + used
+        return 0 if state is None else state.used
 
-    def choose_cable(self, rate_gbps: float, length_m: float) -> Cable:
+    def cable_candidates(self, rate_gbps: float, length_m: float) -> tuple[Cable, ...]:
+        """Every cable a link of ``rate_gbps`` over ``length_m`` may use, the preferred (cheapest) first."""
         key = (rate_gbps, length_m)
-        cab = self._cables.get(key)
-        if cab is not None:
-            return cab
+        cands = self._cables.get(key)
+        if cands is not None:
+            return cands
         if self.forced_cable is not None:
             cab = self.forced_cable
             if cab.rate_gbps < rate_gbps - 1e-9:
@@ -411,34 +516,106 @@ class Builder:
                     f"cable {cab.id} carries {cab.rate_gbps:g} Gb/s but the ports run at {rate_gbps:g} Gb/s")
             if cab.reach_m < length_m - 1e-9:
                 raise self.error(f"cable {cab.id} reaches {cab.reach_m:g} m but a link needs {length_m:g} m")
+            cands = (cab,)
         else:
-            order = {"passive_copper": 0, "active_copper": 1, "aoc": 2, "optical": 3}
             copper_ok = self.copper_max_m <= 0 or length_m <= self.copper_max_m + 1e-9
-            cands = [
+            found = [
                 c for c in self.catalog.cables.values()
-                if c.medium in order and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
-                and (c.medium in ("passive_copper", "active_copper") and copper_ok
-                     or c.medium not in ("passive_copper", "active_copper")
-                     and self.long_medium in ("auto", c.medium))
+                if c.medium in _MEDIUM_ORDER and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
+                and (c.medium in _COPPER and copper_ok
+                     or c.medium not in _COPPER and self.long_medium in ("auto", c.medium))
             ]
-            if not cands:
+            if not found:
                 extra = "" if self.long_medium == "auto" else f" ({self.long_medium} required beyond copper)"
                 raise self.error(f"no {rate_gbps:g}G cable in the catalog reaches {length_m:g} m{extra}")
-            cab = min(cands, key=lambda c: (c.rate_gbps, order[c.medium], c.reach_m, c.id))
-        self._cables[key] = cab
-        return cab
+            cands = tuple(sorted(found, key=lambda c: (c.rate_gbps, _MEDIUM_ORDER[c.medium], c.reach_m, c.id)))
+        self._cables[key] = cands
+        return cands
+
+    def choose_cable(self, rate_gbps: float, length_m: float) -> Cable:
+        """The preferred cable for a link of ``rate_gbps`` over ``length_m``."""
+        return self.cable_candidates(rate_gbps, length_m)[0]
 
     def cable_link(self, link_id: str, a: Device, b: Device, **props: Any) -> Link:
-        """A cabled network link between the next free network ports of ``a`` and ``b``."""
-        pa, sa = self._take_port(a)
-        pb, sb = self._take_port(b)
-        rate = min(sa, sb)
+        """A cabled network link between the next free network ports of ``a`` and ``b``.
+
+        On twin-port cages (``per_cage`` > 1) every cage holds one medium and one transceiver
+        module, since one module or one cable end fills a cage: the link takes the cheapest cable
+        that fits a cage already open on its ends, and opens a new cage only when none does.
+        """
+        sa, sb = self._ports(a), self._ports(b)
+        rate = min(sa.speed(), sb.speed())
         length = self.length_m(a.id, b.id)
-        cab = self.choose_cable(rate, length)
+        cands = self.cable_candidates(rate, length)
+        cab = None
+        if len(cands) == 1 and not (sa.caged or sb.caged):
+            cab = cands[0]
+        else:
+            for _attempt in range(3):
+                best = None
+                for i, c in enumerate(cands):
+                    key = _cage_key(c)
+                    cost = sa.cost(key) + sb.cost(key)
+                    if cost < _FULL and (best is None or cost < best[0]):
+                        best = (cost, i)
+                        if cost == 0:
+                            break
+                if best is not None:
+                    cab = cands[best[1]]
+                    break
+                blocked = [st for st in (sa, sb) if all(st.cost(_cage_key(c)) >= _FULL for c in cands)]
+                if not any(self._recage(st, cands) for st in blocked):
+                    break
+            if cab is None:
+                self._out_of_ports(a, sa)
+                self._out_of_ports(b, sb)
+        key = _cage_key(cab)
+        pa = sa.take(key)
+        pb = sb.take(key)
+        if pa is None:
+            self._out_of_ports(a, sa)
+        if pb is None:
+            self._out_of_ports(b, sb)
         link = Link(link_id, a.id, pa, b.id, pb, medium=cab.medium, length_m=length, cable=cab.id,
                     properties=props)
+        sa.record(link)
+        sb.record(link)
         self.links.append(link)
         return link
+
+    def _recage(self, state: _PortState, cands: tuple[Cable, ...]) -> bool:
+        """Free room for a link: re-cable the links of a part-used cage to a cable the link may use.
+
+        Only links whose other end is not in a shared cage are changed (so no other cage mixes),
+        and only to a cable that reaches and carries them.
+        """
+        for where, key, links in state.open_cages():
+            for c in cands:
+                new_key = _cage_key(c)
+                if new_key == key or state.has_open(new_key):
+                    continue
+                if any(c.reach_m < lk.length_m - 1e-9 for lk in links):
+                    continue
+                if any(self._other_end_caged(state.device_id, lk) for lk in links):
+                    continue
+                for lk in links:
+                    lk.medium, lk.cable = c.medium, c.id
+                state.rekey(where, new_key)
+                return True
+        return False
+
+    def _other_end_caged(self, device_id: str, link: Link) -> bool:
+        other, port = (link.b_device, link.b_port) if link.a_device == device_id else (link.a_device, link.a_port)
+        st = self._net_ports.get(other)
+        return st is not None and st.in_cage(port)
+
+    def _out_of_ports(self, dev: Device, state: _PortState) -> None:
+        if state.used >= state.total:
+            raise self.error(f"{dev.id} ({dev.model or dev.kind}) has only {state.total} network ports")
+        raise self.error(
+            f"{dev.id} ({dev.model or dev.kind}) has {state.total - state.used} free ports, but only in twin-port "
+            "cages holding another medium (one cage takes one module or cable end); use one cable for every link "
+            "(--cable) or fewer links on it")
 
     def port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str) -> Link:
         """A cabled network link between two named network ports (cable chosen by length)."""
