@@ -15,8 +15,14 @@ class FileWriteError(DesignError):
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it over ``path``."""
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it over ``path``.
+
+    When ``path`` is a symbolic link the file it points to is replaced (atomically, beside it) and
+    the link stays a link, as editors do.
+    """
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise FileWriteError(f"{target}: folder {directory} does not exist")
