@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 
 from designer.analysis.collectives import ALGORITHMS, COLLECTIVES
 from designer.analysis.errors import AnalysisError
+from designer.cli_common import echo, write_json_text
 
 _UNITS = {
     "": 1, "b": 1,
@@ -68,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "NCCL-style tuner would pick, per-link utilisation and the top bottleneck links. Units: s, bytes, "
         "bytes/s per direction.",
     )
-    p.add_argument("file", help="design file (.json)")
+    p.add_argument("file", help="design file (.json), or - to read standard input")
     p.add_argument("--json", metavar="PATH", help="write the report as JSON to PATH ('-' for stdout instead "
                    "of the summary)")
     p.add_argument("--collective", default="allreduce", choices=COLLECTIVES, help="collective (default allreduce)")
@@ -97,13 +97,8 @@ def run(args: argparse.Namespace) -> int:
     report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
                      top=max(args.top, 1))
     if args.json:
-        text = report_to_json(report)
+        write_json_text(report_to_json(report), args.json)
         if args.json == "-":
-            sys.stdout.write(text)
-            sys.stdout.flush()
             return 0
-        from designer.io import atomic_write_text
-
-        atomic_write_text(args.json, text)
-    print("\n".join(report.summary_lines(top=max(args.top, 1))))
+    echo("\n".join(report.summary_lines(top=max(args.top, 1))))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.bom import bill_of_materials, format_bom
-from designer.cli_common import write_json
+from designer.cli_common import echo, write_json
 from designer.io import load_design
 
 
@@ -17,7 +17,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "the tiers they join and length bucket), transceivers (twin-port modules on twin-port switch cages), "
         "total power (W) and indicative cost (USD) from the catalog.",
     )
-    p.add_argument("file", help="design file (.json)")
+    p.add_argument("file", help="design file (.json), or - to read standard input")
     p.add_argument("--json", metavar="PATH", help="write the bill of materials as JSON to PATH ('-' for stdout "
                    "instead of the table)")
     p.set_defaults(func=run)
@@ -30,5 +30,5 @@ def run(args: argparse.Namespace) -> int:
         write_json(bom.to_dict(), args.json)
         if args.json == "-":
             return 0
-    print(format_bom(bom), end="")
+    echo(format_bom(bom).rstrip("\n"))
     return 0

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+import unicodedata
 from typing import Any
 
 from designer.io import atomic_write_text
+
+CATALOG_HELP = (
+    "a user catalog file merged over the built-in catalog (repeatable; before or after the command); "
+    "~/.config/topo-designer/catalog.json is always merged when it exists"
+)
+
+
+def add_catalog_option(parser: argparse.ArgumentParser) -> None:
+    """``--catalog PATH`` on every subcommand (and theirs), so it may follow the command as well.
+
+    The values land in ``sub_catalog``; with no default, a nested command does not clear a value
+    given before it.
+    """
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                child.add_argument("--catalog", metavar="PATH", action="append", dest="sub_catalog",
+                                   default=argparse.SUPPRESS, help=CATALOG_HELP)
+                add_catalog_option(child)
+
+
+def display_name(path: str) -> str:
+    """How messages name a design argument: ``<stdin>`` for ``-``."""
+    return "<stdin>" if path == "-" else path
 
 
 def json_text(obj: Any) -> str:
@@ -16,9 +42,14 @@ def json_text(obj: Any) -> str:
 
 def write_json(obj: Any, dest: str) -> None:
     """Write ``obj`` as JSON to stdout when ``dest`` is ``-``, else atomically to the file ``dest``."""
-    text = json_text(obj)
+    write_json_text(json_text(obj), dest)
+
+
+def write_json_text(text: str, dest: str) -> None:
+    """Write JSON ``text`` to stdout (``-``, characters a terminal would act on as ``\\u`` escapes)
+    or atomically to the file ``dest`` (as it is)."""
     if dest == "-":
-        sys.stdout.write(text)
+        sys.stdout.write(_json_escaped(text))
         sys.stdout.flush()
     else:
         atomic_write_text(dest, text)
@@ -36,3 +67,52 @@ def table(headers: list[str], rows: list[list[Any]], align: str | None = None) -
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
+
+
+def _escape_char(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+_UNSAFE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+
+
+def _unsafe(ch: str) -> bool:
+    return ch not in "\n\t" and unicodedata.category(ch) in _UNSAFE
+
+
+def _json_escaped(text: str) -> str:
+    # json.dumps escapes C0 controls; C1 controls and format characters can only occur inside
+    # strings, where a \u escape means the same character.
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if not _unsafe(ch):
+            out.append(ch)
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            hi, lo = divmod(ord(ch) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + hi:04x}\\u{0xDC00 + lo:04x}")
+    return "".join(out)
+
+
+def terminal_text(text: str) -> str:
+    r"""``text`` safe to show on a terminal: control, format and separator characters escaped.
+
+    Names in a design file are free text; printed raw, an escape sequence could rewrite the
+    screen and a bidirectional override (U+202E) could reverse what follows. Newlines and tabs
+    are kept.
+
+    >>> terminal_text("rack\u202e1\x1b[2J\tok\n")
+    'rack\\u202e1\\x1b[2J\tok\n'
+    """
+    if text.isprintable():
+        return text
+    return "".join(_escape_char(ch) if _unsafe(ch) else ch for ch in text)
+
+
+def echo(text: str = "", *, file: Any = None) -> None:
+    """Print ``text`` (a line or several) with :func:`terminal_text` applied."""
+    print(terminal_text(text), file=file if file is not None else sys.stdout)

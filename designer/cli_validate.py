@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.rules import check_design
-from designer.cli_common import write_json
+from designer.cli_common import display_name, echo, write_json
 from designer.io import load_design
 
 
@@ -17,23 +17,25 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "mismatches, cables beyond their reach, GPUs with no path to the others, duplicate links, NICs "
         "with no GPU. Exit 0 when clean, 1 when there are findings, 2 when the file cannot be read.",
     )
-    p.add_argument("file", help="design file (.json)")
+    p.add_argument("file", help="design file (.json), or - to read standard input")
     p.add_argument("--json", metavar="PATH", help="also write the findings as JSON to PATH ('-' for stdout only)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
+    source = display_name(args.file)
     findings = check_design(design)
     if args.json:
-        write_json({"file": args.file, "findings": [f.to_dict() for f in findings]}, args.json)
+        write_json({"file": source, "findings": [f.to_dict() for f in findings]}, args.json)
         if args.json == "-":
             return 1 if findings else 0
     if not findings:
-        print(f"{args.file}: clean ({design.device_count()} devices, {design.link_count()} links)")
+        echo(f"{source}: clean ({design.device_count():,} devices, {design.link_count():,} links)")
         return 0
     errors = sum(1 for f in findings if f.severity == "error")
     for f in findings:
-        print(f"{args.file}: {f.severity}: [{f.code}] {f.message}")
-    print(f"{args.file}: {errors} error(s), {len(findings) - errors} warning(s)")
+        echo(f"{source}: {f.severity}: [{f.code}] {f.message}")
+    warnings = len(findings) - errors
+    echo(f"{source}: {errors:,} error{'' if errors == 1 else 's'}, {warnings:,} warning{'' if warnings == 1 else 's'}")
     return 1

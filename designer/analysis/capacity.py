@@ -28,7 +28,7 @@ import numpy as np
 
 from designer.analysis import constants as K
 from designer.model import Design
-from designer.model.catalog import Catalog, CatalogError, default_catalog
+from designer.model.catalog import Catalog, default_catalog
 
 PROTOCOL_NAMES = ("nvlink", "pcie", "infiniband", "ethernet")
 KIND_NAMES = ("gpu", "nic", "nvswitch", "switch", "storage")
@@ -113,14 +113,13 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
     """The capacity graph of ``design``; ``catalog="default"`` uses the built-in catalog, None none.
 
     Unknown models and cables are not an error: port speeds are used, and default latencies.
+    A default catalog that cannot be loaded raises :class:`CatalogError`, as it does for the
+    design rules and the bill of materials: without it InfiniBand links would pass for Ethernet
+    and NVLS and SHARP would vanish, changing the answer without saying so.
     """
     notes: list[str] = []
     if catalog == "default":
-        try:
-            catalog = default_catalog()
-        except CatalogError as e:
-            notes.append(f"catalog unavailable ({e}); using port speeds and default latencies")
-            catalog = None
+        catalog = default_catalog()
     devices = design.devices
     n = len(devices)
     index = {d.id: i for i, d in enumerate(devices)}
