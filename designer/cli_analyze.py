@@ -81,6 +81,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="the GPUs taking part: 'all' (default), a group id (server, su...), or a comma list of "
                    "GPU ids")
     p.add_argument("--top", type=int, default=5, metavar="N", help="bottlenecks to print (default 5)")
+    p.add_argument("--explain", action="store_true",
+                   help="also print how each number was computed: the bisection methods and cut links, each "
+                   "algorithm's formula, bottleneck link and latency per protocol, the busbw factor")
     p.set_defaults(func=run)
 
 
@@ -100,5 +103,8 @@ def run(args: argparse.Namespace) -> int:
         write_json_text(report_to_json(report), args.json)
         if args.json == "-":
             return 0
-    echo("\n".join(report.summary_lines(top=max(args.top, 1))))
+    lines = report.summary_lines(top=max(args.top, 1))
+    if args.explain:
+        lines += report.explain_lines()
+    echo("\n".join(lines))
     return 0

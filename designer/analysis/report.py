@@ -16,11 +16,15 @@ import numpy as np
 
 from designer.analysis.bisection import Bisection, bisection_bounds
 from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH, PROTOCOL_NAMES
-from designer.analysis.collectives import AlgorithmModel, CollectiveRow, collective_times, fair_rates
+from designer.analysis.collectives import AlgorithmModel, CollectiveRow, bus_factor, collective_times, fair_rates
 from designer.analysis.context import Context, build_context
 from designer.analysis.load import ranked_links
 from designer.model import Design
 from designer.model.catalog import Catalog
+
+#: The nccl-tests busbw factor of each collective, as text.
+BUS_FACTOR_TEXT = {"allreduce": "2(p-1)/p", "reducescatter": "(p-1)/p", "allgather": "(p-1)/p",
+                   "alltoall": "(p-1)/p", "broadcast": "1"}
 
 #: Why an algorithm of ``collectives.NOT_DEFAULT`` is not selected unless asked for.
 NOT_SELECTED_WHY = {"sharp": "NCCL needs the CollNet/SHARP plugin"}
@@ -47,6 +51,8 @@ class AlgorithmSummary:
     bottleneck_link: str
     latency_s: dict
     formula: str
+    #: Per protocol, the fraction of the link bandwidth it reaches (LL carries 4 bytes of data per 8).
+    bw_factor: dict = field(default_factory=dict)
 
 
 class LinkUse(NamedTuple):
@@ -177,6 +183,38 @@ class Report:
             out.append(f"note: {note}")
         return out
 
+    def explain_lines(self) -> list[str]:
+        """Where each number of :meth:`summary_lines` comes from: methods, formulas, links, units."""
+        out = ["How these numbers were computed (units: bytes, seconds, bytes/s per direction; link rates are "
+               "line rates after the cable limit):"]
+        b = self.bisection
+        if b.endpoints >= 2:
+            out.append(f"  bisection: lower bound by {b.lower_method}; upper bound by {b.upper_method}; "
+                       f"{len(b.cut_links)} link(s) cross the best cut found")
+            for link in b.cut_links[:10]:
+                out.append(f"    cut link {link}")
+            if len(b.cut_links) > 10:
+                out.append(f"    ... and {len(b.cut_links) - 10:,} more (analyze --json lists them all)")
+        if self.collectives:
+            factor = bus_factor(self.collective, self.ranks)
+            out.append(f"  {self.collective} over p = {self.ranks} GPUs: for each algorithm and protocol, time "
+                       "t(S) = latency(protocol) + S x seconds per byte / bandwidth factor(protocol); "
+                       f"algbw = S / t; busbw = algbw x {factor:.4g} (nccl-tests: "
+                       f"{BUS_FACTOR_TEXT.get(self.collective, '1')}); the selected cell is the fastest "
+                       "algorithm and protocol an NCCL-style tuner would pick")
+            for a in self.algorithms:
+                lat = ", ".join(f"{proto} {fmt_time(t)} x{a.bw_factor.get(proto, 1.0):.3g}"
+                                for proto, t in a.latency_s.items())
+                per_gb = a.seconds_per_byte * 1e9
+                out.append(f"  {a.algorithm}: {a.formula}")
+                out.append(f"    bandwidth term {per_gb * 1e3:.4g} ms per GB (1 / {fmt_rate(1 / a.seconds_per_byte)})"
+                           f" set by link {a.bottleneck_link}; latency and bandwidth factor {lat}"
+                           if a.seconds_per_byte > 0 else f"    latency and bandwidth factor {lat}")
+        if self.bottlenecks:
+            out.append(f"  bottlenecks: utilisation = load / capacity in the busier direction of each link, under "
+                       f"{self.links_traffic}; shared links are divided max-min fair between flows")
+        return out
+
 
 # --------------------------------------------------------------------------- formatting
 def fmt_rate(v: float) -> str:
@@ -294,7 +332,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     algos = tuple(
         AlgorithmSummary(mdl.algorithm, mdl.seconds_per_byte,
                          ctx.cap.link_ids[ctx.cap.arc_link(mdl.bottleneck_arc)] if mdl.bottleneck_arc >= 0 else "",
-                         dict(mdl.latency_s), mdl.formula)
+                         dict(mdl.latency_s), mdl.formula, dict(mdl.bw_factor))
         for mdl in res.models
     )
     links = LinkTable()

@@ -65,7 +65,8 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
         "algorithms": [
             {"algorithm": a.algorithm, "seconds_per_byte": _num(a.seconds_per_byte),
              "bottleneck_link": a.bottleneck_link,
-             "latency_s": {k: _num(v) for k, v in a.latency_s.items()}, "formula": a.formula}
+             "latency_s": {k: _num(v) for k, v in a.latency_s.items()},
+             "bandwidth_factor": {k: _num(v) for k, v in a.bw_factor.items()}, "formula": a.formula}
             for a in report.algorithms
         ],
         "collectives": [
