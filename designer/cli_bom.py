@@ -7,6 +7,7 @@ import argparse
 from designer.analysis.bom import bill_of_materials, format_bom
 from designer.cli_common import echo, write_json
 from designer.io import load_design
+from designer.io.documents import bom_to_dict
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
     bom = bill_of_materials(design)
     if args.json:
-        write_json(bom.to_dict(), args.json)
+        write_json(bom_to_dict(bom), args.json)
         if args.json == "-":
             return 0
     echo(format_bom(bom).rstrip("\n"))

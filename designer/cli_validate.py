@@ -7,6 +7,7 @@ import argparse
 from designer.analysis.rules import check_design
 from designer.cli_common import display_name, echo, write_json
 from designer.io import load_design
+from designer.io.documents import findings_to_dict
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     source = display_name(args.file)
     findings = check_design(design)
     if args.json:
-        write_json({"file": source, "findings": [f.to_dict() for f in findings]}, args.json)
+        write_json(findings_to_dict(findings, source), args.json)
         if args.json == "-":
             return 1 if findings else 0
     if not findings:
