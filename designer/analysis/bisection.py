@@ -1,4 +1,4 @@
-"""Bisection bandwidth with certified bounds (DOMAIN.md section 4).
+"""Bisection bandwidth with certified bounds (docs/analysis.md section 4).
 
 Endpoints are the GPUs (or a chosen set). Every link is a link, NVLink and PCIe included: a
 balanced split that cuts a server in two pays for the NVLink it cuts, per direction, exactly

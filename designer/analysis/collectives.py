@@ -1,4 +1,4 @@
-"""Collective communication time on the real topology (DOMAIN.md section 5).
+"""Collective communication time on the real topology (docs/analysis.md section 5).
 
 Each algorithm is *embedded* on the fabric the way NCCL builds it, as a list of flows between
 GPUs, with the bytes each flow carries per byte of message. Routing those flows (NVLink inside a

@@ -8,8 +8,8 @@ Sources, abbreviated below:
 
 - ``tuning.cc``: NVIDIA/nccl ``src/graph/tuning.cc`` (NCCL's own cost model: ``baseLat``,
   ``hwLat``, per-algorithm bandwidth corrections) and ``src/graph/topo.h`` (``SM90_NVLINK_BW``).
-- ``#212``, ``#267``, ``#290``, ``#160``: NVIDIA/nccl-tests issues quoted in
-  ``shared/reference/calibration.json``; ``nccl#812``: NVIDIA/nccl issue 812.
+- ``#212``, ``#267``, ``#290``, ``#160``: NVIDIA/nccl-tests issues, quoted with their sources in
+  ``tests/data/calibration.json``; ``nccl#812``: NVIDIA/nccl issue 812.
 - ``PERFORMANCE.md``: NVIDIA/nccl-tests ``doc/PERFORMANCE.md`` (algbw / busbw conventions).
 
 Examples
@@ -123,7 +123,7 @@ RING_PLATEAU_FACTOR = 1.9
 RING_PLATEAU_BYTES_PER_RANK = 65536 / 16
 
 # --------------------------------------------------------------------------- wires and switches
-#: Propagation delay of fibre and copper when the cable is not in the catalog (DOMAIN.md: ~5 ns/m).
+#: Propagation delay of fibre and copper when the cable is not in the catalog (about 5 ns/m: light in glass at ~2/3 c).
 CABLE_LATENCY_S_PER_M = 5.0 * NS
 #: Port-to-port latency of a network switch whose model is unknown or has no ``latency_ns``:
 #: a cut-through InfiniBand switch is ~130-150 ns (QM9700 datasheet), Ethernet ~600-700 ns. Modelling choice.
