@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from designer.model.shipped import sample_designs_dir
+
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
@@ -13,10 +15,6 @@ if TYPE_CHECKING:
 
 #: Shown when the window starts without a file: the first of these that exists, else the first sample.
 SAMPLE_DESIGNS = ("dgx-h100-superpod-1su.json", "superpod-h100-1su.json")
-
-
-def sample_designs_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "sample_designs"
 
 
 def default_design_path() -> Path | None:

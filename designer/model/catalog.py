@@ -18,6 +18,7 @@ from typing import Any
 
 from designer.model.entities import DEVICE_KINDS, MEDIA, Device, PortGroup
 from designer.model.errors import DesignError
+from designer.model.shipped import resources_dir
 
 CATALOG_FORMAT = "topo-designer-catalog"
 CATALOG_VERSION = 1
@@ -26,14 +27,6 @@ MAX_CATALOG_BYTES = 8 * 1024 * 1024
 
 class CatalogError(DesignError):
     """A catalog file is unreadable or holds an invalid entry."""
-
-
-def resources_dir() -> Path:
-    """The ``resources/`` folder shipped next to the ``designer`` package."""
-    env = os.environ.get("TOPO_DESIGNER_RESOURCES")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "resources"
 
 
 def user_catalog_path() -> Path:
@@ -321,7 +314,7 @@ def load_catalog(extra: Iterable[Path] = (), *, include_user: bool = True) -> Ca
     builtin = resources_dir() / "catalog"
     files = sorted(builtin.glob("*.json")) if builtin.is_dir() else []
     if not files:
-        raise CatalogError(f"built-in catalog not found in {builtin}: is the package installed from its source tree?")
+        raise CatalogError(f"built-in catalog not found in {builtin}: is the package installed completely?")
     for f in files:
         cat.merge(read_catalog_file(f), f.name)
     paths = list(extra)
