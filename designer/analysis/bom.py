@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from designer.analysis.cages import cage_of, end_medium
+from designer.analysis.rules import catalog_gaps, not_in_catalog, zero_length_summary
 from designer.model import Design
 from designer.model.catalog import Catalog, Transceiver, default_catalog
 
@@ -172,6 +173,12 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         catalog = default_catalog()
     notes: list[str] = []
     devices = {d.id: d for d in design.iter_devices()}
+    gaps = catalog_gaps(design, catalog)  # the same check as the unknown-model / unknown-cable rules
+    if gaps.models:
+        notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: counted at 0 W, $0 unless the device "
+                     "gives power_w/price_usd")
+    if gaps.cables:
+        notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: counted at 0 W, $0")
 
     # Devices ---------------------------------------------------------------------------
     dev_lines: dict[tuple[str, str, str, str], list[float]] = {}
@@ -187,7 +194,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             price = float(dev.properties.get("price_usd", 0.0) or 0.0)
             based_on = dev.properties.get("based_on")
             name = dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
-            if "power_w" not in dev.properties and "price_usd" not in dev.properties:
+            if not dev.model and "power_w" not in dev.properties and "price_usd" not in dev.properties:
                 unpriced += 1
             key = (dev.kind, dev.model, dev.tier, name)
         acc = dev_lines.setdefault(key, [0, 0.0, 0.0])
@@ -207,6 +214,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     media_cache: dict[tuple[str, str], str] = {}
     no_module = 0
     unknown_cables = 0
+    zero_length: list[str] = []
     for link in design.iter_links():
         if link.medium in _BOARD:
             board[link.medium] += 1
@@ -219,7 +227,10 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             power = 2 * cab.power_w_per_end
         else:
             price = power = 0.0
-            unknown_cables += 1
+            if not link.cable:  # an unknown cable id has its own note (catalog_gaps)
+                unknown_cables += 1
+        if link.length_m == 0:
+            zero_length.append(link.id)
         key = (link.cable, link.medium, _between(_role(da.tier), _role(db.tier)), length_bucket(link.length_m))
         acc = cable_acc.setdefault(key, [0, 0.0, 0.0])
         acc[0] += 1
@@ -247,6 +258,8 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
                 single_modules[module] += 1
     if unknown_cables:
         notes.append(f"{unknown_cables} link(s) name no catalog cable: counted at 0 W, $0")
+    if zero_length:
+        notes.append(zero_length_summary(zero_length))
     if no_module:
         notes.append(f"{no_module} optical link end(s) have no catalog transceiver: not counted")
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from designer.analysis import constants as K
+from designer.analysis.rules import ZERO_CAPACITY, catalog_gaps, not_in_catalog
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
 
@@ -128,11 +129,8 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
     sharp = np.zeros(n, dtype=bool)
     nvls = np.zeros(n, dtype=bool)
     node_proto = np.full(n, -1, dtype=np.int8)  # switch protocol, -1 unknown
-    unknown_models: set[str] = set()
     for i, d in enumerate(devices):
         comp = _component(catalog, d.model)
-        if d.model and comp is None and catalog is not None:
-            unknown_models.add(d.model)
         specs = dict(comp.specs) if comp is not None else {}
         specs.update({k: v for k, v in d.properties.items() if k in ("protocol", "sharp", "nvls", "latency_ns")})
         proto = specs.get("protocol")
@@ -146,11 +144,14 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
             node_latency[i] = float(lat_ns) * K.NS if lat_ns else default
         elif d.kind == "nvswitch":
             node_latency[i] = float(lat_ns or 0.0) * K.NS
-    if unknown_models:
-        notes.append(
-            f"{len(unknown_models)} model(s) not in the catalog ({', '.join(sorted(unknown_models)[:3])}"
-            f"{'...' if len(unknown_models) > 3 else ''}): using their port speeds"
-        )
+    if catalog is not None:  # the same check and words as the unknown-model / unknown-cable rules
+        gaps = catalog_gaps(design, catalog)
+        if gaps.models:
+            notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: using port speeds and default "
+                         "latencies")
+        if gaps.cables:
+            notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: using port speeds and "
+                         f"{K.CABLE_LATENCY_S_PER_M / K.NS:g} ns/m")
 
     links = design.links
     m_all = len(links)
@@ -214,7 +215,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
         if nf:
             parts.append(f"{nf} failed link(s)")
         if nz:
-            parts.append(f"{nz} zero-capacity link(s)")
+            parts.append(f"{nz} {ZERO_CAPACITY}(s)")
         notes.append(f"left out of the analysis: {' and '.join(parts)} ({', '.join(i for i, _ in excluded[:3])}"
                      f"{'...' if len(excluded) > 3 else ''})")
     del keep_alive

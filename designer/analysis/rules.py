@@ -1,17 +1,28 @@
 """Design rules: problems a network architect would catch in review, found automatically.
 
-Each finding names the devices and links involved and says what to do. Rules:
+Each finding names the devices and links involved and says what to do. ``validate`` is the
+gate: whatever ``analyze`` would leave out or ``bom`` would count at $0 or guess is reported here
+first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not_in_catalog`,
+:func:`link_rate_gbps` with :data:`ZERO_CAPACITY`, and :data:`ZERO_LENGTH`). The rules
+(docs/design-rules.md explains each):
 
-- ``model-ports``: a device has more ports (or faster ports) than its catalog model offers.
-- ``nic-host-bottleneck``: a NIC's network rate exceeds what its PCIe host link carries.
-- ``medium-port-kind``: a link's medium does not fit its ports (NVLink medium on a network port...).
-- ``speed-mismatch``: the two ends of a link run at different speeds.
-- ``cable-rate``: the cable is slower than the ports it joins.
-- ``reach``: a copper (or optical) link is longer than its cable can reach.
-- ``gpu-unreachable``: a GPU has no path to the other GPUs over working links.
-- ``duplicate-link``: two links join the same pair of devices where one is a GPU, NIC or storage node.
-- ``nic-without-gpu``: a NIC has no PCIe link to a GPU (or storage node).
-- ``unconnected``: a device has no link at all.
+- ``unknown-model`` (error): a device's ``model`` is not in the catalog.
+- ``unknown-cable`` (error): a link's ``cable`` is not in the catalog.
+- ``out-of-range`` (error): a port speed or link length outside the ranges a design file holds to.
+- ``zero-capacity`` (error): a link's rate (its slower port, or its cable) is under 1 Mb/s.
+- ``zero-length`` (warning): a network cable (not an NVLink/PCIe board connection) is 0 m long.
+- ``no-transceiver`` (warning): an optical link's cable names no transceiver in the catalog.
+- ``model-ports`` (error): a device has more ports (or faster ports) than its catalog model offers.
+- ``nic-host-bottleneck`` (warning): a NIC's network rate exceeds what its PCIe host link carries.
+- ``medium-port-kind`` (error): a link's medium does not fit its ports (NVLink medium on a network port...).
+- ``speed-mismatch`` (warning): the two ends of a link run at different speeds.
+- ``cable-rate`` (warning): the cable is slower than the ports it joins.
+- ``cable-medium`` (warning): the link's medium and its cable's medium differ.
+- ``reach`` (error): a copper (or optical) link is longer than its cable can reach.
+- ``gpu-unreachable`` (error): the GPUs split into islands that cannot reach each other over working links.
+- ``duplicate-link`` (warning): two links join the same pair of devices where one is a GPU, NIC or storage node.
+- ``nic-without-gpu`` (warning): a NIC has no PCIe link to a GPU (or storage node).
+- ``unconnected`` (warning): a device has no link at all.
 """
 
 from __future__ import annotations
@@ -23,8 +34,10 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from designer.analysis import constants as K
 from designer.model import Design, Link, PortSpec
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Cable, Catalog, default_catalog
+from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
 
 ERROR = "error"
 WARNING = "warning"
@@ -52,16 +65,114 @@ class Finding:
         }
 
 
+#: What the analysis calls a link slower than ``constants.MIN_LINK_GBPS`` (it leaves such links out).
+ZERO_CAPACITY = "zero-capacity link"
+#: Why a 0 m network cable is a problem (the bill of materials counts its shortest orderable length).
+ZERO_LENGTH = "0 m long: a 0 m cable cannot be bought"
+
+
+#: How the bill of materials prices a device whose model is not in the catalog.
+UNKNOWN_MODEL_PRICE = "counts it at 0 W, $0 unless it gives power_w/price_usd"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def _ids(ids: list[str] | tuple[str, ...], limit: int = 3) -> str:
+    return ", ".join(ids[:limit]) + ("..." if len(ids) > limit else "")
+
+
+def unknown_id(what: str, ident: str) -> str:
+    """``model 'qm9999' is not in the catalog``: the words for one id the catalog lacks."""
+    return f"{what} {ident!r} is not in the catalog"
+
+
+def not_in_catalog(what: str, gaps: dict[str, tuple[str, ...]], item: str) -> str:
+    """The words every command uses for ids missing from the catalog: ``gaps`` maps id -> item ids.
+
+    >>> not_in_catalog("model", {"qm9999": ("leaf1",)}, "device")
+    "model 'qm9999' is not in the catalog (1 device: leaf1)"
+    >>> not_in_catalog("cable", {"x": ("l1", "l2"), "y": ("l3",)}, "link")
+    "2 cables are not in the catalog ('x', 'y'; 3 links: l1, l2, l3)"
+    """
+    items = [i for ids in gaps.values() for i in ids]
+    where = f"{_plural(len(items), item)}: {_ids(items)}"
+    if len(gaps) == 1:
+        return f"{unknown_id(what, next(iter(gaps)))} ({where})"
+    names = ", ".join(repr(g) for g in list(gaps)[:3]) + (", ..." if len(gaps) > 3 else "")
+    return f"{len(gaps)} {what}s are not in the catalog ({names}; {where})"
+
+
+@dataclass(frozen=True)
+class CatalogGaps:
+    """Model and cable ids a design names that the catalog lacks, each with the items naming it."""
+
+    models: dict[str, tuple[str, ...]]
+    cables: dict[str, tuple[str, ...]]
+
+
+def catalog_gaps(design: Design, catalog: Catalog) -> CatalogGaps:
+    """The unknown models (-> device ids) and cables (-> link ids) of a design, in design order.
+
+    The one check behind the ``unknown-model`` and ``unknown-cable`` rules and the notes of the
+    analysis and the bill of materials. An empty ``model`` or ``cable`` is not unknown.
+    """
+    models: dict[str, list[str]] = defaultdict(list)
+    cables: dict[str, list[str]] = defaultdict(list)
+    comps, cabs = catalog.components, catalog.cables
+    for dev in design.iter_devices():
+        if dev.model and dev.model not in comps:
+            models[dev.model].append(dev.id)
+    for link in design.iter_links():
+        if link.cable and link.cable not in cabs:
+            cables[link.cable].append(link.id)
+    return CatalogGaps({k: tuple(v) for k, v in models.items()}, {k: tuple(v) for k, v in cables.items()})
+
+
+def _line_rate(a_gbps: float, b_gbps: float, cable: Cable | None) -> float:
+    return min(a_gbps, b_gbps, cable.rate_gbps) if cable is not None else min(a_gbps, b_gbps)
+
+
 def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -> float:
-    """The per-direction line rate of a link in Gb/s: the slowest of its two ports and its cable."""
+    """The per-direction line rate of a link in Gb/s: the slowest of its two ports and its catalog cable.
+
+    The same rate the analysis gives the link (``capacity.build_capacity_graph``, before its
+    cap at ``MAX_LINK_GBPS``); under ``constants.MIN_LINK_GBPS`` the link has zero capacity.
+    """
     a = design.device(link.a_device).port(link.a_port)
     b = design.device(link.b_device).port(link.b_port)
-    rate = min(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0)
-    if catalog is not None and link.cable and link.cable in catalog.cables:
-        cable = catalog.cables[link.cable]
-        if cable.medium not in _BOARD_MEDIA:
-            rate = min(rate, cable.rate_gbps)
-    return rate
+    cable = catalog.cables.get(link.cable) if catalog is not None and link.cable else None
+    return _line_rate(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, cable)
+
+
+def zero_length_message(link: Link, catalog: Catalog) -> str:
+    """What ``zero-length`` says about a 0 m network link (and the bill of materials notes)."""
+    cable = catalog.cables.get(link.cable) if link.cable else None
+    counted = (f"the bill of materials counts its shortest orderable length, {cable.standard_length(0.0):g} m"
+               if cable is not None and cable.lengths_m else "the bill of materials prices it at 0 m")
+    return f"{link.medium.replace('_', ' ')} link is {ZERO_LENGTH}; {counted}: set the real length"
+
+
+def zero_length_summary(link_ids: list[str]) -> str:
+    """The bill of materials' note on 0 m network links, in the words of the ``zero-length`` rule."""
+    n = len(link_ids)
+    return (f"{_plural(n, 'network link')} ({_ids(link_ids)}) {'is' if n == 1 else 'are'} {ZERO_LENGTH}; "
+            "counted at the shortest orderable length of the cable (0 m when it lists none)")
+
+
+def is_zero_capacity(rate_gbps: float) -> bool:
+    """True when the analysis leaves a link of this rate out as a zero-capacity link."""
+    return not rate_gbps >= K.MIN_LINK_GBPS
+
+
+def _out_of_range_port(ports: tuple) -> list[str]:
+    out = []
+    for g in ports:
+        if not MIN_PORT_GBPS <= g.speed_gbps <= MAX_PORT_GBPS:
+            out.append(f"port group {g.prefix} runs at {g.speed_gbps:g} Gb/s, outside {MIN_PORT_GBPS:g} .. "
+                       f"{MAX_PORT_GBPS:g} Gb/s: a design file with it cannot be read back; set a real port speed")
+    return out
 
 
 def _max_reach(catalog: Catalog, medium: str, rate_gbps: float) -> float | None:
@@ -99,6 +210,13 @@ def _check_devices(design: Design, catalog: Catalog, out: list[Finding]) -> None
             comp = catalog.components.get(dev.model) if dev.model else None
             if comp is not None:
                 problems += [(ERROR, "model-ports", m) for m in _model_problems(dev.ports, comp)]
+            elif dev.model:
+                problems.append((ERROR, "unknown-model",
+                                 f"{unknown_id('model', dev.model)}: "
+                                 "analysis falls back to its port speeds and default latencies and the bill of "
+                                 f"materials {UNKNOWN_MODEL_PRICE}; fix the model id or add the model to the user "
+                                 "catalog"))
+            problems += [(ERROR, "out-of-range", m) for m in _out_of_range_port(dev.ports)]
             if dev.kind == "nic":
                 net = sum(g.count * g.speed_gbps for g in dev.ports if g.kind == "network")
                 host = sum(g.count * g.speed_gbps for g in dev.ports if g.kind == "pcie")
@@ -130,14 +248,29 @@ def _link_problems(link: Link, pa: PortSpec, pb: PortSpec, catalog: Catalog,
         problems.append((ERROR, "medium-port-kind",
                          f"a {link.medium} cable joins a {pa.kind} port ({link.a}) to a {pb.kind} port ({link.b}); "
                          "cables join network ports: use medium nvlink or pcie for board connections"))
+    cable = catalog.cables.get(link.cable) if link.cable else None
+    if link.cable and cable is None:
+        problems.append((ERROR, "unknown-cable",
+                         f"{unknown_id('cable', link.cable)}: analysis falls back to the port speeds and "
+                         f"{K.CABLE_LATENCY_S_PER_M / K.NS:g} ns/m and the bill of materials counts it at 0 W, $0; "
+                         "fix the cable id or add the cable to the user catalog"))
+    rate = _line_rate(pa.speed_gbps, pb.speed_gbps, cable)
+    zero = is_zero_capacity(rate)
+    if zero:
+        slow = [f"{end} runs at {p.speed_gbps:g} Gb/s" for end, p in ((link.a, pa), (link.b, pb))
+                if is_zero_capacity(p.speed_gbps)]
+        if cable is not None and is_zero_capacity(cable.rate_gbps):
+            slow.append(f"cable {cable.id} carries {cable.rate_gbps:g} Gb/s")
+        problems.append((ERROR, "zero-capacity",
+                         f"{ZERO_CAPACITY}: {' and '.join(slow)}, under the {K.MIN_LINK_GBPS * 1e3:g} Mb/s the "
+                         "analysis needs, so it leaves the link out; give its ports and cable a real rate"))
     if abs(pa.speed_gbps - pb.speed_gbps) > 1e-9:
         problems.append((WARNING, "speed-mismatch",
                          f"{link.a} runs at {pa.speed_gbps:g} Gb/s but {link.b} at {pb.speed_gbps:g} Gb/s; "
                          f"the link will run at {min(pa.speed_gbps, pb.speed_gbps):g} Gb/s: match the port speeds"))
     port_rate = min(pa.speed_gbps, pb.speed_gbps)
-    cable = catalog.cables.get(link.cable) if link.cable else None
     if cable is not None and board is None:
-        if cable.rate_gbps < port_rate - 1e-9:
+        if cable.rate_gbps < port_rate - 1e-9 and not zero:
             problems.append((WARNING, "cable-rate",
                              f"cable {cable.id} carries {cable.rate_gbps:g} Gb/s, slower than its "
                              f"{port_rate:g} Gb/s ports; choose a {port_rate:g}G cable"))
@@ -145,6 +278,12 @@ def _link_problems(link: Link, pa: PortSpec, pb: PortSpec, catalog: Catalog,
             problems.append((WARNING, "cable-medium",
                              f"medium is {link.medium} but cable {cable.id} is {cable.medium}; "
                              "make them agree (the medium sets latency and reach)"))
+        elif link.medium == "optical" and (cable.transceiver is None or cable.transceiver not in catalog.transceivers):
+            module = f"names transceiver {cable.transceiver!r}, which is not in the catalog" if cable.transceiver \
+                else "names no transceiver"
+            problems.append((WARNING, "no-transceiver",
+                             f"cable {cable.id} {module}: 2 optical link end(s) have no catalog transceiver, "
+                             "and the bill of materials does not count them; give the cable a catalog transceiver"))
     reach: float | None = None
     what = ""
     if board is None:
@@ -179,6 +318,15 @@ def _check_links(design: Design, catalog: Catalog, out: list[Finding]) -> None:
         problems, reach, what = cached
         for severity, code, message in problems:
             out.append(Finding(severity, code, f"{link.id}: {message}", ends, (link.id,)))
+        if link.length_m > MAX_LINK_LENGTH_M:
+            out.append(Finding(
+                ERROR, "out-of-range",
+                f"{link.id}: length {link.length_m:g} m is outside 0 .. {MAX_LINK_LENGTH_M:g} m: a design file "
+                "with it cannot be read back; set the real length", ends, (link.id,),
+            ))
+        elif link.length_m == 0 and link.medium not in _BOARD_MEDIA:
+            out.append(Finding(WARNING, "zero-length", f"{link.id}: {zero_length_message(link, catalog)}",
+                               ends, (link.id,)))
         if reach is not None and link.length_m > reach + 1e-9:
             fix = "use active copper, AOC or optics" if link.medium == "passive_copper" else (
                 "use AOC or optics" if link.medium == "active_copper" else "use a longer-reach optic")
@@ -220,19 +368,9 @@ def _check_connectivity(design: Design, out: list[Finding]) -> None:
     _, labels = connected_components(graph, directed=False)
     gpus = [i for i in range(n) if kinds[i] == "gpu"]
     if len(gpus) > 1:
-        comps: dict[int, list[str]] = defaultdict(list)
-        for g in gpus:
-            comps[int(labels[g])].append(ids[g])
-        if len(comps) > 1:
-            main_label = max(comps, key=lambda r: len(comps[r]))
-            cut_off = sorted(g for r, gs in comps.items() if r != main_label for g in gs)
-            shown = ", ".join(cut_off[:6]) + ("..." if len(cut_off) > 6 else "")
-            out.append(Finding(
-                ERROR, "gpu-unreachable",
-                f"{len(cut_off)} GPU(s) have no path to the other {len(comps[main_label])} over working links "
-                f"({shown}); connect their NICs to the fabric",
-                tuple(cut_off),
-            ))
+        finding = _gpu_islands(design, ids, kinds, labels, gpus)
+        if finding is not None:
+            out.append(finding)
     for i in np.flatnonzero(degree == 0):
         out.append(Finding(WARNING, "unconnected", f"{ids[i]}: has no links; connect it or delete it", (ids[i],)))
     for i in range(n):
@@ -242,6 +380,101 @@ def _check_connectivity(design: Design, out: list[Finding]) -> None:
                 f"{ids[i]}: NIC has no PCIe link to a GPU; link its pcie port to the GPU it serves",
                 (ids[i],),
             ))
+
+
+def _gpu_islands(design: Design, ids: list[str], kinds: list[str], labels: np.ndarray,
+                 gpus: list[int]) -> Finding | None:
+    """``gpu-unreachable``: how the GPUs split into islands over working links, and what would join them."""
+    islands: dict[int, list[int]] = defaultdict(list)
+    for g in gpus:
+        islands[int(labels[g])].append(g)
+    if len(islands) == 1:
+        return None
+    sizes = sorted((len(v) for v in islands.values()), reverse=True)
+    largest = sizes[0]
+    unique = sizes.count(largest) == 1 and largest > 1
+    if unique:
+        main = next(r for r, v in islands.items() if len(v) == largest)
+        cut = [r for r in islands if r != main]
+    else:
+        main, cut = -1, list(islands)
+    cut_gpus = sorted(ids[g] for r in cut for g in islands[r])
+    total = len(gpus)
+    if not unique and largest == 1:
+        what = f"{total:,} GPUs are in {total:,} separate islands; none can reach another over working links"
+    elif not unique:
+        shown_sizes = ", ".join(f"{s:,}" for s in sizes[:6]) + (", ..." if len(sizes) > 6 else "")
+        what = (f"{total:,} GPUs are split into {len(islands):,} islands ({shown_sizes} GPUs) that cannot reach "
+                "each other over working links")
+    else:
+        n_cut = len(cut_gpus)
+        has = "has" if n_cut == 1 else "have"
+        where = "" if len(cut) == 1 else f" in {len(cut):,} islands"
+        what = (f"{_plural(n_cut, 'GPU')}{where} {has} no path to the other {largest:,} GPUs over working links"
+                if len(islands) == 2 else
+                f"{_plural(n_cut, 'GPU')}{where} {has} no path to the largest island of {largest:,} GPUs over "
+                "working links")
+    advice = _join_advice(design, ids, kinds, labels, islands, main, cut)
+    return Finding(ERROR, "gpu-unreachable", f"{what} ({_ids(cut_gpus, 6)}); {advice}", tuple(cut_gpus))
+
+
+_UPPER_TIERS = ("core", "spine", "aggregation")
+
+
+def _join_advice(design: Design, ids: list[str], kinds: list[str], labels: np.ndarray,
+                 islands: dict[int, list[int]], main: int, cut: list[int]) -> str:
+    """What is missing between GPU islands: failed links, switches left unjoined, or NICs not cabled.
+
+    ``main`` is the label of the largest island (-1 when no island is the largest); ``cut`` the
+    labels of the islands cut off from it (every island when ``main`` is -1).
+    """
+    index = {did: i for i, did in enumerate(ids)}
+    cut_set = set(cut)
+    failed = []
+    for lk in design.links:
+        if lk.failed:
+            la, lb = int(labels[index[lk.a_device]]), int(labels[index[lk.b_device]])
+            if la != lb and (la in cut_set or lb in cut_set):
+                failed.append(lk.id)
+    if failed:
+        return f"bring back failed link{'s' if len(failed) > 1 else ''} {_ids(failed)}, which would join them"
+    switches: dict[int, list[int]] = defaultdict(list)
+    nics: dict[int, list[str]] = defaultdict(list)
+    for i, k in enumerate(kinds):
+        if k == "switch":
+            switches[int(labels[i])].append(i)
+        elif k == "nic":
+            nics[int(labels[i])].append(ids[i])
+
+    def top_switch(label: int) -> str:
+        tiers = design.devices
+        sw = switches[label]
+        return ids[next((i for i in sw if tiers[i].tier in _UPPER_TIERS), sw[0])]
+
+    parts = []
+    cut_sw = [top_switch(r) for r in cut if switches.get(r)]
+    if cut_sw and main < 0:
+        if len(cut_sw) > 1:
+            parts.append(f"the islands' switches ({_ids(cut_sw)}) are not joined: link them to each other or "
+                         "to a common spine")
+    elif cut_sw:
+        if switches.get(main):
+            parts.append(f"switch{'es' if len(cut_sw) > 1 else ''} {_ids(cut_sw)} "
+                         f"{'are' if len(cut_sw) > 1 else 'is'} not joined to the other GPUs' switches "
+                         f"(e.g. {top_switch(main)}): link {'them' if len(cut_sw) > 1 else 'it'} to that fabric")
+        else:
+            parts.append(f"switch{'es' if len(cut_sw) > 1 else ''} {_ids(cut_sw)} "
+                         f"{'do' if len(cut_sw) > 1 else 'does'} not reach the other GPUs: link "
+                         f"{'them' if len(cut_sw) > 1 else 'it'} to their fabric")
+    bare = [r for r in cut if not switches.get(r)]
+    if bare:
+        gpu_ids = sorted(ids[g] for r in bare for g in islands[r])
+        nic_ids = [x for r in bare for x in nics.get(r, ())]
+        if nic_ids:
+            parts.append(f"cable NIC{'s' if len(nic_ids) > 1 else ''} {_ids(nic_ids)} to a fabric switch")
+        else:
+            parts.append(f"give {_ids(gpu_ids)} a network path (a NIC cabled to a switch, or direct links)")
+    return "; ".join(parts) if parts else "link them to the rest of the fabric"
 
 
 def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding]:
@@ -279,4 +512,8 @@ def findings_by_item(findings: list[Finding]) -> tuple[dict[str, list[Finding]],
     return dict(by_dev), dict(by_link)
 
 
-__all__ = ["ERROR", "WARNING", "Finding", "check_design", "findings_by_item", "link_rate_gbps"]
+__all__ = [
+    "ERROR", "WARNING", "ZERO_CAPACITY", "ZERO_LENGTH", "CatalogGaps", "Finding", "catalog_gaps", "check_design",
+    "findings_by_item", "is_zero_capacity", "link_rate_gbps", "not_in_catalog", "unknown_id", "zero_length_message",
+    "zero_length_summary",
+]

@@ -1,8 +1,11 @@
 """Validating design-file records and building the model from them.
 
 Every field of every record is checked; the first problem is reported with its exact path
-(``links[12].b: device 'leaf3' has no port 'p65'``). Records that pass every check cheaply
-take a fast path; anything unusual takes the careful path, which finds and names the problem.
+(``links[12].b: device 'leaf3' has no port 'p65'``). Port speeds and link lengths must lie in the
+ranges of :mod:`designer.model.entities` (``MIN_PORT_GBPS`` .. ``MAX_PORT_GBPS`` Gb/s, 0 ..
+``MAX_LINK_LENGTH_M`` m): a value outside them is a slip of the keyboard, not a design.
+Records that pass every check cheaply take a fast path; anything unusual takes the careful
+path, which finds and names the problem.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from designer.model import (
     Link,
     PortGroup,
 )
+from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
 
 MAX_TEXT = 4096
 
@@ -60,7 +64,7 @@ def _text(obj: dict[str, Any], key: str, path: str, default: str | None = None) 
 
 
 def _number(obj: dict[str, Any], key: str, path: str, *, default: float | None = None, positive: bool = False,
-            minimum: float = 0.0) -> float:
+            minimum: float = 0.0, maximum: float = math.inf, unit: str = "") -> float:
     v = obj.get(key, default)
     if v is None:
         raise RecordError(path, f"missing {key!r}")
@@ -72,7 +76,9 @@ def _number(obj: dict[str, Any], key: str, path: str, *, default: float | None =
     if positive and v <= 0:
         raise RecordError(f"{path}.{key}", f"must be > 0, not {v:g}")
     if v < minimum:
-        raise RecordError(f"{path}.{key}", f"must be >= {minimum:g}, not {v:g}")
+        raise RecordError(f"{path}.{key}", f"must be >= {minimum:g}{unit}, not {v:g}")
+    if v > maximum:
+        raise RecordError(f"{path}.{key}", f"must be <= {maximum:g}{unit}, not {v:g}")
     return v
 
 
@@ -130,8 +136,8 @@ _MEDIA = frozenset(MEDIA)
 _NUMBER = (int, float)
 
 
-def _fine_number(v: Any, minimum: float) -> bool:
-    return type(v) in _NUMBER and math.isfinite(v) and v >= minimum
+def _fine_number(v: Any, minimum: float, maximum: float = math.inf) -> bool:
+    return type(v) in _NUMBER and math.isfinite(v) and minimum <= v <= maximum
 
 
 def _fast_device(d: dict[str, Any], seen: dict[str, Any], templates: dict[str, tuple[PortGroup, ...]],
@@ -175,7 +181,9 @@ def _fast_link(raw: dict[str, Any], devices: dict[str, tuple[Device, int]], link
         return None
     medium, length, cable = raw.get("medium"), raw.get("length_m"), raw.get("cable", "")
     failed, props = raw.get("failed", False), raw.get("properties", {})
-    if medium not in _MEDIA or not _fine_number(length, 0.0) or type(cable) is not str or len(cable) > MAX_TEXT:
+    if medium not in _MEDIA or not _fine_number(length, 0.0, MAX_LINK_LENGTH_M):
+        return None
+    if type(cable) is not str or len(cable) > MAX_TEXT:
         return None
     if type(failed) is not bool or type(props) is not dict:
         return None
@@ -261,7 +269,8 @@ def build_design(data: dict[str, Any]) -> Design:
             try:
                 built.append(PortGroup(
                     _text(pg, "prefix", pp), _int(pg, "count", pp, 1, 4096),
-                    _number(pg, "speed_gbps", pp, positive=True),
+                    _number(pg, "speed_gbps", pp, positive=True, minimum=MIN_PORT_GBPS, maximum=MAX_PORT_GBPS,
+                            unit=" Gb/s"),
                     _choice(pg, "kind", pp, PORT_KINDS, "network"), _text(pg, "form_factor", pp, ""),
                     _int(pg, "lanes", pp, 1, 1024, 1), _int(pg, "per_cage", pp, 1, 16, 1),
                 ))
@@ -360,8 +369,9 @@ def build_design(data: dict[str, Any]) -> Design:
         if ends[0][0] == ends[1][0]:
             raise RecordError(p, f"link joins device {ends[0][0]!r} to itself")
         try:
+            length = _number(raw, "length_m", p, maximum=MAX_LINK_LENGTH_M, unit=" m")
             link = Link(lid, ends[0][0], ends[0][1], ends[1][0], ends[1][1],
-                        medium=_choice(raw, "medium", p, MEDIA), length_m=_number(raw, "length_m", p),
+                        medium=_choice(raw, "medium", p, MEDIA), length_m=length,
                         cable=_text(raw, "cable", p, ""), failed=_bool(raw, "failed", p), properties=_props(raw, p))
         except DesignError as e:
             raise RecordError(p, str(e)) from None

@@ -20,6 +20,16 @@ MEDIA = ("passive_copper", "active_copper", "aoc", "optical", "nvlink", "pcie")
 GROUP_KINDS = ("server", "rack", "su", "pod", "custom")
 COPPER_MEDIA = ("passive_copper", "active_copper")
 
+#: Ranges a design file must hold to (``designer.io.design_records`` refuses a file outside them
+#: and the design rule ``out-of-range`` reports a design built in memory outside them; the model
+#: itself accepts any finite positive speed and length >= 0, which the analysis copes with).
+#: A port runs at 1 Mb/s (the analyzer's ``MIN_LINK_GBPS``: slower links count as zero capacity)
+#: to 100 Tb/s (about 7x an NVLink 6 GPU's aggregate port). A link is at most 100 km long, the
+#: reach of the longest single-span data-centre-interconnect optics (400ZR class, 80-120 km).
+MIN_PORT_GBPS = 1e-3
+MAX_PORT_GBPS = 1e5
+MAX_LINK_LENGTH_M = 1e5
+
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
 
 
