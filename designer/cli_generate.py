@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from designer.generators import GENERATORS, GeneratorError, GeneratorSpec, Param
+from designer.generators.registry import details
 from designer.io import save_design
 
 
@@ -38,8 +39,7 @@ def _add_kind(sub: argparse._SubParsersAction, spec: GeneratorSpec) -> None:
     p = sub.add_parser(
         spec.kind,
         help=spec.description,
-        description=f"{spec.kind}: {spec.description}. Network links run at the speed of the port models "
-        "(400 Gb/s for the defaults); cables are chosen by reach from a floor plan of racks in rows.",
+        description=f"{spec.kind}: {spec.description}. {details(spec)}",
     )
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="design file to write (.json)")
     for param in spec.params:

@@ -26,8 +26,39 @@ class GeneratorError(DesignError):
     """Generator parameters are impossible; the message names the limit that was crossed."""
 
 
+class _ReachError(GeneratorError):
+    """No catalog cable reaches a link's length (the floor plan may be the cause)."""
+
+
 # --------------------------------------------------------------------------- parameters
 PARAM_TYPES = ("int", "float", "bool", "str", "dims", "choice", "model", "cable")
+
+
+def cli_flag(name: str) -> str:
+    """The command-line option of parameter ``name``: ``gpus_per_node`` -> ``--gpus-per-node``."""
+    return "--" + name.replace("_", "-")
+
+
+def param_label(name: str) -> str:
+    """The words naming parameter ``name`` in the Generate dialog: ``gpus_per_node`` -> ``gpus per node``."""
+    return name.replace("_", " ")
+
+
+def setting(name: str, value: Any = None, *, metavar: str = "") -> str:
+    """Advice naming a parameter as the dialog labels it and as the command line takes it.
+
+    >>> setting("tiers", 3), setting("scaleout", True), setting("nvswitch", metavar="MODEL")
+    ('tiers = 3 (--tiers 3)', 'scaleout on (--scaleout)', 'nvswitch (--nvswitch MODEL)')
+    """
+    label, flag = param_label(name), cli_flag(name)
+    if value is True:
+        return f"{label} on ({flag})"
+    if value is False:
+        return f"{label} off (--no-{flag[2:]})"
+    if value is not None:
+        return f"{label} = {value:g} ({flag} {value:g})" if isinstance(value, float) else \
+            f"{label} = {value} ({flag} {value})"
+    return f"{label} ({flag} {metavar})" if metavar else f"{label} ({flag})"
 
 
 @dataclass(frozen=True)
@@ -55,7 +86,11 @@ class Param:
 
     @property
     def cli_flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return cli_flag(self.name)
+
+    @property
+    def label(self) -> str:
+        return param_label(self.name)
 
     def limits_text(self) -> str:
         """The limits in words, e.g. ``2..64``, ``even``, ``one of aoc, optical``."""
@@ -185,8 +220,9 @@ def cabling_params(long_medium: str = "auto") -> tuple[Param, ...]:
         Param("long_medium", "choice", long_medium,
               "medium for links copper cannot reach: aoc, optical (transceivers + fibre), or auto "
               "(the catalog's cheapest that reaches)", choices=("auto", "aoc", "optical")),
-        Param("racks_per_row", "int", 18, "racks in one row of the floor plan (sets cable lengths)",
-              minimum=1, maximum=1000),
+        Param("racks_per_row", "int", 0,
+              "racks in one row of the floor plan, which sets cable lengths (0 = 18, or a square floor when "
+              "a cable would not reach across rows of 18)", minimum=0, maximum=10000),
     )
 
 
@@ -243,6 +279,28 @@ class FloorPlan:
     tray_height_m: float = 2.4
     slack_m: float = 1.0
     round_m: float = 0.5
+    #: Racks in a row when the generator chooses (``racks_per_row`` = 0): a common data-hall row.
+    row_racks: int = 18
+
+    def square_racks_per_row(self, new_rows: list[bool]) -> int:
+        """Racks a row that make a floor about as wide as deep (at least ``row_racks``), for racks
+        added in order (True = the rack starts a new row). Its longest runs are the shortest.
+
+        >>> FloorPlan().square_racks_per_row([False] * 100), FloorPlan().square_racks_per_row([False] * 16384)
+        (20, 256)
+        """
+        def rows(per_row: int) -> int:
+            nxt = 0
+            for new_row in new_rows:
+                if new_row and nxt % per_row:
+                    nxt += per_row - nxt % per_row
+                nxt += 1
+            return -(-nxt // per_row)
+
+        per_row = max(self.row_racks, math.ceil(math.sqrt(len(new_rows) * self.row_pitch_m / self.rack_width_m)))
+        while rows(per_row) * self.row_pitch_m > per_row * self.rack_width_m * 1.25:
+            per_row = math.ceil(per_row * 1.1)
+        return per_row
 
     def length_m(self, a: tuple[float, float, float], b: tuple[float, float, float], same_rack: bool) -> float:
         """Cable length between two (x_m, y_m, height_m) points."""
@@ -396,7 +454,7 @@ class Builder:
         cable: str = "",
         copper_max_m: float = 0.0,
         long_medium: str = "auto",
-        racks_per_row: int = 18,
+        racks_per_row: int = 0,
         floor: FloorPlan | None = None,
     ) -> None:
         self.kind = kind
@@ -408,14 +466,17 @@ class Builder:
         self.forced_cable: Cable | None = self.cable_model(cable) if cable else None
         self.groups: list[Group] = []
         self.devices: list[Device] = []
-        self.links: list[Link] = []
+        #: Links in creation order; a cabled link is None until ``design()`` lays out the floor.
+        self.links: list[Link | None] = []
+        self._pending: list[tuple[int, tuple[Any, ...]]] = []
         self._net_ports: dict[str, _PortState] = {}
         self._place: dict[str, tuple[int, float]] = {}
         self._racks: list[tuple[float, float]] = []
+        self._rack_rows: list[bool] = []
+        self._rack_groups: list[Group] = []
         self._cables: dict[tuple[float, float], tuple[Cable, ...]] = {}
         self._boards: dict[str, Cable | None] = {}
         self._model_ports: dict[str, tuple[PortGroup, ...]] = {}
-        self._next_rack = 0
 
     # ---------------------------------------------------------------- catalog
     def error(self, message: str) -> GeneratorError:
@@ -441,18 +502,39 @@ class Builder:
 
     # ---------------------------------------------------------------- floor
     def rack(self, group_id: str, name: str = "", parent: str | None = None, *, new_row: bool = False) -> int:
-        """Add a rack group at the next floor position (optionally starting a new row); return its index."""
-        if new_row and self._next_rack % self.racks_per_row:
-            self._next_rack += self.racks_per_row - self._next_rack % self.racks_per_row
-        row, col = divmod(self._next_rack, self.racks_per_row)
-        self._next_rack += 1
-        self._racks.append((col * self.floor.rack_width_m, row * self.floor.row_pitch_m))
-        self.groups.append(Group(group_id, "rack", name, parent, properties={"row": row + 1, "position": col + 1}))
-        return len(self._racks) - 1
+        """Add a rack group at the next floor position (optionally starting a new row); return its index.
+
+        Positions are fixed when the design is finished (``racks_per_row`` = 0 sizes the rows from the
+        number of racks), so cables are chosen then.
+        """
+        group = Group(group_id, "rack", name, parent, properties={})
+        self.groups.append(group)
+        self._rack_groups.append(group)
+        self._rack_rows.append(new_row)
+        return len(self._rack_rows) - 1
 
     @property
     def rack_count(self) -> int:
-        return len(self._racks)
+        return len(self._rack_rows)
+
+    def _lay_out_floor(self, per_row: int) -> None:
+        self._racks = []
+        nxt = 0
+        for new_row, group in zip(self._rack_rows, self._rack_groups, strict=True):
+            if new_row and nxt % per_row:
+                nxt += per_row - nxt % per_row
+            row, col = divmod(nxt, per_row)
+            nxt += 1
+            self._racks.append((col * self.floor.rack_width_m, row * self.floor.row_pitch_m))
+            group.properties.update(row=row + 1, position=col + 1)
+
+    def _make_links(self, per_row: int) -> None:
+        """Lay out the floor with ``per_row`` racks a row, then make every cabled link in order."""
+        self._lay_out_floor(per_row)
+        self._net_ports = {}
+        links = self.links
+        for i, args in self._pending:
+            links[i] = self._make_cable_link(*args) if len(args) == 4 else self._make_port_link(*args)
 
     def place(self, device_id: str, rack: int, height_m: float) -> None:
         self._place[device_id] = (rack, height_m)
@@ -527,7 +609,7 @@ class Builder:
             ]
             if not found:
                 extra = "" if self.long_medium == "auto" else f" ({self.long_medium} required beyond copper)"
-                raise self.error(f"no {rate_gbps:g}G cable in the catalog reaches {length_m:g} m{extra}")
+                raise _ReachError(f"{self.kind}: no {rate_gbps:g}G cable in the catalog reaches {length_m:g} m{extra}")
             cands = tuple(sorted(found, key=lambda c: (c.rate_gbps, _MEDIUM_ORDER[c.medium], c.reach_m, c.id)))
         self._cables[key] = cands
         return cands
@@ -536,13 +618,17 @@ class Builder:
         """The preferred cable for a link of ``rate_gbps`` over ``length_m``."""
         return self.cable_candidates(rate_gbps, length_m)[0]
 
-    def cable_link(self, link_id: str, a: Device, b: Device, **props: Any) -> Link:
-        """A cabled network link between the next free network ports of ``a`` and ``b``.
+    def cable_link(self, link_id: str, a: Device, b: Device, **props: Any) -> None:
+        """A cabled network link between the next free network ports of ``a`` and ``b`` (made by ``design()``).
 
         On twin-port cages (``per_cage`` > 1) every cage holds one medium and one transceiver
         module, since one module or one cable end fills a cage: the link takes the cheapest cable
         that fits a cage already open on its ends, and opens a new cage only when none does.
         """
+        self._pending.append((len(self.links), (link_id, a, b, props)))
+        self.links.append(None)
+
+    def _make_cable_link(self, link_id: str, a: Device, b: Device, props: dict[str, Any]) -> Link:
         sa, sb = self._ports(a), self._ports(b)
         rate = min(sa.speed(), sb.speed())
         length = self.length_m(a.id, b.id)
@@ -580,7 +666,6 @@ class Builder:
                     properties=props)
         sa.record(link)
         sb.record(link)
-        self.links.append(link)
         return link
 
     def _recage(self, state: _PortState, cands: tuple[Cable, ...]) -> bool:
@@ -617,17 +702,20 @@ class Builder:
             "cages holding another medium (one cage takes one module or cable end); use one cable for every link "
             "(--cable) or fewer links on it")
 
-    def port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str) -> Link:
-        """A cabled network link between two named network ports (cable chosen by length)."""
+    def port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str) -> None:
+        """A cabled network link between two named network ports (made, with a cable chosen by length,
+        by ``design()``)."""
         pa, pb = a.port(a_port), b.port(b_port)
         if pa is None or pb is None:
             missing = f"{a.id}:{a_port}" if pa is None else f"{b.id}:{b_port}"
             raise self.error(f"port {missing} does not exist")
+        self._pending.append((len(self.links), (link_id, a, a_port, b, b_port, min(pa.speed_gbps, pb.speed_gbps))))
+        self.links.append(None)
+
+    def _make_port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str, rate: float) -> Link:
         length = self.length_m(a.id, b.id)
-        cab = self.choose_cable(min(pa.speed_gbps, pb.speed_gbps), length)
-        link = Link(link_id, a.id, a_port, b.id, b_port, medium=cab.medium, length_m=length, cable=cab.id)
-        self.links.append(link)
-        return link
+        cab = self.choose_cable(rate, length)
+        return Link(link_id, a.id, a_port, b.id, b_port, medium=cab.medium, length_m=length, cable=cab.id)
 
     def board_link(self, link_id: str, a: str, a_port: str, b: str, b_port: str, board: str) -> Link:
         """A board connection (medium ``nvlink`` or ``pcie``) between two named ports."""
@@ -641,9 +729,31 @@ class Builder:
 
     def design(self, name: str, description: str, **properties: Any) -> Design:
         """The finished design (everything added in one batch)."""
+        if self.racks_per_row:
+            try:
+                self._make_links(self.racks_per_row)
+            except _ReachError as e:
+                raise self.error(f"{str(e).removeprefix(self.kind + ': ')}; racks in rows of {self.racks_per_row}: "
+                                 "--racks-per-row 0 chooses a floor whose cables reach") from None
+        else:
+            try:
+                self._make_links(self.floor.row_racks)
+            except _ReachError:
+                # Rows of the usual length make the floor too deep for some cable: lay it out square.
+                square = self.floor.square_racks_per_row(self._rack_rows)
+                try:
+                    self._make_links(square)
+                except _ReachError as e:
+                    rows = self._racks[-1][1] / self.floor.row_pitch_m + 1 if self._racks else 0
+                    raise self.error(
+                        f"{str(e).removeprefix(self.kind + ': ')} even on a square floor of {len(self._racks)} "
+                        f"racks ({square} a row, {rows:g} rows): build fewer racks or name a cable that reaches "
+                        "(--cable)") from None
+        self._pending = []
+        links = self.links
         design = Design(name, description)
         design.properties = {"generator": self.kind, **properties}
-        design.extend(self.groups, self.devices, self.links)
+        design.extend(self.groups, self.devices, links)
         return design
 
 

@@ -17,6 +17,7 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    setting,
     switch_ports,
     upper_tier_size,
     whole,
@@ -49,7 +50,7 @@ def build_clos3(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "auto",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """A 3-tier Clos of ``pods x leaves_per_pod x hosts_per_leaf`` GPUs.
 
@@ -67,7 +68,8 @@ def build_clos3(
     core_c = b.model(core_switch or spine_switch or switch, "switch", "core switch")
     kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
     if hosts_per_leaf % gpus_per_node:
-        raise b.error(f"hosts_per_leaf={hosts_per_leaf} is not a multiple of gpus_per_node={gpus_per_node}")
+        raise b.error(f"{setting('hosts_per_leaf', hosts_per_leaf)} is not a multiple of "
+                      f"{setting('gpus_per_node', gpus_per_node)}")
     uplinks = whole(KIND, f"uplinks per leaf (hosts_per_leaf / oversubscription = {hosts_per_leaf}/"
                     f"{oversubscription:g})", hosts_per_leaf / oversubscription)
     leaf_ports = switch_ports(leaf_c)
@@ -80,7 +82,8 @@ def build_clos3(
     if spines_per_pod:
         if uplinks % spines_per_pod:
             raise b.error(f"{uplinks} uplinks per leaf cannot be spread evenly over {spines_per_pod} spines; "
-                          "choose spines_per_pod dividing the uplinks")
+                          f"set {setting('spines_per_pod', metavar='N')} to a divisor of {uplinks}, "
+                          "or 0 for automatic")
         per_pair = uplinks // spines_per_pod
     else:
         spines_per_pod, per_pair = upper_tier_size(

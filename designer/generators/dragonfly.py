@@ -21,6 +21,7 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    setting,
     switch_ports,
 )
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, SWITCHES_PER_RACK
@@ -47,7 +48,7 @@ def build_dragonfly(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "auto",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """A dragonfly of ``g`` groups of ``a`` routers with ``p`` terminals and ``h`` global links each.
 
@@ -74,7 +75,8 @@ def build_dragonfly(
     kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
     terminals = a * p
     if terminals % gpus_per_node:
-        raise b.error(f"a*p = {terminals} terminals per group is not a multiple of gpus_per_node={gpus_per_node}")
+        raise b.error(f"a*p = {terminals} terminals per group is not a multiple of "
+                      f"{setting('gpus_per_node', gpus_per_node)}")
     nodes_per_group = terminals // gpus_per_node
     per_pair = (a * h) // (groups - 1)
 

@@ -18,6 +18,7 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    setting,
     switch_ports,
 )
 from designer.generators.clos import TOR_HEIGHT_M, connect_all, switch_row
@@ -41,7 +42,7 @@ def build_fat_tree(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "auto",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """A k-ary fat-tree: k^3/4 hosts, 5k^2/4 switches.
 
@@ -61,7 +62,8 @@ def build_fat_tree(
     half = k // 2
     hosts_per_pod = half * half
     if hosts_per_pod % gpus_per_node:
-        raise b.error(f"{hosts_per_pod} hosts per pod (k={k}) is not a multiple of gpus_per_node={gpus_per_node}")
+        raise b.error(f"{hosts_per_pod} hosts per pod (k={k}) is not a multiple of "
+                      f"{setting('gpus_per_node', gpus_per_node)}")
     nodes_per_pod = hosts_per_pod // gpus_per_node
 
     pod_w = max(half * DX, kit.width) + 2 * DX

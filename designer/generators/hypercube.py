@@ -25,7 +25,7 @@ def build_hypercube(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "auto",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """A hypercube of 2^n accelerators with n links each.
 

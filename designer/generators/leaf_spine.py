@@ -14,6 +14,7 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    setting,
     switch_ports,
     upper_tier_size,
     whole,
@@ -43,7 +44,7 @@ def build_leaf_spine(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "auto",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """A 2-tier leaf-spine fabric of ``leaves x hosts_per_leaf`` GPUs.
 
@@ -61,7 +62,8 @@ def build_leaf_spine(
     spine_c = b.model(spine_switch or switch, "switch", "spine switch")
     kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
     if hosts_per_leaf % gpus_per_node:
-        raise b.error(f"hosts_per_leaf={hosts_per_leaf} is not a multiple of gpus_per_node={gpus_per_node}")
+        raise b.error(f"{setting('hosts_per_leaf', hosts_per_leaf)} is not a multiple of "
+                      f"{setting('gpus_per_node', gpus_per_node)}")
     uplinks = whole(
         KIND, f"uplinks per leaf (hosts_per_leaf / oversubscription = {hosts_per_leaf}/{oversubscription:g})",
         hosts_per_leaf / oversubscription)
@@ -73,7 +75,7 @@ def build_leaf_spine(
     if spines:
         if uplinks % spines:
             raise b.error(f"{uplinks} uplinks per leaf cannot be spread evenly over {spines} spines; "
-                          "choose spines dividing the uplinks")
+                          f"set {setting('spines', metavar='N')} to a divisor of {uplinks}, or 0 for automatic")
         per_pair = uplinks // spines
         if leaves * per_pair > spine_ports:
             raise b.error(f"each spine needs {leaves} x {per_pair} leaf ports but {spine_c.id} has {spine_ports}")

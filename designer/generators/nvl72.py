@@ -18,6 +18,7 @@ from designer.generators.base import (
     GeneratorSpec,
     Param,
     cabling_params,
+    setting,
     switch_ports,
     upper_tier_size,
     whole,
@@ -47,7 +48,7 @@ def build_nvl72(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "auto",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """``racks`` NVL72-style domains of ``trays x gpus_per_tray`` GPUs.
 
@@ -61,7 +62,8 @@ def build_nvl72(
         if value < 1:
             raise b.error(f"{name} must be at least 1, got {value}")
     if racks > 1 and not scaleout:
-        raise b.error(f"{racks} racks need a scale-out network to reach each other: use scaleout=true or racks=1")
+        raise b.error(f"{racks} racks need a scale-out network to reach each other: "
+                      f"turn {setting('scaleout', True)} or use {setting('racks', 1)}")
     gpu_c = b.model(gpu, "gpu", "GPU")
     nic_c = b.model(nic, "nic", "NIC")
     fab_c = b.model(nvswitch, "nvswitch", "NVLink fabric")

@@ -32,6 +32,7 @@ from designer.generators.base import (
     Param,
     cabling_params,
     node_params,
+    setting,
     switch_ports,
     upper_tier_size,
     whole,
@@ -73,7 +74,7 @@ def build_rail_optimized(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "optical",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """A rail-optimized fabric of ``sus`` scalable units (two or three switch tiers).
 
@@ -102,15 +103,17 @@ def build_rail_optimized(
     if nodes_per_su + uplinks > leaf_ports:
         raise b.error(f"each leaf needs {nodes_per_su} host + {uplinks} uplink ports but {leaf_c.id} has {leaf_ports}")
     if ufm and not 1 <= ufm_links <= rails:
-        raise b.error(f"ufm_links must be 1..{rails} (one per rail leaf of the freed server slot), got {ufm_links}")
+        raise b.error(f"{setting('ufm_links', metavar='N')} must be 1..{rails} (one per rail leaf of the freed "
+                      f"server slot), got {ufm_links}")
     if ufm and sus == 1 and nodes_per_su < 2:
-        raise b.error("ufm takes one server slot: a single SU needs nodes_per_su >= 2")
+        raise b.error(f"ufm takes one server slot: a single SU needs at least 2 servers, "
+                      f"{setting('nodes_per_su', 2)}")
     leaves = sus * rails
     spine_ports, core_ports = switch_ports(spine_c), switch_ports(core_c)
     two = plan_spines(leaves, uplinks, spine_ports, spine_c.id) if tiers in (0, 2) else None
     if tiers == 2 and two is None:
         raise b.error(f"{leaves} leaves need one port each on every spine but {spine_c.id} has {spine_ports}; "
-                      "use tiers=3 (or 0 for automatic)")
+                      f"use {setting('tiers', 3)}, or {setting('tiers', 0)} for automatic")
     if two is not None:
         n_tiers, pods, pod_sus = 2, 1, sus
         spines_per_pod, leaf_spine_links = two

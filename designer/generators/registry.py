@@ -17,7 +17,7 @@ from designer.generators import (
 )
 from designer.generators.base import GeneratorError, GeneratorSpec
 from designer.model import Design
-from designer.model.catalog import Catalog
+from designer.model.catalog import Catalog, default_catalog
 
 GENERATORS: dict[str, GeneratorSpec] = {
     spec.kind: spec
@@ -33,6 +33,48 @@ GENERATORS: dict[str, GeneratorSpec] = {
         dragonfly.SPEC,
     )
 }
+
+
+def _network_speed(catalog: Catalog, model_id: str) -> float | None:
+    comp = catalog.components.get(model_id) if model_id else None
+    speeds = [g.speed_gbps for g in comp.ports if g.kind == "network"] if comp is not None else []
+    return max(speeds) if speeds else None
+
+
+def details(spec: GeneratorSpec, catalog: Catalog | None = None) -> str:
+    """What a kind's links are, in words derived from its default parameters and the catalog.
+
+    >>> details(GENERATORS["nvl72"]).split(",")[0]
+    'Network links run at 800 Gb/s with the defaults (connectx-8-800g NICs'
+    """
+    catalog = catalog if catalog is not None else default_catalog()
+    d = spec.defaults()
+    names = {p.name for p in spec.params}
+    cabled = "cable" in names
+    floor = "cables are chosen by reach from a floor plan of racks in rows (see --racks-per-row)"
+    if "link_speed_gbps" in names:
+        return (f"Accelerators link directly, with no switches, at {d['link_speed_gbps']:g} Gb/s by default "
+                f"({spec.param('link_speed_gbps').cli_flag}); " + floor + ".")
+    parts = []
+    if d.get("nic"):
+        parts.append((d["nic"], "NICs", _network_speed(catalog, d["nic"])))
+    for name in ("switch", "spine_switch", "core_switch"):
+        if d.get(name):
+            parts.append((d[name], "switches" if spec.kind != "dragonfly" else "routers",
+                          _network_speed(catalog, d[name])))
+    if not cabled:
+        nic = f", PCIe from each GPU to its {d['nic']} NIC" if d.get("nic") else ""
+        return f"Board connections only (NVLink from each GPU to the NVLink fabric{nic}); no network cables."
+    twin = [m for m, _, _ in parts if any(g.per_cage > 1 for g in catalog.components[m].ports)] \
+        if all(m in catalog.components for m, _, _ in parts) else []
+    if twin:
+        floor += f"; the two ports of a {twin[0]} twin-port cage share one medium and module"
+    speeds = [s for _, _, s in parts if s]
+    if not speeds:
+        return floor[0].upper() + floor[1:] + "."
+    models = ", ".join(f"{m} {what}" for m, what, _ in parts)
+    return (f"Network links run at {min(speeds):g} Gb/s with the defaults ({models}), the speed of the "
+            f"slower port; {floor}.")
 
 
 def generate(kind: str, catalog: Catalog | None = None, **params: Any) -> Design:

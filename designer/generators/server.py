@@ -18,6 +18,7 @@ from designer.generators.base import (
     GeneratorSpec,
     Param,
     node_params,
+    setting,
 )
 from designer.model import Design
 from designer.model.catalog import Catalog, Component
@@ -53,7 +54,8 @@ def node_kit(b: Builder, gpus: int, gpu: str, nic: str, nvswitch: str) -> NodeKi
     if gpus > 1:
         fab_id = nvswitch or DEFAULT_NVSWITCH.get(gpu, "")
         if not fab_id:
-            raise b.error(f"no default NVLink fabric for GPU {gpu!r}: pass nvswitch=<model> or gpus_per_node=1")
+            raise b.error(f"no default NVLink fabric for GPU {gpu!r}: choose one with "
+                          f"{setting('nvswitch', metavar='MODEL')} or use {setting('gpus_per_node', 1)}")
         fabric = b.model(fab_id, "nvswitch", "NVLink fabric")
         nvl_ports = sum(g.count for g in fabric.ports if g.kind == "nvlink")
         if gpus > nvl_ports:

@@ -39,7 +39,7 @@ def build_torus(
     cable: str = "",
     copper_max_m: float = 0.0,
     long_medium: str = "auto",
-    racks_per_row: int = 18,
+    racks_per_row: int = 0,
 ) -> Design:
     """A torus (``wrap``) or mesh of ``prod(dims)`` accelerators.
 

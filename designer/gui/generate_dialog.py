@@ -75,7 +75,7 @@ class ParamForm(QWidget):
             w = self._widget(p, catalog)
             w.setToolTip(p.help + (f"<br><i>{p.limits_text()}</i>" if p.limits_text() else ""))
             self.widgets[p.name] = w
-            form.addRow(p.name.replace("_", " "), w)
+            form.addRow(p.label, w)
 
     @staticmethod
     def _widget(p: Any, catalog: Catalog) -> QWidget:
