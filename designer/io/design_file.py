@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 from designer.io.atomic import atomic_write_text
 from designer.io.design_records import RecordError, build_design
-from designer.io.json_shape import largest_object
+from designer.io.json_shape import measure, rough_shape
 from designer.model import (
     Design,
     DesignError,
@@ -48,6 +48,34 @@ MAX_OBJECT_MEMBERS = 1000
 #: Files larger than this have their largest object measured before parsing (see json_shape):
 #: below it, even the densest JSON parses in a few hundred MiB.
 SHAPE_CHECK_BYTES = 32 * 1024 * 1024
+
+
+#: A design file holds at most this many JSON objects and arrays, and this many values of every
+#: kind. A real design uses about one container per 120 bytes and one value per 17 (the 16,384-GPU
+#: sample: 157,000 and 1.15 million in 18.9 MB), so a file at the size limit stays well inside both;
+#: a file of nothing but ``[]`` or ``1,`` would otherwise expand 25-fold in memory.
+MAX_CONTAINERS = 4_000_000
+MAX_VALUES = 24_000_000
+
+
+def _check_shape(raw: bytes, source: str) -> None:
+    """Refuse, before parsing, a text that would expand into too many objects, arrays or values.
+
+    Byte counts give an upper bound at once; the exact count (outside strings) is taken only
+    when that bound is over a limit or the file is large enough to hide one huge object.
+    """
+    rough = rough_shape(raw)
+    if len(raw) <= SHAPE_CHECK_BYTES and rough.containers <= MAX_CONTAINERS and rough.values <= MAX_VALUES:
+        return
+    shape = measure(raw)
+    if shape.largest_object > MAX_OBJECT_MEMBERS:
+        raise DesignFileError(f"{source}: {_too_many_members(shape.largest_object)}")
+    if shape.containers > MAX_CONTAINERS:
+        raise DesignFileError(f"{source}: holds {shape.containers:,} JSON objects and arrays; a design file "
+                              f"allows at most {MAX_CONTAINERS:,}")
+    if shape.values > MAX_VALUES:
+        raise DesignFileError(f"{source}: holds about {shape.values:,} JSON values; a design file allows at most "
+                              f"{MAX_VALUES:,}")
 
 
 def _too_many_members(n: int) -> str:
@@ -290,11 +318,7 @@ def _design_from_owned_bytes(holder: list[bytes], source: str) -> Design:
     raw = holder.pop()
     if not raw or raw.isspace():
         raise DesignFileError(f"{source}: file is empty")
-    if len(raw) > SHAPE_CHECK_BYTES:
-        # Measured before parsing, so an object of millions of keys is refused without being built.
-        members, _ = largest_object(raw)
-        if members > MAX_OBJECT_MEMBERS:
-            raise DesignFileError(f"{source}: {_too_many_members(members)}")
+    _check_shape(raw, source)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:

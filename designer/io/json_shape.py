@@ -1,77 +1,155 @@
 """The shape of a large JSON text, measured before it is parsed.
 
 ``json.loads`` builds every object completely before anyone can look at it, so a file of a few
-hundred MiB holding one object with millions of keys costs several GiB before a member limit
-could refuse it. :func:`largest_object` finds, with vectorised numpy passes over the bytes, how
-many members the largest object has and how deep the nesting goes, holding a few bytes per
-structural character instead of a Python object per key. Strings (with their escapes) are
-masked first, so braces and colons inside names do not count.
+hundred MiB holding one object with millions of keys, or millions of empty arrays, costs several
+GiB before any limit could refuse it. :func:`measure` counts, with vectorised numpy passes over
+the bytes in fixed-size chunks, the members of the largest object, the nesting depth, the objects
+and arrays and the values, holding a few bytes per structural character of one chunk at a time.
+Strings (with their escapes) are masked first, so braces, colons and commas inside names do not
+count.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-_QUOTE, _BACKSLASH = 0x22, 0x5C
-# Structural characters: openers +1, closers -1, the name separator ':' 0.
+_QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
+# Structural characters: openers +1, closers -1, ':' and ',' 0.
 _DELTA = np.zeros(256, dtype=np.int8)
 _DELTA[[ord("{"), ord("[")]] = 1
 _DELTA[[ord("}"), ord("]")]] = -1
 _STRUCTURAL = np.zeros(256, dtype=bool)
-_STRUCTURAL[[ord(c) for c in "{}[]:"]] = True
+_STRUCTURAL[[ord(c) for c in "{}[]:,"]] = True
+#: Bytes measured at once: the working memory is a few dozen bytes per byte of one chunk.
+CHUNK_BYTES = 4 * 1024 * 1024
 
 
-def _real_quotes(buf: np.ndarray) -> np.ndarray:
-    """Positions of the quotes that open or close a string (not those escaped by a backslash)."""
-    quotes = np.flatnonzero(buf == _QUOTE)
-    backslashes = np.flatnonzero(buf == _BACKSLASH)
-    if not len(backslashes) or not len(quotes):
-        return quotes
-    # A quote is escaped when the run of backslashes just before it has odd length.
+class JsonShape(NamedTuple):
+    """What a JSON text will expand into, counted outside strings."""
+
+    #: The most members of any one object.
+    largest_object: int
+    #: The deepest nesting of objects and arrays.
+    depth: int
+    #: Objects and arrays.
+    containers: int
+    #: Values of every kind, an upper bound: commas + containers + 1 (exact when no container is empty).
+    values: int
+
+
+def rough_shape(raw: bytes) -> JsonShape:
+    """An upper bound of :func:`measure`'s containers and values from byte counts alone (fast).
+
+    Braces and commas inside strings count too, so the figures can only be too high.
+    """
+    containers = raw.count(b"{") + raw.count(b"[")
+    return JsonShape(0, 0, containers, raw.count(b",") + containers + 1)
+
+
+def _real_quotes(part: np.ndarray, carried_backslashes: int) -> tuple[np.ndarray, int]:
+    """Quotes that open or close a string in ``part``, and the backslash run at its end.
+
+    A quote is escaped when the run of backslashes just before it has odd length; a run that
+    starts the chunk continues the ``carried_backslashes`` of the chunk before.
+    """
+    quotes = np.flatnonzero(part == _QUOTE)
+    backslashes = np.flatnonzero(part == _BACKSLASH)
+    n = len(part)
+    if not len(backslashes):
+        if carried_backslashes % 2 == 1 and len(quotes) and quotes[0] == 0:
+            quotes = quotes[1:]
+        return quotes, 0
     run_start = np.ones(len(backslashes), dtype=bool)
     run_start[1:] = np.diff(backslashes) != 1
     first_of_run = np.maximum.accumulate(np.where(run_start, np.arange(len(backslashes)), 0))
+    run_len = np.arange(len(backslashes)) - first_of_run + 1
+    run_len = run_len + np.where(backslashes[first_of_run] == 0, carried_backslashes, 0)
+    trailing = int(run_len[-1]) if backslashes[-1] == n - 1 else 0
+    if not len(quotes):
+        return quotes, trailing
     j = np.searchsorted(backslashes, quotes) - 1
-    ok = j >= 0
-    jj = np.where(ok, j, 0)
-    touching = ok & (backslashes[jj] == quotes - 1)
-    run_len = jj - first_of_run[jj] + 1
-    escaped = touching & (run_len % 2 == 1)
-    return quotes[~escaped]
+    jj = np.maximum(j, 0)
+    touching = (j >= 0) & (backslashes[jj] == quotes - 1)
+    escaped = touching & (run_len[jj] % 2 == 1)
+    if carried_backslashes % 2 == 1 and quotes[0] == 0:
+        escaped[0] = True
+    return quotes[~escaped], trailing
 
 
-def largest_object(raw: bytes) -> tuple[int, int]:
-    """``(members, depth)``: the most members of any one JSON object and the deepest nesting.
+def measure(raw: bytes, chunk_bytes: int = CHUNK_BYTES) -> JsonShape:
+    """The shape of the JSON text ``raw``: largest object, depth, containers and values.
 
     Meant for text that will be parsed next: on malformed JSON the figures are only estimates,
     and the parser names the real problem.
 
-    >>> largest_object(b'{"a": {"b:": 1, "c": [1, 2]}, "d\\\\"": "{"}')
-    (2, 3)
+    >>> measure(b'{"a": {"b:": 1, "c": [1, 2]}, "d\\\\"": "{,"}')
+    JsonShape(largest_object=2, depth=3, containers=3, values=7)
     """
     buf = np.frombuffer(raw, dtype=np.uint8)
-    quotes = _real_quotes(buf)
-    pos = np.flatnonzero(_STRUCTURAL[buf])
-    # Outside a string, an even number of real quotes comes before the character.
-    pos = pos[np.searchsorted(quotes, pos) % 2 == 0]
-    del quotes
-    if not len(pos):
-        return 0, 0
-    chars = buf[pos]
-    delta = _DELTA[chars]
-    depth = np.cumsum(delta, dtype=np.int64)
-    max_depth = int(depth.max(initial=0))
-    # Each colon belongs to the latest opener at its own depth: sort openers and colons by depth
-    # (stably, so each depth keeps text order) and carry the latest opener forward.
-    keep = delta >= 0
-    is_opener = delta[keep] == 1
-    depth_kept = depth[keep]
-    del depth, delta, chars, pos
-    order = np.argsort(depth_kept, kind="stable")
-    opener_sorted = is_opener[order]
-    idx = np.arange(len(order))
-    latest_opener = np.maximum.accumulate(np.where(opener_sorted, idx, -1))
-    owners = latest_opener[~opener_sorted]
-    owners = owners[owners >= 0]
-    members = int(np.bincount(owners).max()) if len(owners) else 0
-    return members, max_depth
+    in_string = False
+    backslashes = 0
+    depth = 0
+    #: Members counted so far of each open container, outermost first (objects count colons).
+    open_counts: list[int] = []
+    largest = max_depth = containers = commas = 0
+    for start in range(0, len(buf), chunk_bytes):
+        part = buf[start:start + chunk_bytes]
+        quotes, backslashes_next = _real_quotes(part, backslashes)
+        backslashes = backslashes_next
+        pos = np.flatnonzero(_STRUCTURAL[part])
+        outside = (np.searchsorted(quotes, pos) + in_string) % 2 == 0
+        in_string = bool((len(quotes) + in_string) % 2)
+        chars = part[pos[outside]]
+        del pos, outside, quotes
+        is_comma = chars == _COMMA
+        commas += int(np.count_nonzero(is_comma))
+        chars = chars[~is_comma]
+        delta = _DELTA[chars]
+        levels = depth + np.cumsum(delta, dtype=np.int64)
+        if len(levels):
+            max_depth = max(max_depth, int(levels.max()))
+            if int(levels.min()) < 0:  # more closers than openers: not JSON; the parser will say so
+                return JsonShape(largest, max_depth, containers, commas + containers + 1)
+        keep = delta >= 0
+        opener = delta[keep] == 1
+        lv = levels[keep]
+        containers += int(np.count_nonzero(opener))
+        # Each colon belongs to the latest opener at its own depth: sort openers and colons by depth
+        # (stably, so each depth keeps text order) and carry the latest opener forward; a colon
+        # with no opener of its depth earlier in this chunk belongs to a container opened before.
+        order = np.argsort(lv, kind="stable")
+        sorted_lv = lv[order]
+        sorted_opener = opener[order]
+        idx = np.arange(len(order))
+        group_start = np.searchsorted(sorted_lv, sorted_lv, side="left")
+        latest = np.maximum.accumulate(np.where(sorted_opener, idx, -1))
+        colon = ~sorted_opener
+        owner = latest[colon]
+        colon_lv = sorted_lv[colon]
+        mine = owner >= group_start[colon]
+        local = np.bincount(owner[mine], minlength=len(order)) if len(order) else np.zeros(0, dtype=np.int64)
+        if len(local):
+            largest = max(largest, int(local.max()))
+        carried = np.bincount(colon_lv[~mine], minlength=depth + 1) if np.any(~mine) else None
+        if carried is not None:
+            for d in np.flatnonzero(carried):
+                if 1 <= d <= len(open_counts):
+                    open_counts[d - 1] += int(carried[d])
+                    largest = max(largest, open_counts[d - 1])
+        # The open path at the chunk's end: per depth, the latest opener of that depth in the
+        # chunk if there is one (it is necessarily still open), else the container carried in.
+        end = int(levels[-1]) if len(levels) else depth
+        del open_counts[end:]
+        open_counts.extend([0] * (end - len(open_counts)))
+        if np.any(sorted_opener):
+            op_idx = idx[sorted_opener]
+            op_lv = sorted_lv[sorted_opener]
+            last_of_level = np.flatnonzero(np.append(op_lv[1:] != op_lv[:-1], True))
+            for k in last_of_level:
+                d = int(op_lv[k])
+                if d <= end:
+                    open_counts[d - 1] = int(local[op_idx[k]])
+        depth = end
+    return JsonShape(largest, max_depth, containers, commas + containers + 1)

@@ -19,7 +19,7 @@ from designer.io.design_file import (
     load_design_stream,
     read_bounded,
 )
-from designer.io.json_shape import largest_object
+from designer.io.json_shape import measure
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_designs" / "hgx-h100-server.json"
@@ -128,7 +128,8 @@ def test_measuring_first_accepts_a_real_design(monkeypatch):
     ],
 )
 def test_largest_object_counts_members_outside_strings(text, expect):
-    assert largest_object(text) == expect
+    shape = measure(text)
+    assert (shape.largest_object, shape.depth) == expect
     json.loads(text)  # each case is valid JSON
 
 
@@ -151,3 +152,79 @@ def test_json_errors_read_as_whole_sentences(tmp_path, content, message):
     with pytest.raises(DesignFileError) as e:
         load_design(path)
     assert str(e.value) == f"{path}: {message}"
+
+
+def _with_property_value(value) -> str:
+    data = json.loads(SAMPLE.read_text())
+    data["design"]["properties"] = {"notes": value}
+    return json.dumps(data)
+
+
+def test_a_file_that_would_expand_into_too_many_containers_is_refused(tmp_path, monkeypatch):
+    text = _with_property_value([[] for _ in range(5000)])
+    containers = measure(text.encode()).containers
+    monkeypatch.setattr(design_file, "MAX_CONTAINERS", containers - 1)
+    path = tmp_path / "arrays.json"
+    path.write_text(text)
+    with pytest.raises(DesignFileError, match=rf"holds {containers:,} JSON objects and arrays; a design file "
+                       rf"allows at most {containers - 1:,}"):
+        load_design(path)
+    monkeypatch.setattr(design_file, "MAX_CONTAINERS", containers)
+    assert load_design(path).properties["notes"][0] == []
+
+
+def test_a_file_that_would_expand_into_too_many_values_is_refused(tmp_path, monkeypatch):
+    text = _with_property_value([1] * 20000)
+    values = measure(text.encode()).values
+    monkeypatch.setattr(design_file, "MAX_VALUES", values - 1)
+    path = tmp_path / "values.json"
+    path.write_text(text)
+    with pytest.raises(DesignFileError, match=rf"holds about {values:,} JSON values"):
+        load_design(path)
+
+
+def test_braces_and_commas_inside_names_do_not_count_against_the_limits(tmp_path, monkeypatch):
+    # The fast byte count sees them; the exact count outside strings clears the file.
+    text = _with_property_value("{[,]}" * 20000)
+    monkeypatch.setattr(design_file, "MAX_CONTAINERS", measure(text.encode()).containers)
+    monkeypatch.setattr(design_file, "MAX_VALUES", measure(text.encode()).values)
+    path = tmp_path / "braces.json"
+    path.write_text(text)
+    assert load_design(path).properties["notes"].startswith("{[,]}")
+
+
+def _reference_shape(obj, depth=1):
+    """(largest object, depth, containers, values + empty containers) of parsed JSON."""
+    if isinstance(obj, (dict, list)):
+        children = list(obj.values()) if isinstance(obj, dict) else obj
+        shape = [len(obj) if isinstance(obj, dict) else 0, depth, 1, 1 + (not obj)]
+        for child in children:
+            sub = _reference_shape(child, depth + 1)
+            shape = [max(shape[0], sub[0]), max(shape[1], sub[1]), shape[2] + sub[2], shape[3] + sub[3]]
+        return shape
+    return [0, depth - 1, 0, 1]
+
+
+def test_measuring_in_chunks_agrees_with_the_parser_on_random_json_with_hostile_strings():
+    import random
+
+    rng = random.Random(7)
+    alphabet = ["a", '"', "\\", "{", "}", ":", ",", "[", "]", "é", "\\\\", '\\"']
+
+    def text():
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+
+    def value(depth=0):
+        r = rng.random()
+        if depth > 5 or r < 0.3:
+            return rng.choice([1, 2.5, None, True, text()])
+        if r < 0.65:
+            return {text() + str(i): value(depth + 1) for i in range(rng.randint(0, 6))}
+        return [value(depth + 1) for _ in range(rng.randint(0, 6))]
+
+    for _ in range(60):
+        obj = value()
+        raw = json.dumps(obj, ensure_ascii=rng.random() < 0.5).encode()
+        expect = tuple(_reference_shape(obj))
+        for chunk in (3, 1 << 22):
+            assert tuple(measure(raw, chunk)) == expect, (raw, chunk)
