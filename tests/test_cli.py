@@ -22,9 +22,9 @@ def run_cli(*args, cwd=None):
 def small(path: Path, length_m: float = 1.0) -> Path:
     d = Design("cli")
     net = (PortGroup("p", 2, 400.0),)
-    d.add_device(Device("a", "switch", net))
-    d.add_device(Device("b", "switch", net))
-    d.add_link(Link("l1", "a", "p1", "b", "p1", medium="passive_copper", length_m=length_m))
+    d.add_device(Device("a", "switch", net, model="qm9700"))
+    d.add_device(Device("b", "switch", net, model="qm9700"))
+    d.add_link(Link("l1", "a", "p1", "b", "p1", medium="passive_copper", length_m=length_m, cable="dac-400g-ndr"))
     save_design(d, path)
     return path
 

@@ -35,8 +35,8 @@ SCRIPT = textwrap.dedent(
     from designer.analysis import check_design
     d = Design()
     net = (PortGroup("p", 2, 400.0),)
-    d.add_device(Device("a", "switch", net)); d.add_device(Device("b", "switch", net))
-    d.add_link(Link("l", "a", "p1", "b", "p1", medium="passive_copper", length_m=1))
+    d.add_device(Device("a", "switch", net, model="qm9700")); d.add_device(Device("b", "switch", net, model="qm9700"))
+    d.add_link(Link("l", "a", "p1", "b", "p1", medium="passive_copper", length_m=1, cable="dac-400g-ndr"))
     assert design_to_text(design_from_text(design_to_text(d))) == design_to_text(d)
     assert check_design(d) == []
     leaked = [m for m in sys.modules if m.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph")]

@@ -26,7 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from designer.analysis.cages import cage_of, end_medium
-from designer.analysis.rules import catalog_gaps, not_in_catalog, zero_length_summary
+from designer.analysis.rules import (
+    UNPRICED,
+    catalog_gaps,
+    is_uncabled,
+    is_unpriced_device,
+    not_in_catalog,
+    zero_length_summary,
+)
 from designer.model import Design
 from designer.model.catalog import Catalog, Transceiver, default_catalog
 
@@ -34,6 +41,10 @@ from designer.model.catalog import Catalog, Transceiver, default_catalog
 LENGTH_BUCKETS_M = (1.0, 3.0, 5.0, 10.0, 30.0, 100.0)
 CATEGORIES = ("gpu", "nic", "nvswitch", "switch", "storage", "cable", "transceiver")
 _BOARD = ("nvlink", "pcie")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def length_bucket(length_m: float) -> str:
@@ -175,10 +186,10 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     devices = {d.id: d for d in design.iter_devices()}
     gaps = catalog_gaps(design, catalog)  # the same check as the unknown-model / unknown-cable rules
     if gaps.models:
-        notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: counted at 0 W, $0 unless the device "
+        notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: {UNPRICED} unless the device "
                      "gives power_w/price_usd")
     if gaps.cables:
-        notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: counted at 0 W, $0")
+        notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: {UNPRICED}")
 
     # Devices ---------------------------------------------------------------------------
     dev_lines: dict[tuple[str, str, str, str], list[float]] = {}
@@ -194,7 +205,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             price = float(dev.properties.get("price_usd", 0.0) or 0.0)
             based_on = dev.properties.get("based_on")
             name = dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
-            if not dev.model and "power_w" not in dev.properties and "price_usd" not in dev.properties:
+            if is_unpriced_device(dev):
                 unpriced += 1
             key = (dev.kind, dev.model, dev.tier, name)
         acc = dev_lines.setdefault(key, [0, 0.0, 0.0])
@@ -203,7 +214,8 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         acc[2] += price
         dev_names.setdefault(key, name)
     if unpriced:
-        notes.append(f"{unpriced} device(s) have no catalog model and no power_w/price_usd: counted at 0 W, $0")
+        notes.append(f"{_count(unpriced, 'custom device')} with no catalog model and no power_w/price_usd: "
+                     f"{UNPRICED}")
 
     # Cables and transceivers -------------------------------------------------------------
     cable_acc: dict[tuple[str, str, str, str], list[float]] = {}
@@ -227,7 +239,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             power = 2 * cab.power_w_per_end
         else:
             price = power = 0.0
-            if not link.cable:  # an unknown cable id has its own note (catalog_gaps)
+            if is_uncabled(link):  # an unknown cable id has its own note (catalog_gaps)
                 unknown_cables += 1
         if link.length_m == 0:
             zero_length.append(link.id)
@@ -257,7 +269,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             else:
                 single_modules[module] += 1
     if unknown_cables:
-        notes.append(f"{unknown_cables} link(s) name no catalog cable: counted at 0 W, $0")
+        notes.append(f"{_count(unknown_cables, 'network link')} with no cable chosen: {UNPRICED}")
     if zero_length:
         notes.append(zero_length_summary(zero_length))
     if no_module:

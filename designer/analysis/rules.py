@@ -23,6 +23,9 @@ first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not
 - ``duplicate-link`` (warning): two links join the same pair of devices where one is a GPU, NIC or storage node.
 - ``nic-without-gpu`` (warning): a NIC has no PCIe link to a GPU (or storage node).
 - ``unconnected`` (warning): a device has no link at all.
+- ``mixed-cage`` (error): a twin-port cage holds two media or two optical modules (one cage takes one module).
+- ``unpriced`` (warning): a custom device with no catalog model and no power/price of its own.
+- ``no-cable`` (warning): a network link with no cable chosen.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from designer.analysis import constants as K
+from designer.analysis.cages import mixed_cages
 from designer.model import Design, Link, PortSpec
 from designer.model.catalog import Cable, Catalog, default_catalog
 from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
@@ -477,6 +481,39 @@ def _join_advice(design: Design, ids: list[str], kinds: list[str], labels: np.nd
     return "; ".join(parts) if parts else "link them to the rest of the fabric"
 
 
+#: How the bill of materials counts what it cannot price (the rules and the BOM say it alike).
+UNPRICED = "counted at 0 W, $0"
+
+
+def is_unpriced_device(dev) -> bool:
+    """A custom device (no catalog model) that gives no ``power_w`` or ``price_usd`` of its own."""
+    return not dev.model and "power_w" not in dev.properties and "price_usd" not in dev.properties
+
+
+def is_uncabled(link: Link) -> bool:
+    """A network link (not an NVLink/PCIe board connection) with no cable chosen."""
+    return not link.cable and link.medium not in _BOARD_MEDIA
+
+
+def _check_unpriced(design: Design, out: list[Finding]) -> None:
+    for dev in design.iter_devices():
+        if is_unpriced_device(dev):
+            out.append(Finding(WARNING, "unpriced", (
+                f"{dev.id}: custom {dev.kind} with no catalog model and no power_w/price_usd: the bill of "
+                f"materials {UNPRICED}; choose a catalog model, or give it power_w and price_usd properties"),
+                (dev.id,)))
+    for link in design.iter_links():
+        if is_uncabled(link):
+            out.append(Finding(WARNING, "no-cable", (
+                f"{link.id}: no cable chosen: the bill of materials {UNPRICED}; choose a cable (the inspector "
+                "lists those that fit)"), (link.a_device, link.b_device), (link.id,)))
+
+
+def _check_cages(design: Design, catalog: Catalog, out: list[Finding]) -> None:
+    for m in mixed_cages(design, catalog):
+        out.append(Finding(ERROR, "mixed-cage", m.message, (m.device,), m.links))
+
+
 def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding]:
     """All design-rule findings, errors first, then warnings, each group in design order.
 
@@ -484,9 +521,9 @@ def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding
     --------
     >>> from designer.model import Design, Device, Link, PortGroup
     >>> d = Design()
-    >>> _ = d.add_device(Device("a", "switch", (PortGroup("p", 2, 400.0),)))
-    >>> _ = d.add_device(Device("b", "switch", (PortGroup("p", 2, 200.0),)))
-    >>> _ = d.add_link(Link("l1", "a", "p1", "b", "p1", medium="passive_copper", length_m=1))
+    >>> _ = d.add_device(Device("a", "switch", (PortGroup("p", 2, 400.0),), model="qm9700"))
+    >>> _ = d.add_device(Device("b", "switch", (PortGroup("p", 2, 200.0),), model="qm8700"))
+    >>> _ = d.add_link(Link("l1", "a", "p1", "b", "p1", medium="passive_copper", length_m=1, cable="hdr-dac-200g"))
     >>> [f.code for f in check_design(d)]
     ['speed-mismatch']
     """
@@ -495,6 +532,8 @@ def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding
     out: list[Finding] = []
     _check_devices(design, catalog, out)
     _check_links(design, catalog, out)
+    _check_cages(design, catalog, out)
+    _check_unpriced(design, out)
     _check_connectivity(design, out)
     rank = {ERROR: 0, WARNING: 1}
     return sorted(out, key=lambda f: rank.get(f.severity, 2))
@@ -513,7 +552,7 @@ def findings_by_item(findings: list[Finding]) -> tuple[dict[str, list[Finding]],
 
 
 __all__ = [
-    "ERROR", "WARNING", "ZERO_CAPACITY", "ZERO_LENGTH", "CatalogGaps", "Finding", "catalog_gaps", "check_design",
-    "findings_by_item", "is_zero_capacity", "link_rate_gbps", "not_in_catalog", "unknown_id", "zero_length_message",
-    "zero_length_summary",
+    "CatalogGaps", "ERROR", "Finding", "UNPRICED", "WARNING", "ZERO_CAPACITY", "ZERO_LENGTH", "catalog_gaps",
+    "check_design", "findings_by_item", "is_uncabled", "is_unpriced_device", "is_zero_capacity", "link_rate_gbps",
+    "not_in_catalog", "unknown_id", "zero_length_message", "zero_length_summary",
 ]

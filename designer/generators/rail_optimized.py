@@ -13,7 +13,8 @@ and spine S of every pod joins core plane S (a k-ary fat-tree of leaves, spines 
 ``ufm=True`` gives one server slot of the last SU to a UFM fabric-manager appliance with
 ``ufm_links`` links to that SU's first leaves (the published SuperPOD counts: 127 nodes per
 4 SUs, 1,020 node-and-UFM-to-leaf cables). The appliance is a ``storage``-kind device with
-``properties.role = "ufm"`` because the model has no management-host kind.
+``properties.role = "ufm"`` because the model has no management-host kind; its power and price are
+those of the catalog's ``ufm-appliance``, written as the device's own ``power_w`` / ``price_usd``.
 
 Ids: ``suN-nodeM-gpuI``, ``suN-nodeM-nicI``, ``suN-nodeM-nvsw``, ``suN-leafI``, ``spineS`` (two
 tiers) or ``podP-spineS`` and ``coreC`` (three tiers), ``suN-ufm``.
@@ -43,6 +44,8 @@ from designer.model import Design, Device, PortGroup
 from designer.model.catalog import Catalog
 
 KIND = "rail-optimized"
+#: The catalog component whose power and price a UFM appliance carries.
+UFM_MODEL = "ufm-appliance"
 
 
 def plan_spines(leaves: int, uplinks: int, spine_ports: int, spine_id: str) -> tuple[int, int] | None:
@@ -200,12 +203,17 @@ def build_rail_optimized(
             gpus_total += su_nodes * rails
             if with_ufm:
                 port = next(g for g in kit.nic.ports if g.kind == "network")
+                # Its ports follow the fabric's NICs, so it carries the catalog appliance's power and
+                # price as its own figures rather than the model (whose ports may differ).
+                ufm_model = b.catalog.components.get(UFM_MODEL)
+                ufm_figures = ({"based_on": UFM_MODEL, "power_w": ufm_model.power_w, "price_usd": ufm_model.price_usd}
+                               if ufm_model is not None else {})
                 appliance = b.add(Device(
                     f"su{n}-ufm", "storage",
                     (PortGroup("p", ufm_links, float(port.speed_gbps), "network", port.form_factor),),
                     # Drawn at the end of the leaf row: it stands in the network rack with the leaves.
                     name="UFM fabric manager appliance", x=left + su_w, y=leaf_y, group=net_gid,
-                    properties={"role": "ufm", "su": n},
+                    properties={"role": "ufm", "su": n, **ufm_figures},
                 ))
                 b.place(appliance.id, net_rack, node_height_m(0))
                 for leaf in su_leaves[:ufm_links]:

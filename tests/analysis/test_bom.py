@@ -105,7 +105,7 @@ def test_unpriced_devices_and_unknown_cables_are_noted_not_guessed():
     assert bom.total_power_w == pytest.approx(500.0)
     assert bom.total_price_usd == pytest.approx(1000.0)
     assert any("no catalog model" in n for n in bom.notes)
-    assert any("no catalog cable" in n for n in bom.notes)
+    assert any("with no cable chosen" in n for n in bom.notes)
     assert any("no catalog transceiver" in n for n in bom.notes)
     assert bom.quantity("cable", between="node-node") == 1
 

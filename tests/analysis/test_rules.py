@@ -9,13 +9,16 @@ from designer.model.catalog import default_catalog
 NET = (PortGroup("p", 8, 400.0, "network"),)
 GPU = (PortGroup("nvl", 1, 3600.0, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))
 NIC = (PortGroup("p", 1, 400.0, "network"), PortGroup("pcie", 1, 512.0, "pcie"))
+#: The 400G catalog cable of each medium (a network link without a cable is a finding of its own).
+CABLE = {"passive_copper": "dac-400g-ndr", "active_copper": "acc-400g", "aoc": "aoc-400g", "optical": "sr4-400g-mm"}
 
 
 def node(d: Design, i: int, leaf: str, leaf_port: int, length_m: float = 2.0, medium: str = "passive_copper"):
     d.add_device(Device(f"gpu{i}", "gpu", GPU, model="h100-sxm"))
     d.add_device(Device(f"nic{i}", "nic", NIC, model="connectx-7-400g"))
     d.add_link(Link(f"pcie{i}", f"gpu{i}", "pcie1", f"nic{i}", "pcie1", medium="pcie", length_m=0.1))
-    d.add_link(Link(f"net{i}", f"nic{i}", "p1", leaf, f"p{leaf_port}", medium=medium, length_m=length_m))
+    d.add_link(Link(f"net{i}", f"nic{i}", "p1", leaf, f"p{leaf_port}", medium=medium, length_m=length_m,
+                    cable=CABLE.get(medium, "")))
 
 
 def clean() -> Design:
@@ -66,7 +69,7 @@ def test_duplicate_links_between_an_endpoint_and_a_switch():
     d = clean()
     d.set_device_field("nic1", "ports", (PortGroup("p", 2, 400.0), PortGroup("pcie", 1, 512.0, "pcie")))
     d.set_device_field("nic1", "model", "")
-    d.add_link(Link("dup", "nic1", "p2", "leaf1", "p8", medium="passive_copper", length_m=1))
+    d.add_link(Link("dup", "nic1", "p2", "leaf1", "p8", medium="passive_copper", length_m=1, cable="dac-400g-ndr"))
     (f,) = [f for f in check_design(d) if f.code == "duplicate-link"]
     assert set(f.links) == {"net1", "dup"}
 

@@ -72,7 +72,7 @@ def test_an_unknown_cable_is_an_error_in_the_words_of_analyze_and_bom():
     analyze_notes, bom_notes = notes(d)
     assert any(n.startswith(words + " (1 link: net2)") for n in analyze_notes)
     assert any(n.startswith(words + " (1 link: net2)") and "0 W, $0" in n for n in bom_notes)
-    assert not any("name no catalog cable" in n for n in bom_notes)  # that note is for links naming none
+    assert not any("with no cable chosen" in n for n in bom_notes)  # that note is for links naming none
 
 
 def test_a_zero_metre_network_cable_is_a_warning_and_bom_says_the_same():
