@@ -58,18 +58,21 @@ assert sorted((resources_dir() / "schema").glob("*.json")), "no schema files"
 assert sorted(sample_designs_dir().glob("*.json")), "no sample designs"
 EOF
 
-step "generate, validate, analyze, bom"
-"$TOPO" generate rail-optimized --sus 1 -o X.json
-status=0
-"$TOPO" validate X.json >validate.txt || status=$?
-if [ "$status" -gt 1 ]; then
-    cat validate.txt
-    echo "wheel check: validate failed (exit $status)" >&2
-    exit 1
-fi
-"$TOPO" analyze X.json --sizes 1MiB >analyze.txt
-"$TOPO" bom X.json >bom.txt
-echo "  validate exit $status; analyze $(wc -l <analyze.txt) lines; bom $(wc -l <bom.txt) lines"
+step "the README's command-line tour"
+# The same commands, in the same order, as the README's tour (the window commands run below).
+"$TOPO" generate rail-optimized --sus 4 --ufm -o superpod.json
+"$TOPO" generate fat-tree --k 8 -o ft8.json
+"$TOPO" validate superpod.json            # the SuperPOD sample fabric is clean: exit 0
+"$TOPO" validate ft8.json >/dev/null
+"$TOPO" analyze superpod.json --sizes 1MiB,1GiB >analyze.txt
+"$TOPO" analyze superpod.json --json report.json --sizes 1MiB,1GiB --algorithm ring >/dev/null
+"$TOPO" analyze superpod.json --sizes 1GiB --explain >explain.txt
+"$TOPO" bom superpod.json >bom.txt
+"$TOPO" --help >help.txt
+"$TOPO" validate - <superpod.json >/dev/null
+grep -q "1,016 GPUs" analyze.txt || { echo "wheel check: the 4-SU SuperPOD is not 1,016 GPUs" >&2; exit 1; }
+"$VENV/bin/python" -c "import json; r = json.load(open('report.json')); assert r['format'] == 'topo-designer-report'"
+echo "  analyze $(wc -l <analyze.txt) lines, explain $(wc -l <explain.txt), bom $(wc -l <bom.txt), help $(wc -l <help.txt)"
 
 step "the window, offscreen, on the default sample design"
 QT_QPA_PLATFORM=offscreen timeout 300 "$VENV/bin/python" - <<'EOF'

@@ -115,7 +115,7 @@ def build_clos3(
             connect_all(b, [spine], cores[s * cores_per_plane:(s + 1) * cores_per_plane], core_links)
     gpus = pods * leaves_per_pod * hosts_per_leaf
     return b.design(
-        f"clos3 {gpus} GPUs",
+        f"clos3 {gpus:,} GPUs",
         f"3-tier Clos: {pods} pods of {leaves_per_pod} leaves x {hosts_per_leaf} hosts and {spines_per_pod} spines, "
         f"{len(cores)} cores; {hosts_per_leaf / uplinks:g}:1 at the leaves, {down / spine_up:g}:1 at the spines",
         oversubscription=hosts_per_leaf / uplinks, spine_oversubscription=down / spine_up,

@@ -125,7 +125,7 @@ def build_dragonfly(
                 b.cable_link(f"{ri.id}--{rj.id}{'' if m == 1 else f'.{m}'}", ri, rj)
     gpus = groups * terminals
     return b.design(
-        f"dragonfly {gpus} GPUs",
+        f"dragonfly {gpus:,} GPUs",
         f"dragonfly p={p} a={a} h={h} g={groups}: {groups * a} {router_c.id} routers, {gpus} terminals, "
         f"{per_pair} global link(s) per group pair",
         p=p, a=a, h=h, groups=groups,

@@ -89,9 +89,9 @@ def build_leaf_spine(
     connect_all(b, leaf_devs, spine_devs, per_pair)
     gpus = leaves * hosts_per_leaf
     return b.design(
-        f"leaf-spine {gpus} GPUs",
+        f"leaf-spine {gpus:,} GPUs",
         f"2-tier leaf-spine: {leaves} x {leaf_c.id} leaves with {hosts_per_leaf} hosts and {uplinks} uplinks "
-        f"({hosts_per_leaf / uplinks:g}:1), {spines} x {spine_c.id} spines, {gpus} {gpu} GPUs",
+        f"({hosts_per_leaf / uplinks:g}:1), {spines} x {spine_c.id} spines, {gpus:,} {gpu} GPUs",
         oversubscription=hosts_per_leaf / uplinks,
     )
 

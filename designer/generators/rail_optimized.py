@@ -245,7 +245,7 @@ def build_rail_optimized(
     spines_total = spines_per_pod * pods
     ratio = nodes_per_su / uplinks
     return b.design(
-        f"rail-optimized {gpus_total} GPUs",
+        f"rail-optimized {gpus_total:,} GPUs",
         f"Rail-optimized {n_tiers}-tier fabric: {sus} SU(s) of {nodes_per_su} x {gpus_per_node}-GPU {gpu} nodes"
         + (" (one slot used by UFM)" if ufm else "")
         + f", {leaves} leaf + {spines_total} spine" + (f" + {cores} core" if cores else "")
