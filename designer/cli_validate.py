@@ -14,9 +14,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "validate",
         help="check a design file and its design rules",
-        description="Load a design file and report design-rule findings: ports over budget, speed "
-        "mismatches, cables beyond their reach, GPUs with no path to the others, duplicate links, NICs "
-        "with no GPU. Exit 0 when clean, 1 when there are findings, 2 when the file cannot be read.",
+        description="Load a design file and report design-rule findings: models and cables missing from the "
+        "catalog, ports over a model's budget, links of zero capacity or zero length, media that do not fit "
+        "their ports, speed mismatches, cables beyond their reach, twin-port cages mixing media, devices and "
+        "links the bill of materials cannot price, GPUs with no path to the others, duplicate links, NICs "
+        "with no GPU (docs/design-rules.md lists every rule). Anything analyze or bom would leave out or "
+        "count at $0 is reported here first. Exit 0 when clean, 1 when there are findings, 2 when the file "
+        "cannot be read.",
     )
     p.add_argument("file", help="design file (.json), or - to read standard input")
     p.add_argument("--json", metavar="PATH", help="also write the findings as JSON to PATH ('-' for stdout only)")

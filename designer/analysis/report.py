@@ -323,7 +323,9 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     no_net = ~ctx.fabric.gpu_has_network()[members]
     if ctx.n_gpus and no_net.any() and ctx.fabric.n_domains != 1:
         ids = [ctx.gpu_ids[i] for i in members[no_net][:3]]
-        notes.append(f"{int(no_net.sum())} GPU(s) have no network path (no NIC link): {', '.join(ids)}"
+        count = int(no_net.sum())
+        notes.append(f"{count:,} GPU{' has' if count == 1 else 's have'} no network path (no NIC link): "
+                     f"{', '.join(ids)}"
                      f"{'...' if no_net.sum() > 3 else ''}")
     bis = bisection_bounds(ctx, members)
     notes.extend(bis.notes)

@@ -43,13 +43,11 @@ def create_window(path: str | None) -> MainWindow:
     from designer.gui.main_window import MainWindow
     from designer.io import load_design
     from designer.model import DesignError
-    from designer.model.catalog import Catalog, CatalogError, default_catalog
+    from designer.model.catalog import default_catalog
 
-    try:
-        catalog = default_catalog()
-    except CatalogError:
-        catalog = Catalog()
-    window = MainWindow(catalog)
+    # A catalog that cannot be loaded raises CatalogError: without it InfiniBand would pass for
+    # Ethernet, NVLS and SHARP would vanish and the bill of materials would be $0 (run_gui says so).
+    window = MainWindow(default_catalog())
     restored = window.offer_recovery()
     if not restored:
         if path:
@@ -69,9 +67,21 @@ def create_window(path: str | None) -> MainWindow:
 def run_gui(path: str | None = None) -> int:
     """Open the designer window on ``path`` (or a sample design) and run until it closes."""
     from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMessageBox
+
+    from designer.model.catalog import CatalogError
 
     app = create_application()
-    window = create_window(path)
+    try:
+        window = create_window(path)
+    except CatalogError as e:
+        # The command line refuses in the same words (exit 2); nothing was opened, so nothing is lost.
+        QMessageBox.critical(
+            None, "Topology Designer cannot start",
+            f"The component catalog cannot be loaded:\n\n{e}\n\nFix or move that file, or start with "
+            "another --catalog, then start again. Without the catalog every analysis and bill of "
+            "materials would be wrong.")
+        return 2
     geometry = QSettings().value("window/geometry")
     if geometry is not None:
         window.restoreGeometry(geometry)

@@ -22,6 +22,7 @@ from designer.model.bulk import gc_paused
 from designer.model.entities import (
     DEVICE_KINDS,
     GROUP_KINDS,
+    MAX_LINK_LENGTH_M,
     MEDIA,
     Device,
     Group,
@@ -443,6 +444,9 @@ class Design:
             raise InvalidValueError(f"medium must be one of {', '.join(MEDIA)}, not {value!r}")
         if name == "length_m":
             value = check_finite(value, f"link {link_id!r} length_m")
+            if not 0 <= value <= MAX_LINK_LENGTH_M:
+                raise InvalidValueError(f"link {link_id!r} length_m must be 0 .. {MAX_LINK_LENGTH_M:,.0f} m, "
+                                        f"not {value:g}")
         if name == "cable" and not isinstance(value, str):
             raise InvalidValueError("cable must be a catalog id (text)")
         if name == "failed" and not isinstance(value, bool):

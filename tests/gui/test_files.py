@@ -137,3 +137,23 @@ def test_run_gui_window_starts_with_a_sample(qtbot, monkeypatch, tmp_path):
     assert w.document.path is None  # a sample is a starting point, Save asks for a name
     assert app.default_design_path().parent == app.sample_designs_dir()
     w.close()
+
+
+def test_a_catalog_that_cannot_be_loaded_stops_the_window_with_a_dialog(qtbot, monkeypatch, tmp_path):
+    # The command line refuses such a catalog; the window must not run on an empty one (every
+    # analysis would be silently wrong).
+    from PySide6.QtWidgets import QMessageBox
+
+    from designer.gui import app
+    from designer.model import catalog as catalog_module
+
+    def broken():
+        raise catalog_module.CatalogError("catalog.json: not valid JSON")
+
+    shown = []
+    monkeypatch.setattr("designer.model.catalog.default_catalog", broken)
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append((title, text)))
+    monkeypatch.setattr("designer.gui.recovery.default_recovery_dir", lambda: tmp_path / "rec")
+    assert app.run_gui(None) == 2
+    assert shown and shown[0][0] == "Topology Designer cannot start"
+    assert "catalog.json: not valid JSON" in shown[0][1]

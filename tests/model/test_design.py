@@ -196,3 +196,18 @@ def test_copy_keeps_groups_re_parented_under_a_later_group():
     assert [x.id for x in c.all_members("outer")] == ["s0"]
     c.set_device_property("s0", "note", "copy only")
     assert "note" not in d.device("s0").properties
+
+
+def test_a_link_length_beyond_the_file_range_is_refused_in_memory_too():
+    from designer.model import InvalidValueError
+    from designer.model.entities import MAX_LINK_LENGTH_M
+
+    d = Design()
+    net = (PortGroup("p", 2, 400.0),)
+    d.add_device(Device("a", "switch", net))
+    d.add_device(Device("b", "switch", net))
+    d.add_link(Link("l", "a", "p1", "b", "p1", medium="optical", length_m=10.0))
+    d.set_link_field("l", "length_m", MAX_LINK_LENGTH_M)
+    with pytest.raises(InvalidValueError, match="length_m must be 0 .. 100,000 m"):
+        d.set_link_field("l", "length_m", 1e300)
+    assert d.link("l").length_m == MAX_LINK_LENGTH_M
