@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import importlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -79,10 +80,30 @@ def _qt_platform_problem(env: dict[str, str] | None = None, platform: str = sys.
         return None
     if not env.get("DISPLAY"):
         return "no display (DISPLAY is not set)"
+    return _xcb_plugin_problem()
+
+
+def _xcb_plugin_problem() -> str | None:
+    """Why Qt's X11 platform plugin would not load (a system library missing), or None.
+
+    Loading the plugin's shared library resolves its dependencies exactly as Qt will, so the
+    message names the library that is really missing.
+    """
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None or not spec.submodule_search_locations:
+        return None  # reported as a missing PySide6 next
+    plugin = Path(next(iter(spec.submodule_search_locations))) / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+    if not plugin.is_file():
+        return None
     try:
-        ctypes.CDLL("libxcb-cursor.so.0")
-    except OSError:
-        return "Qt's X11 plugin needs libxcb-cursor0, which is not installed (bash scripts/ensure-qt-libs.sh)"
+        ctypes.CDLL(str(plugin))
+    except OSError as e:
+        # "libxcb-icccm.so.4: cannot open shared object file: No such file or directory"
+        text = str(e)
+        lib = text.split(":")[0].strip()
+        missing = f"{lib} is missing" if "cannot open shared object" in text and "/" not in lib else text
+        return (f"Qt's X11 plugin cannot load ({missing}; on Debian or Ubuntu, "
+                "bash scripts/ensure-qt-libs.sh --x11 installs the X11 libraries)")
     return None
 
 

@@ -169,3 +169,17 @@ def test_dash_reads_the_design_from_standard_input():
     assert r.returncode == 0 and "Bill of materials" in r.stdout
     r = run_cli("analyze", "-", "--sizes", "1MiB", stdin="{")
     assert r.returncode == 2 and r.stderr.startswith("topo-designer: <stdin>: not valid JSON")
+
+
+def test_a_missing_x11_library_is_named(monkeypatch):
+    import ctypes
+
+    import designer.cli as cli
+
+    def missing(path):
+        raise OSError("libxcb-icccm.so.4: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(ctypes, "CDLL", missing)
+    problem = cli._qt_platform_problem({"DISPLAY": ":0"}, "linux")
+    assert problem is not None and "libxcb-icccm.so.4 is missing" in problem
+    assert "ensure-qt-libs.sh --x11" in problem
