@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from designer.cli import _qt_platform_problem, _split_command, build_parser, main
-from designer.cli_common import terminal_text
+from designer.cli import build_parser, main
+from designer.cli.common import terminal_text
+from designer.cli.entry import _split_command
+from designer.cli.gui import qt_platform_problem
 from designer.io import load_design, save_design
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,9 +111,9 @@ def test_no_display_is_a_one_line_message_that_says_what_to_do():
     ],
 )
 def test_platform_check(env, problem):
-    found = _qt_platform_problem(env, "linux")
+    found = qt_platform_problem(env, "linux")
     assert (found is None) if problem is None else (problem in found)
-    assert _qt_platform_problem({}, "darwin") is None
+    assert qt_platform_problem({}, "darwin") is None
 
 
 def test_missing_pyside6_is_a_one_line_message():
@@ -174,12 +176,12 @@ def test_dash_reads_the_design_from_standard_input():
 def test_a_missing_x11_library_is_named(monkeypatch):
     import ctypes
 
-    import designer.cli as cli
+    from designer.cli import gui
 
     def missing(path):
         raise OSError("libxcb-icccm.so.4: cannot open shared object file: No such file or directory")
 
     monkeypatch.setattr(ctypes, "CDLL", missing)
-    problem = cli._qt_platform_problem({"DISPLAY": ":0"}, "linux")
+    problem = gui.qt_platform_problem({"DISPLAY": ":0"}, "linux")
     assert problem is not None and "libxcb-icccm.so.4 is missing" in problem
     assert "ensure-qt-libs.sh --x11" in problem

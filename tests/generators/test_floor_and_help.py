@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from designer import cli_generate
+from designer.cli import generate as cli_generate
 from designer.generators import GeneratorError, build_fat_tree
 from designer.generators.base import FloorPlan
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.bom import bill_of_materials, format_bom
-from designer.cli_common import echo, write_json
+from designer.cli.common import echo, write_json
 from designer.io import load_design
 from designer.io.documents import bom_to_dict
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.rules import check_design
-from designer.cli_common import display_name, echo, write_json
+from designer.cli.common import display_name, echo, write_json
 from designer.io import load_design
 from designer.io.documents import findings_to_dict
 

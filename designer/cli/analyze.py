@@ -7,7 +7,7 @@ import re
 
 from designer.analysis.collectives import ALGORITHMS, COLLECTIVES
 from designer.analysis.errors import AnalysisError
-from designer.cli_common import echo, write_json_text
+from designer.cli.common import echo, write_json_text
 
 _UNITS = {
     "": 1, "b": 1,

@@ -1,0 +1,109 @@
+"""The ``topo-designer`` program: the main parser, the command it names, errors as one line.
+
+No Qt is imported here: ``validate``, ``generate``, ``analyze`` and ``bom`` run on machines
+without a display or without PySide6.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from designer import __version__
+from designer.cli.common import CATALOG_HELP, add_catalog_option, terminal_text
+from designer.model import DesignError
+
+PROG = "topo-designer"
+
+#: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
+COMMANDS = ("gui", "validate", "generate", "analyze", "bom")
+
+EPILOG = """\
+commands:
+  topo-designer [FILE]                      open the designer window (a sample design when no FILE)
+  topo-designer validate FILE               design-rule findings: exit 0 clean, 1 findings, 2 unreadable
+  topo-designer generate KIND ... -o FILE   generate a fabric (topo-designer generate --help lists kinds)
+  topo-designer analyze FILE [--json PATH|-]  bisection bounds, collective times, bottlenecks
+  topo-designer bom FILE [--json PATH|-]    bill of materials: devices, cables, optics, power, cost
+
+Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes
+and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error.
+"""
+
+
+def _modules() -> list[ModuleType]:
+    return [importlib.import_module(f"designer.cli.{name}") for name in COMMANDS]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Topology Designer: design GPU-cluster network fabrics and see how fast they will be.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--catalog", metavar="PATH", action="append", default=[], help=CATALOG_HELP)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in _modules():
+        mod.add_parser(sub)
+    add_catalog_option(parser)
+    return parser
+
+
+def _split_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` with ``gui`` inserted before a bare FILE, so ``topo-designer FILE`` opens it.
+
+    The command is the first word that is neither an option nor the value of a global option
+    that takes one (``--catalog PATH``), so ``topo-designer --catalog mine.json analyze F`` runs
+    ``analyze``.
+    """
+    takes_value = {
+        opt for action in parser._actions if action.nargs != 0 and action.option_strings
+        for opt in action.option_strings
+    }
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return [*argv[:i], "gui", *argv[i + 1:]] if i + 1 < len(argv) else argv
+        if arg in takes_value:
+            i += 2
+            continue
+        if arg.startswith("-") and arg != "-":
+            i += 1
+            continue
+        return argv if arg in COMMANDS else [*argv[:i], "gui", *argv[i:]]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(_split_command(parser, argv))
+        catalogs = [*args.catalog, *(getattr(args, "sub_catalog", None) or ())]
+        if catalogs:
+            from designer.model.catalog import load_catalog, set_default_catalog
+
+            set_default_catalog(load_catalog([Path(p) for p in catalogs]))
+        if args.command is None:
+            from designer.cli.gui import open_window
+
+            return open_window(None)
+        return int(args.func(args))
+    except DesignError as e:
+        print(terminal_text(f"{PROG}: {e}"), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except MemoryError:
+        print(f"{PROG}: out of memory", file=sys.stderr)
+        return 2
+
