@@ -14,11 +14,14 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from designer.model.entities import DEVICE_KINDS, MEDIA, Device, PortGroup
+from designer.model.entities import DEVICE_KINDS, MEDIA, Device, Link, PortGroup
 from designer.model.errors import DesignError
 from designer.model.shipped import resources_dir
+
+if TYPE_CHECKING:
+    from designer.model.design import Design
 
 CATALOG_FORMAT = "topo-designer-catalog"
 CATALOG_VERSION = 1
@@ -166,6 +169,47 @@ class Catalog:
             t = _transceiver(tr, origin)
             self.transceivers[t.id] = t
             self.origins[t.id] = origin
+
+
+def line_rate_gbps(a_port_gbps: float, b_port_gbps: float, cable: Cable | None) -> float:
+    """The rule for a link's per-direction line rate: the slowest of its two ports and its cable.
+
+    ``cable`` is the link's catalog cable, or None when it names none the catalog has (the ports
+    alone set the rate). Every figure of a link's rate (rules, analysis, the window) comes from here.
+
+    >>> line_rate_gbps(800.0, 800.0, None), line_rate_gbps(800.0, 400.0, None)
+    (800.0, 400.0)
+    """
+    if cable is None:
+        return min(a_port_gbps, b_port_gbps)
+    return min(a_port_gbps, b_port_gbps, cable.rate_gbps)
+
+
+def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -> float:
+    """The per-direction line rate of ``link`` in Gb/s: :func:`line_rate_gbps` of its ports and cable.
+
+    ``catalog`` is where the link's ``cable`` is looked up (None: :func:`default_catalog`); a cable
+    the catalog lacks does not limit the rate. A port the device lacks counts as 0 Gb/s. The
+    analysis gives a link this rate (capped at its ``MAX_LINK_GBPS``) and leaves it out under
+    ``MIN_LINK_GBPS``.
+    """
+    if catalog is None:
+        catalog = default_catalog()
+    a = design.device(link.a_device).port(link.a_port)
+    b = design.device(link.b_device).port(link.b_port)
+    cable = catalog.cables.get(link.cable) if link.cable else None
+    return line_rate_gbps(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, cable)
+
+
+def port_rate_gbps(design: Design, link: Link) -> float:
+    """The rate ``link``'s ports run at (the slower of the two), in Gb/s: what its cable must carry.
+
+    Not the link's rate, which its cable may lower (:func:`link_rate_gbps`); this is the figure
+    to choose a cable by.
+    """
+    a = design.device(link.a_device).port(link.a_port)
+    b = design.device(link.b_device).port(link.b_port)
+    return line_rate_gbps(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, None)
 
 
 def _num(obj: dict[str, Any], key: str, where: str, default: float | None = None) -> float:
