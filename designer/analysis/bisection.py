@@ -39,9 +39,8 @@ from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 from scipy.sparse.linalg import lobpcg
 
 from designer.analysis import constants as K
-from designer.analysis.context import Context, as_context, members_of
+from designer.analysis.context import Context, members_of, require_context
 from designer.analysis.load import uniform_loads
-from designer.model import Design
 
 INT32_MAX = 2**31 - 1
 
@@ -250,13 +249,13 @@ def _kernighan_lin_order(ctx: Context, members: np.ndarray) -> np.ndarray | None
     return members[np.argsort(~in_a, kind="stable")]
 
 
-def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAIR_WORK_BUDGET) -> Bisection:
+def bisection_bounds(ctx: Context, members=None, *, budget: int = K.PAIR_WORK_BUDGET) -> Bisection:
     """Certified lower and upper bounds of the bisection bandwidth over GPUs ``members``.
 
     Parameters
     ----------
-    ctx : Design or Context
-        The design, or its analysis context (:func:`designer.analysis.context.build_context`).
+    ctx : Context
+        The design's analysis context (:func:`designer.analysis.context.build_context`).
     members : optional
         GPU positions, GPU or group ids, or None for every GPU.
     budget : int
@@ -273,15 +272,16 @@ def bisection_bounds(ctx: Context | Design, members=None, *, budget: int = K.PAI
 
     >>> from designer.model import Design, Device, Link, PortGroup
     >>> from designer.analysis.context import build_context
+    >>> from designer.model.catalog import Catalog
     >>> d = Design()
     >>> d.extend(devices=[Device("s", "switch", (PortGroup("p", 4, 100.0),))]
     ...     + [Device(f"h{i}", "gpu", (PortGroup("p", 1, 100.0),)) for i in range(4)],
     ...     links=[Link(f"l{i}", f"h{i}", "p1", "s", f"p{i + 1}") for i in range(4)])
-    >>> b = bisection_bounds(build_context(d, None))
+    >>> b = bisection_bounds(build_context(d, Catalog()))
     >>> b.lower_bytes_per_s / 1e9, b.upper_bytes_per_s / 1e9, b.exact, len(b.cut_links)
     (25.0, 25.0, True, 2)
     """
-    ctx = as_context(ctx)
+    ctx = require_context(ctx, "bisection_bounds")
     fab = ctx.fabric
     members = members_of(ctx, members)
     N = len(members)

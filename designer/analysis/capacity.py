@@ -5,8 +5,9 @@ positive rate are kept, in design order (``0..m-1``); each link is full duplex, 
 *arcs*: arc ``k`` runs ``a[k] -> b[k]`` and arc ``k + m`` runs ``b[k] -> a[k]``, each with the
 link's per-direction rate.
 
-- ``line_bytes_per_s``: the line rate of a link, the smallest of its two ports' ``speed_gbps``
-  and its catalog cable's ``rate_gbps``, converted to bytes/s (``/ 8 * 1e9``).
+- ``line_bytes_per_s``: the line rate of a link, :func:`designer.model.catalog.line_rate_gbps`
+  of its two ports' ``speed_gbps`` and its catalog cable (the smallest of the three), converted
+  to bytes/s (``/ 8 * 1e9``).
 - ``effective_bytes_per_s``: the line rate times the efficiency of the link's protocol
   (:data:`designer.analysis.constants.PROTOCOL_EFFICIENCY`).
 - ``protocol``: ``nvlink`` and ``pcie`` for board links (medium or port kind); for network links
@@ -29,7 +30,7 @@ import numpy as np
 from designer.analysis import constants as K
 from designer.analysis.rules import ZERO_CAPACITY, catalog_gaps, not_in_catalog
 from designer.model import Design
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
 
 PROTOCOL_NAMES = ("nvlink", "pcie", "infiniband", "ethernet")
 KIND_NAMES = ("gpu", "nic", "nvswitch", "switch", "storage")
@@ -44,11 +45,12 @@ class CapacityGraph:
     Examples
     --------
     >>> from designer.model import Design, Device, Link, PortGroup
+    >>> from designer.model.catalog import Catalog
     >>> d = Design()
     >>> _ = d.add_device(Device("a", "nic", (PortGroup("p", 1, 400.0),)))
     >>> _ = d.add_device(Device("b", "nic", (PortGroup("p", 1, 200.0),)))
     >>> _ = d.add_link(Link("l1", "a", "p1", "b", "p1", length_m=10))
-    >>> g = build_capacity_graph(d, catalog=None)
+    >>> g = build_capacity_graph(d, Catalog())
     >>> float(g.line_bytes_per_s[0]), g.protocol_name(0), round(float(g.wire_latency_s[0]) * 1e9)
     (25000000000.0, 'ethernet', 50)
     """
@@ -104,14 +106,26 @@ class CapacityGraph:
         return np.flatnonzero(self.node_kind == KIND_NAMES.index(kind))
 
 
-def _component(catalog: Catalog | None, model: str):
-    if catalog is None or not model:
-        return None
-    return catalog.components.get(model)
+def _component(catalog: Catalog, model: str):
+    return catalog.components.get(model) if model else None
 
 
-def build_capacity_graph(design: Design, catalog: Catalog | None | str = "default") -> CapacityGraph:
-    """The capacity graph of ``design``; ``catalog="default"`` uses the built-in catalog, None none.
+def _line_rates(sa: np.ndarray, sb: np.ndarray, cable_code: np.ndarray, cables: list) -> np.ndarray:
+    """Per link, :func:`line_rate_gbps` of its port speeds and cable (``cables[cable_code]``, or None).
+
+    The rule runs once per distinct (speed a, speed b, cable) signature and is broadcast to the
+    links: a fabric has a handful of signatures however many links it has.
+    """
+    if not len(sa):
+        return np.zeros(0)
+    keys = np.stack([sa, sb, cable_code.astype(float)], axis=1)
+    sigs, inverse = np.unique(keys, axis=0, return_inverse=True)
+    per_sig = np.array([line_rate_gbps(float(a), float(b), cables[int(c)]) for a, b, c in sigs.tolist()])
+    return per_sig[inverse.reshape(-1)]
+
+
+def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> CapacityGraph:
+    """The capacity graph of ``design`` with ``catalog`` (None: the built-in, default catalog).
 
     Unknown models and cables are not an error: port speeds are used, and default latencies.
     A default catalog that cannot be loaded raises :class:`CatalogError`, as it does for the
@@ -119,7 +133,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
     and NVLS and SHARP would vanish, changing the answer without saying so.
     """
     notes: list[str] = []
-    if catalog == "default":
+    if catalog is None:
         catalog = default_catalog()
     devices = design.devices
     n = len(devices)
@@ -144,14 +158,13 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
             node_latency[i] = float(lat_ns) * K.NS if lat_ns else default
         elif d.kind == "nvswitch":
             node_latency[i] = float(lat_ns or 0.0) * K.NS
-    if catalog is not None:  # the same check and words as the unknown-model / unknown-cable rules
-        gaps = catalog_gaps(design, catalog)
-        if gaps.models:
-            notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: using port speeds and default "
-                         "latencies")
-        if gaps.cables:
-            notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: using port speeds and "
-                         f"{K.CABLE_LATENCY_S_PER_M / K.NS:g} ns/m")
+    gaps = catalog_gaps(design, catalog)  # the same check and words as the unknown-model / unknown-cable rules
+    if gaps.models:
+        notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: using port speeds and default "
+                     "latencies")
+    if gaps.cables:
+        notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: using port speeds and "
+                     f"{K.CABLE_LATENCY_S_PER_M / K.NS:g} ns/m")
 
     links = design.links
     m_all = len(links)
@@ -182,16 +195,18 @@ def build_capacity_graph(design: Design, catalog: Catalog | None | str = "defaul
     medium = np.array([kind_code.get(x.medium, -1) for x in links], dtype=np.int8).reshape(m_all)
     length = np.array([x.length_m for x in links], dtype=float).reshape(m_all)
     failed = np.array([x.failed for x in links], dtype=bool).reshape(m_all)
-    cables = catalog.cables if catalog is not None else {}
-    cab_rate = {}
-    cab_lat = {}
+    cables = catalog.cables
+    cab_code: dict[str, int] = {}
+    cab_list = []
+    cab_lat = []
     for cid in {x.cable for x in links}:
         cab = cables.get(cid) if cid else None
-        cab_rate[cid] = np.inf if cab is None else cab.rate_gbps
-        cab_lat[cid] = np.nan if cab is None else cab.latency_ns_per_m * K.NS
-    crate = np.array([cab_rate[x.cable] for x in links], dtype=float).reshape(m_all)
-    clat = np.array([cab_lat[x.cable] for x in links], dtype=float).reshape(m_all)
-    rate = np.minimum(np.minimum(sa, sb), crate)
+        cab_code[cid] = len(cab_list)
+        cab_list.append(cab)
+        cab_lat.append(np.nan if cab is None else cab.latency_ns_per_m * K.NS)
+    ccode = np.array([cab_code[x.cable] for x in links], dtype=np.int64).reshape(m_all)
+    clat = np.array(cab_lat, dtype=float)[ccode] if m_all else np.zeros(0)
+    rate = _line_rates(sa, sb, ccode, cab_list)
     zero = ~(rate >= K.MIN_LINK_GBPS)
     fast = rate > K.MAX_LINK_GBPS
     if fast.any():

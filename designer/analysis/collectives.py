@@ -39,8 +39,10 @@ the max-min fair rates of a model's flows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
+import scipy.sparse as sp
 
 from designer.analysis import constants as K
 from designer.analysis.algorithms import (
@@ -51,14 +53,13 @@ from designer.analysis.algorithms import (
     tree_model,
     unavailable_reason,
 )
-from designer.analysis.context import Context, as_context, members_of
+from designer.analysis.context import Context, members_of, require_context
 from designer.analysis.embedding import Embedder, Phase, Unroutable
 from designer.analysis.errors import AnalysisError
-from designer.analysis.load import flow_matrix, max_min_fair
-from designer.model import Design
+from designer.analysis.load import FairShare, flow_matrix, max_min_fair
 
 __all__ = ["ALGORITHMS", "ALIASES", "COLLECTIVES", "NOT_DEFAULT", "AlgorithmModel", "CollectiveResult",
-           "CollectiveRow", "Phase", "bus_factor", "collective_times", "fair_rates"]
+           "CollectiveRow", "FairRates", "FairStatus", "Phase", "bus_factor", "collective_times", "fair_rates"]
 
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast")
 ALGORITHMS = {
@@ -118,14 +119,14 @@ class CollectiveResult:
     not_selectable: tuple[str, ...] = ()
 
 
-def collective_times(ctx: Context | Design, collective: str = "allreduce", algorithms=None, sizes=None,
+def collective_times(ctx: Context, collective: str = "allreduce", algorithms=None, sizes=None,
                      members=None) -> CollectiveResult:
     """Time, algbw and busbw of ``collective`` for each algorithm and message size.
 
     Parameters
     ----------
-    ctx : Design or Context
-        The design, or its analysis context.
+    ctx : Context
+        The design's analysis context (:func:`designer.analysis.context.build_context`).
     collective : str
         One of :data:`COLLECTIVES` (aliases such as ``all-reduce`` accepted).
     algorithms : str or list of str, optional
@@ -146,12 +147,13 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
     --------
     One HGX H100 server (8 GPUs on an NVLS-capable NVSwitch), 8 GiB all-reduce:
 
+    >>> from designer.analysis.context import build_context
     >>> from designer.generators import GENERATORS
-    >>> res = collective_times(GENERATORS["server"].build(), sizes=[8 << 30])
+    >>> res = collective_times(build_context(GENERATORS["server"].build()), sizes=[8 << 30])
     >>> {r.algorithm: round(r.busbw_bytes_per_s / 1e9) for r in res.rows}
     {'ring': 370, 'tree': 292, 'nvls': 481}
     """
-    ctx = as_context(ctx)
+    ctx = require_context(ctx, "collective_times")
     collective = ALIASES.get(collective, collective)
     if collective not in COLLECTIVES:
         raise AnalysisError(f"unknown collective {collective!r}: use one of {', '.join(COLLECTIVES)}")
@@ -226,18 +228,48 @@ def collective_times(ctx: Context | Design, collective: str = "allreduce", algor
     return CollectiveResult(collective, E.p, E.m, tuple(rows), tuple(models), tuple(notes), skipped)
 
 
-def fair_rates(ctx: Context, model: AlgorithmModel, budget: int = K.FAIR_WORK_BUDGET):
-    """Max-min fair rates of the flows of ``model``'s slowest phase.
+class FairStatus(Enum):
+    """Whether :func:`fair_rates` computed the per-flow rates of a model, and if not, why."""
 
-    Returns ((src, dst, bytes), flow matrix, FairShare); None when the phase has no explicit flows
-    (NVLS, all-to-all in aggregate); the string ``"skipped"`` when the flow matrix is too large.
+    #: The rates are computed.
+    COMPUTED = "computed"
+    #: The slowest phase has no explicit flows (NVLS, all-to-all in aggregate): nothing to compute.
+    NO_FLOWS = "no flows"
+    #: The flow matrix would exceed the work limits (``constants.FAIR_WORK_BUDGET`` / ``FAIR_MAX_NNZ``):
+    #: skipped, as on very large fabrics.
+    TOO_LARGE = "too large"
+
+
+@dataclass(frozen=True, eq=False)
+class FairRates:
+    """Max-min fair rates of the flows of a model's slowest phase (:func:`fair_rates`).
+
+    When ``status`` is :attr:`FairStatus.COMPUTED`, flow ``i`` runs ``src[i] -> dst[i]`` (GPU
+    positions) carrying ``bytes_per_byte[i]`` bytes per message byte; ``matrix`` is the flow x arc
+    matrix (:func:`designer.analysis.load.flow_matrix`) and ``share`` the fair rates and each flow's
+    bottleneck arc. Otherwise they are empty / None.
     """
+
+    status: FairStatus
+    src: np.ndarray | None = None
+    dst: np.ndarray | None = None
+    bytes_per_byte: np.ndarray | None = None
+    matrix: sp.csr_matrix | None = None
+    share: FairShare | None = None
+
+    @property
+    def computed(self) -> bool:
+        return self.status is FairStatus.COMPUTED
+
+
+def fair_rates(ctx: Context, model: AlgorithmModel, budget: int = K.FAIR_WORK_BUDGET) -> FairRates:
+    """Max-min fair rates of the flows of ``model``'s slowest phase (see :class:`FairRates`)."""
     ph = max(model.phases, key=lambda x: x.seconds_per_byte)
     src, dst, w = ph.flows
     if not len(src) or (src == dst).all():
-        return None
+        return FairRates(FairStatus.NO_FLOWS)
     M = flow_matrix(ctx.fabric, ctx.router, src, dst, budget)
     if M is None:
-        return "skipped"
+        return FairRates(FairStatus.TOO_LARGE)
     cap = ctx.cap.arc_effective_bytes_per_s
-    return (src, dst, w), M, max_min_fair(M, cap)
+    return FairRates(FairStatus.COMPUTED, src, dst, w, M, max_min_fair(M, cap))

@@ -70,8 +70,12 @@ def _int_prop(value: object) -> int:
     return -1
 
 
-def build_context(design: Design, catalog: Catalog | None | str = "default") -> Context:
-    """Capacity graph, fabric and router of ``design`` (``catalog``: ``"default"``, a Catalog or None)."""
+def build_context(design: Design, catalog: Catalog | None = None) -> Context:
+    """Capacity graph, fabric and router of ``design`` with ``catalog`` (None: the built-in, default catalog).
+
+    Build it once per design and pass it to every analysis (:func:`bisection_bounds`,
+    :func:`collective_times`, :func:`traffic_loads`); :func:`designer.analysis.analyze` does.
+    """
     cap = build_capacity_graph(design, catalog)
     devices = design.devices
     gpu_nodes = cap.nodes_of_kind("gpu")
@@ -81,9 +85,12 @@ def build_context(design: Design, catalog: Catalog | None | str = "default") -> 
     return Context(design, cap, fabric, CoreRouter(fabric), tuple(cap.node_ids[i] for i in gpu_nodes), su, rail)
 
 
-def as_context(obj: Design | Context, catalog: Catalog | None | str = "default") -> Context:
-    """``obj`` itself if it is a Context, else the context of the design ``obj``."""
-    return obj if isinstance(obj, Context) else build_context(obj, catalog)
+def require_context(ctx: object, func: str) -> Context:
+    """``ctx`` if it is a Context; a TypeError naming :func:`build_context` otherwise."""
+    if not isinstance(ctx, Context):
+        raise TypeError(f"{func} takes an analysis Context, not {type(ctx).__name__}: "
+                        "pass build_context(design) (build it once and reuse it)")
+    return ctx
 
 
 def members_of(ctx: Context, members) -> np.ndarray:

@@ -14,12 +14,16 @@ bottleneck); repeat.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from designer.analysis import constants as K
 from designer.analysis.routing import CoreRouter, Fabric, pxn_proxies, route_flows
+
+if TYPE_CHECKING:
+    from designer.analysis.context import Context
 
 
 # --------------------------------------------------------------------------- aggregate uniform traffic
@@ -42,7 +46,8 @@ def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_p
     >>> d.extend(devices=[Device("s", "switch", (PortGroup("p", 3, 100.0),))]
     ...     + [Device(f"h{i}", "gpu", (PortGroup("p", 1, 100.0),)) for i in range(3)],
     ...     links=[Link(f"l{i}", f"h{i}", "p1", "s", f"p{i + 1}") for i in range(3)])
-    >>> fab = build_fabric(build_capacity_graph(d, None))
+    >>> from designer.model.catalog import Catalog
+    >>> fab = build_fabric(build_capacity_graph(d, Catalog()))
     >>> load, lost = uniform_loads(fab, CoreRouter(fab), np.arange(3))
     >>> load.tolist(), lost
     ([2.0, 2.0, 2.0, 2.0, 2.0, 2.0], 0.0)
@@ -273,7 +278,7 @@ class TrafficResult:
     unrouted_flows: int
 
 
-def traffic_loads(ctx, flows, *, top: int = 10, pxn: bool = False) -> TrafficResult:
+def traffic_loads(ctx: Context, flows, *, top: int = 10, pxn: bool = False) -> TrafficResult:
     """Route ``flows`` = iterable of (src GPU id, dst GPU id, bytes/s) and rank the bottlenecks.
 
     ``pxn``: cross-rail flows hop over NVLink to the GPU on the destination's rail first (NCCL

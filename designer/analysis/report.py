@@ -16,7 +16,14 @@ import numpy as np
 
 from designer.analysis.bisection import Bisection, bisection_bounds
 from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH, PROTOCOL_NAMES
-from designer.analysis.collectives import AlgorithmModel, CollectiveRow, bus_factor, collective_times, fair_rates
+from designer.analysis.collectives import (
+    AlgorithmModel,
+    CollectiveRow,
+    FairStatus,
+    bus_factor,
+    collective_times,
+    fair_rates,
+)
 from designer.analysis.context import Context, build_context
 from designer.analysis.load import ranked_links
 from designer.model import Design
@@ -315,7 +322,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     >>> rep.design.gpus, rep.bisection.exact, [r.algorithm for r in rep.selected()]
     (8, True, ['nvls'])
     """
-    ctx = build_context(design, "default" if catalog is None else catalog)
+    ctx = build_context(design, catalog)
     members = ctx.gpu_positions(gpus)
     notes = list(ctx.cap.notes) + list(ctx.fabric.notes)
     if ctx.n_gpus == 0:
@@ -398,8 +405,8 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
         flows = 0
         examples: tuple[str, ...] = ()
         rate = None
-        if fair is not None and fair != "skipped":
-            (src, dst, _), M, fs = fair
+        if fair.computed:
+            src, dst, M, fs = fair.src, fair.dst, fair.matrix, fair.share
             col = M[:, arc].tocoo()
             rows = col.row[col.data > 0]
             flows = len(rows)
@@ -411,7 +418,7 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
         out.append(Bottleneck(cap.link_ids[i], float(util[i]), _direction(ctx, arc), cap.protocol_name(i),
                               float(eff[arc]), mdl.algorithm, mdl.collective, row.message_bytes, flows, examples,
                               rate))
-    return links, tuple(out), fair != "skipped"
+    return links, tuple(out), fair.status is not FairStatus.TOO_LARGE
 
 
 __all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkTable", "LinkUse", "Report", "analyze"]

@@ -324,7 +324,8 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
     ...     links=[Link("v1", "g1", "nvl1", "nvs", "nvl1", "nvlink"), Link("v2", "g2", "nvl1", "nvs", "nvl2", "nvlink"),
     ...     Link("c1", "g1", "pcie1", "n1", "pcie1", "pcie"), Link("c2", "g2", "pcie1", "n2", "pcie1", "pcie"),
     ...     Link("e1", "n1", "p1", "sw", "p1"), Link("e2", "n2", "p1", "sw", "p2")])
-    >>> fab = build_fabric(build_capacity_graph(d, None))
+    >>> from designer.model.catalog import Catalog
+    >>> fab = build_fabric(build_capacity_graph(d, Catalog()))
     >>> r = route_flows(fab, CoreRouter(fab), np.array([0]), np.array([1]), np.array([5.0]))
     >>> float(r.arc_load.sum()), r.unrouted_flows      # two NVLink arcs carry 5 bytes each
     (10.0, 0)

@@ -3,7 +3,7 @@
 Each finding names the devices and links involved and says what to do. ``validate`` is the
 gate: whatever ``analyze`` would leave out or ``bom`` would count at $0 or guess is reported here
 first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not_in_catalog`,
-:func:`link_rate_gbps` with :data:`ZERO_CAPACITY`, and :data:`ZERO_LENGTH`). The rules
+:func:`designer.model.catalog.link_rate_gbps` with :data:`ZERO_CAPACITY`, and :data:`ZERO_LENGTH`). The rules
 (docs/design-rules.md explains each):
 
 - ``unknown-model`` (error): a device's ``model`` is not in the catalog.
@@ -40,7 +40,7 @@ from scipy.sparse.csgraph import connected_components
 from designer.analysis import constants as K
 from designer.analysis.cages import mixed_cages
 from designer.model import Design, Link, PortSpec
-from designer.model.catalog import Cable, Catalog, default_catalog
+from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
 from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
 
 ERROR = "error"
@@ -132,22 +132,6 @@ def catalog_gaps(design: Design, catalog: Catalog) -> CatalogGaps:
         if link.cable and link.cable not in cabs:
             cables[link.cable].append(link.id)
     return CatalogGaps({k: tuple(v) for k, v in models.items()}, {k: tuple(v) for k, v in cables.items()})
-
-
-def _line_rate(a_gbps: float, b_gbps: float, cable: Cable | None) -> float:
-    return min(a_gbps, b_gbps, cable.rate_gbps) if cable is not None else min(a_gbps, b_gbps)
-
-
-def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -> float:
-    """The per-direction line rate of a link in Gb/s: the slowest of its two ports and its catalog cable.
-
-    The same rate the analysis gives the link (``capacity.build_capacity_graph``, before its
-    cap at ``MAX_LINK_GBPS``); under ``constants.MIN_LINK_GBPS`` the link has zero capacity.
-    """
-    a = design.device(link.a_device).port(link.a_port)
-    b = design.device(link.b_device).port(link.b_port)
-    cable = catalog.cables.get(link.cable) if catalog is not None and link.cable else None
-    return _line_rate(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, cable)
 
 
 def zero_length_message(link: Link, catalog: Catalog) -> str:
@@ -258,7 +242,7 @@ def _link_problems(link: Link, pa: PortSpec, pb: PortSpec, catalog: Catalog,
                          f"{unknown_id('cable', link.cable)}: analysis falls back to the port speeds and "
                          f"{K.CABLE_LATENCY_S_PER_M / K.NS:g} ns/m and the bill of materials counts it at 0 W, $0; "
                          "fix the cable id or add the cable to the user catalog"))
-    rate = _line_rate(pa.speed_gbps, pb.speed_gbps, cable)
+    rate = line_rate_gbps(pa.speed_gbps, pb.speed_gbps, cable)
     zero = is_zero_capacity(rate)
     if zero:
         slow = [f"{end} runs at {p.speed_gbps:g} Gb/s" for end, p in ((link.a, pa), (link.b, pb))
@@ -553,6 +537,6 @@ def findings_by_item(findings: list[Finding]) -> tuple[dict[str, list[Finding]],
 
 __all__ = [
     "CatalogGaps", "ERROR", "Finding", "UNPRICED", "WARNING", "ZERO_CAPACITY", "ZERO_LENGTH", "catalog_gaps",
-    "check_design", "findings_by_item", "is_uncabled", "is_unpriced_device", "is_zero_capacity", "link_rate_gbps",
-    "not_in_catalog", "unknown_id", "zero_length_message", "zero_length_summary",
+    "check_design", "findings_by_item", "is_uncabled", "is_unpriced_device", "is_zero_capacity", "not_in_catalog",
+    "unknown_id", "zero_length_message", "zero_length_summary",
 ]

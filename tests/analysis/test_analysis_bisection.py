@@ -19,12 +19,13 @@ from analysis_helpers import (
 from designer.analysis.bisection import bisection_bounds
 from designer.analysis.context import build_context
 from designer.model import Design, Device, Link, PortGroup
+from designer.model.catalog import Catalog
 
 GB = 400.0 / 8  # GB/s per 400G link, per direction
 
 
 def bounds(design):
-    b = bisection_bounds(build_context(design, None))
+    b = bisection_bounds(build_context(design, Catalog()))
     return b.lower_bytes_per_s / 1e9, b.upper_bytes_per_s / 1e9, b
 
 
@@ -71,7 +72,7 @@ def brute_force_bisection(design: Design) -> float:
     """Minimum over balanced endpoint splits and every switch assignment of the cut, by enumeration."""
     from designer.analysis.capacity import build_capacity_graph
 
-    cap = build_capacity_graph(design, None)
+    cap = build_capacity_graph(design, Catalog())
     gpus = [i for i in range(cap.n_nodes) if cap.node_ids[i].startswith("g")]
     sw = [i for i in range(cap.n_nodes) if i not in gpus]
     # every switch assignment at once: rows = assignments
@@ -173,7 +174,7 @@ def test_oversubscribed_rails_bound_by_spine():
 def test_generator_designs_meet_closed_forms(kind, params, expected_links):
     from designer.generators import GENERATORS
 
-    b = bisection_bounds(GENERATORS[kind].build(**params))
+    b = bisection_bounds(build_context(GENERATORS[kind].build(**params)))
     assert b.exact
     assert b.lower_bytes_per_s == pytest.approx(expected_links * 50e9, rel=1e-9)
     assert b.upper_bytes_per_s == pytest.approx(expected_links * 50e9, rel=1e-9)
@@ -182,7 +183,7 @@ def test_generator_designs_meet_closed_forms(kind, params, expected_links):
 def test_one_nvlink_domain_hose_bound_ignores_the_network():
     from designer.generators import GENERATORS
 
-    b = bisection_bounds(GENERATORS["nvl72"].build())
+    b = bisection_bounds(build_context(GENERATORS["nvl72"].build()))
     # 36 GPUs' NVLink (900 GB/s each) is proven; the cut found also pays their 800G NICs.
     assert b.lower_bytes_per_s == pytest.approx(36 * 900e9)
     assert b.upper_bytes_per_s == pytest.approx(36 * 1000e9)
@@ -207,7 +208,7 @@ def min_bisection_by_max_flow(design: Design) -> float:
 
     from designer.analysis.capacity import build_capacity_graph
 
-    cap = build_capacity_graph(design, None)
+    cap = build_capacity_graph(design, Catalog())
     gpus = [i for i in range(cap.n_nodes) if cap.node_ids[i].startswith("g")]
     g = nx.DiGraph()
     for a, b, c in zip(cap.a.tolist(), cap.b.tolist(), cap.line_bytes_per_s.tolist(), strict=True):
@@ -293,7 +294,7 @@ def test_reported_cut_is_a_balanced_split_of_the_reported_capacity(kind, params)
     from designer.generators import GENERATORS
 
     d = GENERATORS[kind].build(**params)
-    b = bisection_bounds(d)
+    b = bisection_bounds(build_context(d))
     assert b.cut_links
     capacity, _, _ = _cut_check(d, b)
     assert capacity == pytest.approx(b.upper_bytes_per_s, rel=1e-12)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from analysis_helpers import rail_cluster, single_server, two_node_design
 
-from designer.analysis import AnalysisError, collective_times
+from designer.analysis import AnalysisError, build_context, collective_times
 from designer.analysis.collectives import bus_factor
 from designer.generators import GENERATORS
 
@@ -32,7 +32,7 @@ def within(value, target, tol=0.10):
 
 def test_hgx_h100_single_node_ring_and_nvls():
     cal = calibration()
-    res = collective_times(GENERATORS["server"].build(), sizes=[GiB8])
+    res = collective_times(build_context(GENERATORS["server"].build()), sizes=[GiB8])
     assert within(busbw(res, "ring"), cal["h100-1node-ring-busbw"]["value"])
     assert within(busbw(res, "nvls"), cal["h100-1node-nvls-busbw-peak"]["value"])
     sel = [r for r in res.rows if r.selected]
@@ -43,7 +43,7 @@ def test_hgx_h100_single_node_ring_and_nvls():
 def test_multinode_ndr_ring_is_eight_nics(design):
     lo, hi = calibration()["ndr400-per-nic-nccl"]["value"]
     d = GENERATORS["rail-optimized"].build(sus=1) if design == "su" else rail_cluster(4, spines=2, uplinks_per_leaf=4)
-    res = collective_times(d, sizes=[GiB8], algorithms=["ring"])
+    res = collective_times(build_context(d), sizes=[GiB8], algorithms=["ring"])
     target = 8 * (lo + hi) / 2
     assert within(busbw(res, "ring"), target)
 
@@ -54,7 +54,7 @@ def test_dgx_a100_hdr_ring_and_selected():
     for nodes in (4, 16):
         d = rail_cluster(nodes, nic_gbps=200.0, nvl_gbps=2400.0, pcie_gbps=256.0, nvls=False, spines=4,
                          uplinks_per_leaf=nodes, sharp=False)
-        res = collective_times(d, sizes=[GiB8])
+        res = collective_times(build_context(d), sizes=[GiB8])
         assert within(busbw(res, "ring"), target)
     sel = next(r for r in res.rows if r.selected)  # 16 nodes
     assert within(sel.busbw_bytes_per_s / 1e9, target)
@@ -62,14 +62,15 @@ def test_dgx_a100_hdr_ring_and_selected():
 
 def test_alltoall_is_bounded_by_one_nic():
     lo, hi = calibration()["alltoall-single-nic-bound"]["value"]
-    res = collective_times(rail_cluster(6, protocol="ethernet", spines=2, uplinks_per_leaf=6), "alltoall", sizes=[GiB8])
+    ctx = build_context(rail_cluster(6, protocol="ethernet", spines=2, uplinks_per_leaf=6))
+    res = collective_times(ctx, "alltoall", sizes=[GiB8])
     bw = busbw(res, "pairwise")
     assert bw <= hi * 1.0001
     assert within(bw, (lo + hi) / 2, 0.10)
 
 
 def test_busbw_conventions_and_selection():
-    res = collective_times(rail_cluster(4), sizes=[8, 1 << 20, GiB8])
+    res = collective_times(build_context(rail_cluster(4)), sizes=[8, 1 << 20, GiB8])
     p = res.ranks
     for r in res.rows:
         assert r.algbw_bytes_per_s == pytest.approx(r.message_bytes / r.time_s)
@@ -85,22 +86,24 @@ def test_busbw_conventions_and_selection():
 
 
 def test_time_grows_with_size_and_is_finite():
-    res = collective_times(rail_cluster(2, spines=1, uplinks_per_leaf=2))
+    res = collective_times(build_context(rail_cluster(2, spines=1, uplinks_per_leaf=2)))
     for algo in {r.algorithm for r in res.rows}:
         t = np.array([r.time_s for r in res.rows if r.algorithm == algo])
         assert np.all(np.isfinite(t)) and np.all(np.diff(t) > 0)
 
 
 def test_oversubscribed_uplinks_become_the_bottleneck():
-    fast = collective_times(rail_cluster(8, spines=2, uplinks_per_leaf=8), sizes=[GiB8], algorithms=["ring"])
+    fast = collective_times(build_context(rail_cluster(8, spines=2, uplinks_per_leaf=8)), sizes=[GiB8],
+                            algorithms=["ring"])
     # rails stay on their leaf: a ring never needs the spine, so oversubscription does not matter...
-    slow = collective_times(rail_cluster(8, spines=2, uplinks_per_leaf=1), sizes=[GiB8], algorithms=["ring"])
+    slow = collective_times(build_context(rail_cluster(8, spines=2, uplinks_per_leaf=1)), sizes=[GiB8],
+                            algorithms=["ring"])
     assert busbw(fast, "ring") == pytest.approx(busbw(slow, "ring"), rel=1e-3)
     # ...but on a leaf-spine where every server sits on its own leaf, the 2:1 uplinks cut busbw.
     ls = GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=8, oversubscription=2.0)
     nb = GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=8, oversubscription=1.0)
-    r2 = collective_times(ls, sizes=[GiB8], algorithms=["ring"])
-    r1 = collective_times(nb, sizes=[GiB8], algorithms=["ring"])
+    r2 = collective_times(build_context(ls), sizes=[GiB8], algorithms=["ring"])
+    r1 = collective_times(build_context(nb), sizes=[GiB8], algorithms=["ring"])
     assert busbw(r2, "ring") < 0.6 * busbw(r1, "ring")
     assert r2.rows[0].bottleneck_link.startswith("leaf")
 
@@ -108,27 +111,27 @@ def test_oversubscribed_uplinks_become_the_bottleneck():
 def test_other_collectives_run():
     d = rail_cluster(2, spines=1, uplinks_per_leaf=2)
     for coll in ("reducescatter", "allgather", "broadcast", "alltoall"):
-        res = collective_times(d, coll, sizes=[1 << 20])
+        res = collective_times(build_context(d), coll, sizes=[1 << 20])
         assert res.rows and all(r.time_s > 0 for r in res.rows)
     with pytest.raises(AnalysisError):
-        collective_times(d, "gather")
+        collective_times(build_context(d), "gather")
     with pytest.raises(AnalysisError):
-        collective_times(d, "allreduce", algorithms=["bogus"])
+        collective_times(build_context(d), "allreduce", algorithms=["bogus"])
 
 
 def test_unavailable_algorithm_is_a_note_not_a_crash():
-    res = collective_times(single_server(8, nvls=False), sizes=[1 << 20], algorithms=["nvls", "ring"])
+    res = collective_times(build_context(single_server(8, nvls=False)), sizes=[1 << 20], algorithms=["nvls", "ring"])
     assert [r.algorithm for r in res.rows] == ["ring"]
     assert any("nvls" in n for n in res.notes)
 
 
 def test_edge_cases_one_gpu_and_disconnected():
-    one = collective_times(single_server(1), sizes=[1 << 20])
+    one = collective_times(build_context(single_server(1)), sizes=[1 << 20])
     assert one.rows == () and one.notes
     d = two_node_design()
     d.set_link_field("n2-nic1--sw", "failed", True)
     d.set_link_field("n2-nic2--sw", "failed", True)
-    res = collective_times(d, sizes=[1 << 20])
+    res = collective_times(build_context(d), sizes=[1 << 20])
     assert res.rows == ()
     assert any("no path" in n for n in res.notes)
 
@@ -137,8 +140,8 @@ def test_bad_sizes_are_errors():
     d = single_server(2)
     for bad in ([], [0], [-8], ["big"]):
         with pytest.raises(AnalysisError):
-            collective_times(d, sizes=bad)
-    res = collective_times(d, sizes=[1024, 8, 1024])
+            collective_times(build_context(d), sizes=bad)
+    res = collective_times(build_context(d), sizes=[1024, 8, 1024])
     assert sorted({r.message_bytes for r in res.rows}) == [8, 1024]
 
 
@@ -146,7 +149,7 @@ def test_dgx_a100_from_the_catalog():
     # A100 SXM, HGX A100 NVSwitch (no NVLS), 200G HDR QM8700 leaves and spines: 16 nodes.
     target = calibration()["dgx-a100-multinode-allreduce"]["value"]
     d = GENERATORS["rail-optimized"].build(sus=1, nodes_per_su=16, gpu="a100-sxm", switch="qm8700")
-    res = collective_times(d, sizes=[GiB8])
+    res = collective_times(build_context(d), sizes=[GiB8])
     sel = next(r for r in res.rows if r.selected)
     assert sel.algorithm == "ring" and within(sel.busbw_bytes_per_s / 1e9, target)
     assert "nvls" not in {r.algorithm for r in res.rows}
@@ -158,7 +161,8 @@ def test_tree_latency_counts_the_levels_of_the_heap_tree(fewer, more):
     # both have one level, 4 to 7 servers two. Same rails and switches: the per-step latency only moves
     # by the mean cable delay (ns), one tree level more would add 2 network steps (>= 10 us).
     def latency(m, algo):
-        res = collective_times(rail_cluster(m, spines=2, uplinks_per_leaf=4), algorithms=[algo], sizes=[8])
+        ctx = build_context(rail_cluster(m, spines=2, uplinks_per_leaf=4))
+        res = collective_times(ctx, algorithms=[algo], sizes=[8])
         return res.models[0].latency_s
 
     for algo in ("tree", "nvls"):
@@ -178,7 +182,8 @@ def test_nvls_latency_ignores_gpus_without_an_nvlink_switch():
              links=[Link("bridge", "b1", "nvl1", "b2", "nvl1", "nvlink")])
 
     def nvls_latency(design):
-        return collective_times(design, algorithms=["nvls"], sizes=[8], members="node1").models[0].latency_s
+        res = collective_times(build_context(design), algorithms=["nvls"], sizes=[8], members="node1")
+        return res.models[0].latency_s
 
     assert nvls_latency(d) == pytest.approx(nvls_latency(plain), rel=1e-12)
 
@@ -201,5 +206,5 @@ def test_alltoall_cap_is_the_whole_nic_of_a_dual_port_nic():
             d.extend(devices=[], links=extra)
         return d
 
-    one, two = (collective_times(design(k), "alltoall", sizes=[1 << 30]).rows[0] for k in (1, 2))
+    one, two = (collective_times(build_context(design(k)), "alltoall", sizes=[1 << 30]).rows[0] for k in (1, 2))
     assert two.busbw_bytes_per_s == pytest.approx(one.busbw_bytes_per_s, rel=1e-6)

@@ -13,6 +13,7 @@ from designer.analysis.load import flow_matrix, max_min_fair, traffic_loads, uni
 from designer.analysis.routing import route_flows
 from designer.generators import GENERATORS
 from designer.model import Design
+from designer.model.catalog import Catalog
 
 
 def test_capacity_graph_rates_protocols_and_latency():
@@ -33,7 +34,7 @@ def test_capacity_graph_rates_protocols_and_latency():
 
 def test_ethernet_switch_gives_ethernet_links():
     d = rail_cluster(2, protocol="ethernet")
-    cap = build_capacity_graph(d, None)
+    cap = build_capacity_graph(d, Catalog())
     net = [cap.protocol_name(k) for k, lid in enumerate(cap.link_ids) if "--leaf" in lid]
     assert set(net) == {"ethernet"}
 
@@ -41,7 +42,7 @@ def test_ethernet_switch_gives_ethernet_links():
 def test_ecmp_splits_equally_over_spines():
     # 2 leaves x 2 hosts, 4 uplinks per leaf over 4 spines: h0-0 -> h1-0 puts 1/4 on each uplink
     d = leaf_spine_hosts(2, 2, 4, 4)
-    ctx = build_context(d, None)
+    ctx = build_context(d, Catalog())
     pos = {g: i for i, g in enumerate(ctx.gpu_ids)}
     r = route_flows(ctx.fabric, ctx.router, np.array([pos["h0-0"]]), np.array([pos["h1-0"]]), np.array([8.0]))
     cap = ctx.cap
@@ -54,7 +55,7 @@ def test_ecmp_splits_equally_over_spines():
 
 def test_pair_and_destination_kernels_agree():
     d = fat_tree_hosts(4)
-    ctx = build_context(d, None)
+    ctx = build_context(d, Catalog())
     rng = np.random.default_rng(1)
     n = len(ctx.fabric.gpus)
     s = rng.integers(0, n, 40)
@@ -78,7 +79,7 @@ def test_pair_and_destination_kernels_agree():
 
 def test_uniform_loads_match_explicit_flows():
     d = rail_cluster(3, gpus=4, spines=2, uplinks_per_leaf=4)
-    ctx = build_context(d, None)
+    ctx = build_context(d, Catalog())
     n = len(ctx.fabric.gpus)
     agg, lost = uniform_loads(ctx.fabric, ctx.router, np.arange(n), 2.0)
     s, t = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
@@ -90,7 +91,7 @@ def test_uniform_loads_match_explicit_flows():
 
 
 def test_intra_server_traffic_stays_on_nvlink():
-    ctx = build_context(two_node_design(), None)
+    ctx = build_context(two_node_design(), Catalog())
     r = route_flows(ctx.fabric, ctx.router, np.array([0]), np.array([1]), np.array([1.0]))
     used = np.flatnonzero(r.arc_load)
     links = {ctx.cap.link_ids[ctx.cap.arc_link(int(a))] for a in used}
@@ -100,7 +101,7 @@ def test_intra_server_traffic_stays_on_nvlink():
 def test_failed_link_is_routed_around():
     d = leaf_spine_hosts(2, 2, 2, 2)
     d.set_link_field("leaf0-u0", "failed", True)
-    ctx = build_context(d, None)
+    ctx = build_context(d, Catalog())
     assert ("leaf0-u0", "failed") in ctx.cap.excluded
     pos = {g: i for i, g in enumerate(ctx.gpu_ids)}
     r = route_flows(ctx.fabric, ctx.router, np.array([pos["h0-0"]]), np.array([pos["h1-0"]]), np.array([1.0]))
@@ -117,14 +118,14 @@ def test_max_min_fair_progressive_filling():
 
 
 def test_flow_matrix_rows_sum_to_path_lengths():
-    ctx = build_context(leaf_spine_hosts(2, 2, 2, 2), None)
+    ctx = build_context(leaf_spine_hosts(2, 2, 2, 2), Catalog())
     M = flow_matrix(ctx.fabric, ctx.router, np.array([0, 0]), np.array([1, 2]))
     # same leaf: 2 access arcs; other leaf: access + uplink (split) + downlink (split) + access = 4
     assert np.asarray(M.sum(axis=1)).ravel().tolist() == pytest.approx([2.0, 4.0])
 
 
 def test_traffic_matrix_ranks_bottlenecks():
-    ctx = build_context(leaf_spine_hosts(2, 4, 1, 1), None)
+    ctx = build_context(leaf_spine_hosts(2, 4, 1, 1), Catalog())
     flows = [(f"h0-{i}", f"h1-{i}", 50e9) for i in range(4)]
     res = traffic_loads(ctx, flows)
     name, util, slowed = res.bottlenecks[0]
@@ -172,7 +173,7 @@ def test_twin_class_routing_equals_per_destination_routing(k):
 
 def test_pxn_keeps_cross_rail_traffic_off_the_spine():
     d = rail_cluster(2, gpus=4, spines=2, uplinks_per_leaf=2)
-    ctx = build_context(d, None)
+    ctx = build_context(d, Catalog())
     flows = [("node1-gpu1", "node2-gpu3", 10e9)]
     plain = traffic_loads(ctx, flows)
     pxn = traffic_loads(ctx, flows, pxn=True)
@@ -205,7 +206,7 @@ def test_parallel_nvlink_links_share_the_traffic():
         assert b.busbw_bytes_per_s == pytest.approx(a.busbw_bytes_per_s, rel=1e-9)
     assert two.bisection.exact and two.bisection.lower_bytes_per_s == pytest.approx(one.bisection.lower_bytes_per_s)
     assert not any("NVLink" in n for n in two.notes)
-    t1, t2 = (traffic_loads(build_context(nvlink_board(k), None), [("g1", "g2", 100e9)]) for k in (1, 2))
+    t1, t2 = (traffic_loads(build_context(nvlink_board(k), Catalog()), [("g1", "g2", 100e9)]) for k in (1, 2))
     assert t2.fair_rate_bytes_per_s[0] == pytest.approx(t1.fair_rate_bytes_per_s[0])
 
 
@@ -241,7 +242,7 @@ def test_every_routed_flow_is_a_path(seed, pxn):
         d = two_linked_boards(nics=seed % 2 == 1)
     else:
         d = nvlink_board(3) if seed == 2 else random_servers(np.random.default_rng(3000 + seed))
-    ctx = build_context(d, None)
+    ctx = build_context(d, Catalog())
     cap, n = ctx.cap, ctx.n_gpus
     for s in range(n):
         for t in range(n):
