@@ -380,5 +380,5 @@ def build_design(data: dict[str, Any]) -> Design:
         link_ids[lid] = i
         links.append(link)
 
-    design._extend_validated(ordered, devices, links)
+    design.extend(ordered, devices, links, validated=True)  # every link was checked above
     return design

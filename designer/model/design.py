@@ -12,13 +12,11 @@ groups nest without cycles; a device is removed only after its links are removed
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from designer.model.bulk import gc_paused
 from designer.model.entities import (
     DEVICE_KINDS,
     GROUP_KINDS,
@@ -537,26 +535,26 @@ class Design:
         return old
 
     # ------------------------------------------------------------------ bulk
-    def extend(self, groups: Iterable[Group] = (), devices: Iterable[Device] = (), links: Iterable[Link] = ()) -> None:
-        """Append groups, then devices, then links, inside one batch (used by generators and loading)."""
-        with self.batch():
-            for g in groups:
-                self.add_group(g)
-            for d in devices:
-                self.add_device(d)
-            for link in links:
-                self.add_link(link)
+    def extend(self, groups: Iterable[Group] = (), devices: Iterable[Device] = (), links: Iterable[Link] = (),
+               *, validated: bool = False) -> None:
+        """Append groups, then devices, then links, inside one batch (generators, loading, copies).
 
-    def _extend_validated(self, groups: list[Group], devices: list[Device], links: list[Link]) -> None:
-        """Append records already checked against every invariant (by the file loader).
-
-        Same effect and events as :meth:`extend`, without checking each link a second time.
+        Same effect and events as adding each record with its primitive. ``validated=True`` is
+        the caller's promise that every link already meets the link invariants against this
+        design plus ``devices`` (both ends exist, two different devices, ports that exist and
+        that no other link holds), as a file loader that checked them or a copy of a valid
+        design does: the per-link check is then skipped, so a large design loads faster.
+        Groups and devices are always checked, and a duplicate link id is always refused.
         """
         with self.batch():
             for g in groups:
                 self.add_group(g)
             for d in devices:
                 self.add_device(d)
+            if not validated:
+                for link in links:
+                    self.add_link(link)
+                return
             port_link = self._port_link
             device_links = self._device_links
             table = self._links
@@ -571,29 +569,16 @@ class Design:
                 device_links[link.b_device][link.id] = None
                 if emit is not None:
                     emit(link, index)
-            if links:
                 self._batch_dirty = True
 
     def copy(self) -> Design:
         """An independent, listener-free copy of this design.
 
         Records are new objects; their immutable parts (ids, port groups, numbers) are shared
-        and their ``properties`` are deep-copied, so editing either design never affects the
-        other.
+        and their ``properties`` are copied (nested lists and dicts too), so editing either
+        design never affects the other. The same as ``DesignSnapshot.capture(self).build()``
+        (:mod:`designer.model.snapshot`), which splits the copy across two threads.
         """
+        from designer.model.snapshot import DesignSnapshot
 
-        def dup(obj: Any) -> Any:
-            new = copy.copy(obj)
-            new.properties = copy.deepcopy(obj.properties)
-            return new
-
-        ordered = self.groups_parent_first()
-        other = Design(self.name, self.description)
-        other.properties = copy.deepcopy(self.properties)
-        with gc_paused():
-            other._extend_validated(
-                [dup(g) for g in ordered],
-                [dup(d) for d in self._devices.order],
-                [dup(link) for link in self._links.order],
-            )
-        return other
+        return DesignSnapshot.capture(self).build()

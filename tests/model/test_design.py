@@ -211,3 +211,47 @@ def test_a_link_length_beyond_the_file_range_is_refused_in_memory_too():
     with pytest.raises(InvalidValueError, match="length_m must be 0 .. 100,000 m"):
         d.set_link_field("l", "length_m", 1e300)
     assert d.link("l").length_m == MAX_LINK_LENGTH_M
+
+
+def test_extend_validated_skips_the_link_check_but_not_duplicate_ids():
+    from designer.model import DuplicateIdError, UnknownIdError
+
+    d = make()
+    bad = Link("l9", "s0", "p1", "nowhere", "p1")
+    with pytest.raises(UnknownIdError):
+        d.extend(links=[bad])
+    events = []
+    d.link_added.connect(lambda link, index: events.append((link.id, index)))
+    d.extend(links=[Link("l1", "s0", "p1", "s1", "p1")], validated=True)
+    assert events == [("l1", 0)] and d.link_at("s1", "p1").id == "l1" and d.links_of("s0")[0].id == "l1"
+    with pytest.raises(DuplicateIdError):
+        d.extend(links=[Link("l1", "s0", "p2", "s1", "p2")], validated=True)
+
+
+def test_the_model_has_no_private_bulk_entry_point_for_loaders():
+    assert not hasattr(Design, "_extend_validated")
+
+
+def test_a_snapshot_builds_independent_equal_designs_and_is_what_copy_uses(monkeypatch):
+    from designer.model.snapshot import DesignSnapshot
+
+    d = make()
+    d.add_group(Group("rack1", "rack"))
+    d.set_device_group("s0", "rack1")
+    d.set_device_property("s0", "tags", ["a", {"b": 1}])
+    d.add_link(Link("l1", "s0", "p1", "s1", "p1", properties={"note": "x"}))
+    d.properties["owner"] = {"team": "net"}
+    snap = DesignSnapshot.capture(d)
+    d.set_device_field("s0", "name", "changed after capture")
+    d.device("s0").properties["tags"][1]["b"] = 2
+    one, two = snap.build(), snap.build()
+    for c in (one, two):
+        assert c.device("s0").name == "" and c.device("s0").properties["tags"] == ["a", {"b": 1}]
+        assert [x.id for x in c.all_members("rack1")] == ["s0"] and c.link_at("s1", "p1").id == "l1"
+        assert c.properties == {"owner": {"team": "net"}}
+    one.device("s0").properties["tags"].append("one only")
+    assert two.device("s0").properties["tags"] == ["a", {"b": 1}]
+    calls = []
+    real = DesignSnapshot.capture.__func__
+    monkeypatch.setattr(DesignSnapshot, "capture", classmethod(lambda cls, x: calls.append(x) or real(cls, x)))
+    assert d.copy().device("s0").name == "changed after capture" and calls == [d]

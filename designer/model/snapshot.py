@@ -1,0 +1,105 @@
+"""Copies of a design in two steps: a quick read on the editing thread, the rebuild anywhere.
+
+:meth:`DesignSnapshot.capture` reads every record's fields into tuples (port-group tuples,
+strings and numbers are immutable and shared; ``properties`` are copied) and touches nothing
+else: call it on the thread that edits the design, it is the only step that must not race an
+edit. :meth:`DesignSnapshot.build` makes new records and a new :class:`Design` from the
+snapshot without checking them again (they come from a valid design): call it in a worker
+thread, as often as needed; every call gives an independent design. ``Design.copy()`` is
+``DesignSnapshot.capture(design).build()``.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+from designer.model.bulk import gc_paused
+from designer.model.design import Design
+from designer.model.entities import Device, Group, Link
+
+_ATOMIC = (str, int, float, bool, type(None))
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    return tuple(f for f in cls.__slots__ if f != "properties")  # type: ignore[attr-defined]
+
+
+_FIELDS = {cls: _fields(cls) for cls in (Group, Device, Link)}
+_GET = {cls: attrgetter(*names) for cls, names in _FIELDS.items()}
+
+
+def _copy_properties(props: dict[str, Any]) -> dict[str, Any]:
+    """A copy no edit of either side reaches: scalars shared, lists and dicts copied deeply."""
+    if not props:
+        return {}
+    out = dict(props)
+    for k, v in out.items():
+        if type(v) not in _ATOMIC:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+Row = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+@dataclass(frozen=True, eq=False)
+class DesignSnapshot:
+    """A design's name, description, properties and records, read into plain tuples.
+
+    ``groups`` are parent-first (a group after the group it sits in); each row is the record's
+    field values (in ``__slots__`` order, without ``properties``) and its properties.
+    """
+
+    name: str
+    description: str
+    properties: dict[str, Any]
+    groups: tuple[Row, ...]
+    devices: tuple[Row, ...]
+    links: tuple[Row, ...]
+
+    @classmethod
+    def capture(cls, design: Design) -> DesignSnapshot:
+        """Read ``design`` (a fraction of a copy's time: about 0.2 s for 16,384 GPUs); call it on the editing thread."""
+
+        def rows(kind: type, objs: Any) -> tuple[Row, ...]:
+            get = _GET[kind]
+            return tuple((get(o), _copy_properties(o.properties)) for o in objs)
+
+        with gc_paused():
+            return cls(
+                design.name,
+                design.description,
+                _copy_properties(design.properties),
+                rows(Group, design.groups_parent_first()),
+                rows(Device, design.iter_devices()),
+                rows(Link, design.iter_links()),
+            )
+
+    def build(self) -> Design:
+        """A new, independent, listener-free design from the snapshot (safe in any thread)."""
+
+        def make(kind: type, rows: tuple[Row, ...]) -> list[Any]:
+            names = _FIELDS[kind]
+            new = object.__new__
+            put = object.__setattr__
+            out = []
+            for values, props in rows:
+                obj = new(kind)
+                for n, v in zip(names, values, strict=True):
+                    put(obj, n, v)
+                obj.properties = _copy_properties(props)
+                out.append(obj)
+            return out
+
+        design = Design(self.name, self.description)
+        design.properties = _copy_properties(self.properties)
+        with gc_paused():
+            design.extend(make(Group, self.groups), make(Device, self.devices), make(Link, self.links),
+                          validated=True)
+        return design
+
+
+__all__ = ["DesignSnapshot"]
