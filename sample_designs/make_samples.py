@@ -13,7 +13,25 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from designer.analysis.rules import check_design  # noqa: E402
-from designer.generators.samples import SAMPLES, write_samples  # noqa: E402
+from designer.generators.samples import SAMPLES  # noqa: E402
+from designer.io import design_to_text, save_design  # noqa: E402
+from designer.model.catalog import Catalog  # noqa: E402
+
+
+def write_samples(folder: str | Path, catalog: Catalog | None = None, *, check: bool = False) -> list[str]:
+    """Write every sample to ``folder`` (or with ``check``, list the files that differ); return file names."""
+    out = []
+    for s in SAMPLES:
+        design = s.build(catalog)
+        path = Path(folder) / s.file
+        if check:
+            text = design_to_text(design)
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                out.append(s.file)
+        else:
+            save_design(design, path)
+            out.append(s.file)
+    return out
 
 
 def main(argv: list[str]) -> int:

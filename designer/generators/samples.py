@@ -1,13 +1,13 @@
-"""The reference sample designs shipped in ``sample_designs/``, rebuilt deterministically.
+"""The reference sample designs shipped in ``sample_designs/``: file, generator and parameters.
 
-``python sample_designs/make_samples.py`` writes them; ``--check`` fails when a file differs
-from what the generators build now (so a generator change cannot silently drift from them).
+Building one is deterministic; ``python sample_designs/make_samples.py`` writes them as design
+files and ``--check`` fails when a file differs from what the generators build now (so a
+generator change cannot silently drift from them). Writing files is not a generator's job.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from designer.generators.registry import GENERATORS
@@ -69,21 +69,3 @@ SAMPLES: tuple[Sample, ...] = (
            "One rack-scale NVLink domain: 18 trays x 4 B200 GPUs on one NVLink switch fabric, ConnectX-8 800G "
            "NICs on 4 rail leaves (SN5600) and 2 spines."),
 )
-
-
-def write_samples(folder: str | Path, catalog: Catalog | None = None, *, check: bool = False) -> list[str]:
-    """Write every sample to ``folder`` (or with ``check``, list the files that differ); return file names."""
-    from designer.io import design_to_text, save_design
-
-    out = []
-    for s in SAMPLES:
-        design = s.build(catalog)
-        path = Path(folder) / s.file
-        if check:
-            text = design_to_text(design)
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                out.append(s.file)
-        else:
-            save_design(design, path)
-            out.append(s.file)
-    return out
