@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from designer.analysis.cages import cage_of, end_medium
 from designer.analysis.rules import (
@@ -86,16 +85,6 @@ class BomLine:
     def price_usd(self) -> float:
         return self.quantity * self.unit_price_usd
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"category": self.category, "item": self.item, "name": self.name,
-                             "quantity": self.quantity}
-        for key in ("tier", "medium", "between", "length_bucket"):
-            if getattr(self, key):
-                d[key] = getattr(self, key)
-        d.update(unit_power_w=round(self.unit_power_w, 3), unit_price_usd=round(self.unit_price_usd, 2),
-                 power_w=round(self.power_w, 3), price_usd=round(self.price_usd, 2))
-        return d
-
 
 @dataclass(frozen=True)
 class Bom:
@@ -125,19 +114,6 @@ class Bom:
             and (between is None or line.between == between)
             and (medium is None or line.medium == medium)
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "design": self.design,
-            "lines": [line.to_dict() for line in self.lines],
-            "totals": {
-                **{c: self.quantity(c) for c in CATEGORIES},
-                "power_w": round(self.total_power_w, 3),
-                "price_usd": round(self.total_price_usd, 2),
-            },
-            "board_links": dict(self.board_links),
-            "notes": list(self.notes),
-        }
 
 
 def _role(tier: str) -> str:
@@ -318,37 +294,3 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         t = catalog.transceivers[module]
         lines.append(BomLine("transceiver", module, t.name, qty, t.power_w, t.price_usd))
     return Bom(design.name, tuple(lines), tuple(sorted(board.items())), tuple(notes))
-
-
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    cells = [headers] + rows
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    out = []
-    for n, r in enumerate(cells):
-        parts = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  ".join(parts).rstrip())
-        if n == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
-
-
-def format_bom(bom: Bom) -> str:
-    """The bill of materials as a plain aligned text table, with totals and notes."""
-    rows = []
-    for line in bom.lines:
-        if line.category == "cable":
-            what = f"{line.between} {line.length_bucket}"
-        else:
-            what = line.tier
-        rows.append([
-            line.category, line.item or line.name, what, f"{line.quantity:,}", f"{line.unit_power_w:,.1f}",
-            f"{line.unit_price_usd:,.0f}", f"{line.power_w / 1000:,.2f}", f"{line.price_usd:,.0f}",
-        ])
-    headers = ["category", "item", "tier / link, length", "qty", "unit W", "unit USD", "total kW", "total USD"]
-    text = [f"Bill of materials: {bom.design}", "", _table(headers, rows), ""]
-    text.append(f"Total power: {bom.total_power_w / 1000:,.1f} kW    Indicative cost: ${bom.total_price_usd:,.0f}")
-    if bom.board_links:
-        text.append("Board connections (not cables): " + ", ".join(f"{m} {n:,}" for m, n in bom.board_links))
-    for note in bom.notes:
-        text.append(f"Note: {note}")
-    return "\n".join(text) + "\n"

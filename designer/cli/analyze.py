@@ -90,7 +90,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from designer.analysis.report import analyze
     from designer.io import load_design
-    from designer.io.report import report_to_json
+    from designer.present.report_json import report_to_json
+    from designer.present.report_text import explain_lines, summary_lines
 
     sizes = parse_sizes(args.sizes)
     algos = None
@@ -103,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
         write_json_text(report_to_json(report), args.json)
         if args.json == "-":
             return 0
-    lines = report.summary_lines(top=max(args.top, 1))
+    lines = summary_lines(report, top=max(args.top, 1))
     if args.explain:
-        lines += report.explain_lines()
+        lines += explain_lines(report)
     echo("\n".join(lines))
     return 0

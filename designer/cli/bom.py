@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from designer.analysis.bom import bill_of_materials, format_bom
+from designer.analysis.bom import bill_of_materials
 from designer.cli.common import echo, write_json
 from designer.io import load_design
-from designer.io.documents import bom_to_dict
+from designer.present.bom_text import format_bom
+from designer.present.documents import bom_to_dict
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -55,20 +55,6 @@ def write_json_text(text: str, dest: str) -> None:
         atomic_write_text(dest, text)
 
 
-def table(headers: list[str], rows: list[list[Any]], align: str | None = None) -> str:
-    """A plain aligned text table. ``align`` is one character per column, ``l`` or ``r``."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    align = align or ("l" + "r" * (len(headers) - 1))
-    out = []
-    for n, r in enumerate(cells):
-        parts = [c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, widths, align, strict=True)]
-        out.append("  ".join(parts).rstrip())
-        if n == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
-
-
 def _escape_char(ch: str) -> str:
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

@@ -7,7 +7,8 @@ import argparse
 from designer.analysis.rules import check_design
 from designer.cli.common import display_name, echo, write_json
 from designer.io import load_design
-from designer.io.documents import findings_to_dict
+from designer.present.documents import findings_to_dict
+from designer.present.findings_text import findings_lines
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,12 +36,5 @@ def run(args: argparse.Namespace) -> int:
         write_json(findings_to_dict(findings, source), args.json)
         if args.json == "-":
             return 1 if findings else 0
-    if not findings:
-        echo(f"{source}: clean ({design.device_count():,} devices, {design.link_count():,} links)")
-        return 0
-    errors = sum(1 for f in findings if f.severity == "error")
-    for f in findings:
-        echo(f"{source}: {f.severity}: [{f.code}] {f.message}")
-    warnings = len(findings) - errors
-    echo(f"{source}: {errors:,} error{'' if errors == 1 else 's'}, {warnings:,} warning{'' if warnings == 1 else 's'}")
-    return 1
+    echo("\n".join(findings_lines(design, findings, source)))
+    return 1 if findings else 0

@@ -1,4 +1,8 @@
-"""Files: design files (versioned, migrated, validated, atomic) and report JSON. No Qt."""
+"""Files: design files (versioned, migrated, validated, atomic writes). No Qt.
+
+The JSON documents of results (report, findings, bill of materials) are written by
+:mod:`designer.present`.
+"""
 
 from designer.io.atomic import FileWriteError, atomic_write_bytes, atomic_write_text
 from designer.io.design_file import (
@@ -11,7 +15,6 @@ from designer.io.design_file import (
     load_design,
     save_design,
 )
-from designer.io.report import report_to_dict, report_to_json, save_report
 
 __all__ = [
     "FORMAT",
@@ -24,8 +27,5 @@ __all__ = [
     "design_from_text",
     "design_to_text",
     "load_design",
-    "report_to_dict",
-    "report_to_json",
     "save_design",
-    "save_report",
 ]

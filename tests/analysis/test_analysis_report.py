@@ -14,9 +14,10 @@ from designer.analysis.capacity import build_capacity_graph
 from designer.cli import main
 from designer.generators import GENERATORS
 from designer.io import save_design
-from designer.io.report import report_to_dict, report_to_json
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import resources_dir
+from designer.present.report_json import report_to_dict, report_to_json
+from designer.present.report_text import summary_lines
 
 SCHEMA = json.loads((resources_dir() / "schema" / "report.schema.json").read_text())
 
@@ -59,12 +60,12 @@ def test_bottleneck_names_the_flows_and_fair_rate():
     assert top.link.startswith("leaf") and "spine" in top.link
     assert top.flows >= 1 and top.example_flows
     assert top.fair_rate_bytes_per_s is not None and top.fair_rate_bytes_per_s > 0
-    assert any("spine" in line for line in rep.summary_lines())
+    assert any("spine" in line for line in summary_lines(rep))
 
 
 def test_summary_lines_have_units_and_bounds():
     rep = analyze(single_server(8), sizes=[1 << 20, 1 << 30])
-    text = "\n".join(rep.summary_lines())
+    text = "\n".join(summary_lines(rep))
     assert "Bisection" in text and "TB/s" in text and "GB/s" in text and "MiB" in text
     assert "nvls" in text and "*" in text
 
@@ -157,7 +158,7 @@ def test_cli_errors_exit_2(tmp_path, capsys):
 
 def test_summary_rows_can_be_thinned_and_links_table_reads_back():
     rep = analyze(GENERATORS["server"].build())
-    lines = rep.summary_lines(max_rows=4)
+    lines = summary_lines(rep, max_rows=4)
     table = [ln for ln in lines if ln.strip().endswith("GB/s") or ln.strip().endswith("TB/s")]
     assert 4 <= len(table) <= 7 and any("8 GiB" in ln for ln in lines)
     assert len(rep.links) == rep.design.links_used
@@ -216,7 +217,7 @@ def test_extreme_port_speeds_and_a_failed_link_never_give_nan_or_inf(gbps, faile
     for collective in ("allreduce", "alltoall", "broadcast"):
         rep = analyze(d, collective=collective, sizes=[8, 1 << 30])
         assert non_finite_fields(rep) == []
-        text = "\n".join(rep.summary_lines()).lower()
+        text = "\n".join(summary_lines(rep)).lower()
         assert "nan" not in text and "inf " not in text and "inf/" not in text
         assert rep.bisection.lower_bytes_per_s <= rep.bisection.upper_bytes_per_s
         assert finite_numbers(assert_valid(rep))

@@ -14,6 +14,7 @@ import numpy as np
 
 from designer.analysis.report import Report
 from designer.io.atomic import atomic_write_text
+from designer.present.report_text import traffic_text
 
 REPORT_FORMAT = "topo-designer-report"
 REPORT_VERSION = 1
@@ -76,7 +77,7 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
              "selected": r.selected, "bottleneck_link": r.bottleneck_link}
             for r in report.collectives
         ],
-        "links_traffic": report.links_traffic,
+        "links_traffic": traffic_text(report),
         "links": [
             {"id": lt.ids[i], "utilization": _num(util[i]), "load_bytes_per_s": _num(load[i]),
              "capacity_bytes_per_s": _num(capy[i]), "direction": f"{lt.src[i]} -> {lt.dst[i]}",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from designer.analysis.bom import Bom
+from designer.analysis.bom import CATEGORIES, Bom, BomLine
 from designer.analysis.rules import Finding
 
 FINDINGS_FORMAT = "topo-designer-findings"
@@ -39,6 +39,31 @@ def findings_to_dict(findings: Iterable[Finding], source: str) -> dict[str, Any]
     }
 
 
+def bom_line_to_dict(line: BomLine) -> dict[str, Any]:
+    """One line of a bill of materials: the fields it has, power to the mW, prices to the cent."""
+    d: dict[str, Any] = {"category": line.category, "item": line.item, "name": line.name,
+                         "quantity": line.quantity}
+    for key in ("tier", "medium", "between", "length_bucket"):
+        if getattr(line, key):
+            d[key] = getattr(line, key)
+    d.update(unit_power_w=round(line.unit_power_w, 3), unit_price_usd=round(line.unit_price_usd, 2),
+             power_w=round(line.power_w, 3), price_usd=round(line.price_usd, 2))
+    return d
+
+
 def bom_to_dict(bom: Bom) -> dict[str, Any]:
     """A bill of materials as a JSON-ready document, its units named."""
-    return {"format": BOM_FORMAT, "version": DOCUMENT_VERSION, "units": dict(BOM_UNITS), **bom.to_dict()}
+    return {
+        "format": BOM_FORMAT,
+        "version": DOCUMENT_VERSION,
+        "units": dict(BOM_UNITS),
+        "design": bom.design,
+        "lines": [bom_line_to_dict(line) for line in bom.lines],
+        "totals": {
+            **{c: bom.quantity(c) for c in CATEGORIES},
+            "power_w": round(bom.total_power_w, 3),
+            "price_usd": round(bom.total_price_usd, 2),
+        },
+        "board_links": dict(bom.board_links),
+        "notes": list(bom.notes),
+    }

@@ -1,0 +1,133 @@
+"""How quantities read, wherever they are shown: terminal summaries, the window's docks, inspector
+and palette, tables.
+
+The rule, the same for every quantity with a unit: **at most three significant figures**, in the
+largest unit that keeps the number at 1 or more, trailing zeros dropped; 1,000 or more of the
+largest unit is a whole number with thousands separators. The unit is chosen after rounding, so
+999.7 GB/s reads ``1 TB/s``, never ``1000 GB/s``.
+
+- rates in bytes per second, decimal units: ``25 GB/s``, ``1.8 TB/s``, ``13.6 MB/s``;
+- line rates in bits per second (designs give them in Gb/s): ``400 Gb/s``, ``3.6 Tb/s``;
+- times: ``1.05 ms``, ``250 us``, ``700 ns``, ``2.5 s``;
+- byte sizes, binary units: exact when a whole number of its unit (``8 GiB``, the power-of-two
+  message sizes of the collective tables), else three figures (``1.5 GiB``, ``977 KiB``);
+- counts: whole with thousands separators and the noun in the singular or plural
+  (``1 GPU``, ``2,048 GPUs``, ``3 switches``);
+- fractions as whole percentages (``87%``).
+
+Zero reads ``0`` in the base unit (``0 B/s``, ``0 Gb/s``, ``0 s``).
+"""
+
+from __future__ import annotations
+
+import math
+
+_RATE_UNITS = ((1.0, "B/s"), (1e3, "kB/s"), (1e6, "MB/s"), (1e9, "GB/s"), (1e12, "TB/s"))
+_LINE_RATE_UNITS = ((1e-3, "Mb/s"), (1.0, "Gb/s"), (1e3, "Tb/s"))  # scales in Gb/s
+_TIME_UNITS = ((1e-9, "ns"), (1e-6, "us"), (1e-3, "ms"), (1.0, "s"))
+_SIZE_UNITS = ((1, "B"), (1 << 10, "KiB"), (1 << 20, "MiB"), (1 << 30, "GiB"), (1 << 40, "TiB"))
+
+
+def figures(x: float) -> str:
+    """``x`` to at most three significant figures, trailing zeros dropped, never in e-notation.
+
+    >>> figures(1.8), figures(25.0), figures(13.64), figures(0.001234), figures(1234.5), figures(0)
+    ('1.8', '25', '13.6', '0.00123', '1,234', '0')
+    """
+    if not math.isfinite(x):
+        return f"{x:g}"
+    if x < 0:
+        return "-" + figures(-x)
+    if x == 0:
+        return "0"
+    if x >= 999.5:
+        return f"{round(x):,}"
+    decimals = max(0, 2 - math.floor(math.log10(x)))
+    text = f"{x:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _scaled(value: float, units: tuple[tuple[float, str], ...]) -> str:
+    if not math.isfinite(value):
+        return f"{value:g} {units[-1][1]}"
+    magnitude = abs(value)
+    if magnitude == 0:
+        return f"0 {next(name for scale, name in units if scale == 1)}"
+    rounded = float(f"{magnitude:.3g}")
+    scale, name = next(((s, n) for s, n in reversed(units) if rounded >= s), units[0])
+    return f"{'-' if value < 0 else ''}{figures(rounded / scale)} {name}"
+
+
+def rate(bytes_per_s: float) -> str:
+    """A rate in bytes per second (decimal units, per direction where the caller says so).
+
+    >>> rate(25e9), rate(1.8e12), rate(13.6e6), rate(4.2e3), rate(999.7e9), rate(0)
+    ('25 GB/s', '1.8 TB/s', '13.6 MB/s', '4.2 kB/s', '1 TB/s', '0 B/s')
+    """
+    return _scaled(bytes_per_s, _RATE_UNITS)
+
+
+def line_rate(gbps: float) -> str:
+    """A line rate given in Gb/s, as designs and the catalog give port and cable speeds.
+
+    >>> line_rate(400), line_rate(3600), line_rate(53.125), line_rate(0.5), line_rate(0)
+    ('400 Gb/s', '3.6 Tb/s', '53.1 Gb/s', '500 Mb/s', '0 Gb/s')
+    """
+    return _scaled(gbps, _LINE_RATE_UNITS)
+
+
+def duration(seconds: float) -> str:
+    """A time in seconds.
+
+    >>> duration(2.5), duration(1.05e-3), duration(2.5e-4), duration(7e-7), duration(0)
+    ('2.5 s', '1.05 ms', '250 us', '700 ns', '0 s')
+    """
+    return _scaled(seconds, _TIME_UNITS)
+
+
+def size(n_bytes: float) -> str:
+    """A size in bytes, binary units: exact when a whole number of its unit, else three figures.
+
+    >>> size(8), size(1 << 20), size(8 << 30), size(1536 << 20), size(1_000_000), size(1000)
+    ('8 B', '1 MiB', '8 GiB', '1.5 GiB', '977 KiB', '1,000 B')
+    """
+    if n_bytes >= 1 and float(n_bytes).is_integer():
+        n = int(n_bytes)
+        scale, name = next((s, u) for s, u in reversed(_SIZE_UNITS) if n >= s)
+        if n % scale == 0:
+            return f"{n // scale:,} {name}"
+    return _scaled(n_bytes, _SIZE_UNITS)
+
+
+def plural(n: int, noun: str, plural_form: str = "") -> str:
+    """``noun`` as it reads after the number ``n``: ``GPU`` / ``GPUs``, ``switch`` / ``switches``.
+
+    >>> plural(1, "link"), plural(2, "link"), plural(0, "switch"), plural(3, "bus", "buses")
+    ('link', 'links', 'switches', 'buses')
+    """
+    if n == 1:
+        return noun
+    if plural_form:
+        return plural_form
+    return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def count(n: int, noun: str, plural_form: str = "") -> str:
+    """``n`` with thousands separators and ``noun`` in the singular or plural.
+
+    >>> count(1, "GPU"), count(2048, "GPU"), count(3, "switch"), count(0, "flow")
+    ('1 GPU', '2,048 GPUs', '3 switches', '0 flows')
+    """
+    return f"{n:,} {plural(n, noun, plural_form)}"
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a whole percentage.
+
+    >>> percent(0.874), percent(1.0), percent(0)
+    ('87%', '100%', '0%')
+    """
+    return f"{fraction:.0%}"
+
+
+__all__ = ["count", "duration", "figures", "line_rate", "percent", "plural", "rate", "size"]
