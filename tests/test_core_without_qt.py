@@ -1,4 +1,4 @@
-"""The core (model, analysis, generators, io, CLI) imports and works with Qt blocked."""
+"""The core (model, analysis, generators, io, present, CLI) imports and works with Qt blocked."""
 
 import subprocess
 import sys
@@ -19,7 +19,8 @@ SCRIPT = textwrap.dedent(
 
     sys.meta_path.insert(0, Block())
     import designer
-    core = ["designer.model", "designer.analysis", "designer.generators", "designer.io"]
+    core = ["designer.model", "designer.analysis", "designer.generators", "designer.io", "designer.present",
+            "designer.cli"]
     names = []
     for pkg_name in core:
         pkg = importlib.import_module(pkg_name)
