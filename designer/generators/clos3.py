@@ -9,6 +9,8 @@ Ids: ``podP-leafL``, ``podP-spineS``, ``coreC``, ``podP-nodeN-gpuI``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from designer.generators.base import (
     DX,
     TIER_DY,
@@ -30,34 +32,29 @@ from designer.model.catalog import Catalog
 KIND = "clos3"
 
 
-def build_clos3(
-    catalog: Catalog | None = None,
+def _build_clos3(
+    catalog: Catalog | None,
     *,
-    pods: int = 4,
-    leaves_per_pod: int = 8,
-    hosts_per_leaf: int = 32,
-    spines_per_pod: int = 0,
-    oversubscription: float = 1.0,
-    spine_oversubscription: float = 1.0,
-    switch: str = "qm9700",
-    spine_switch: str = "",
-    core_switch: str = "",
-    gpus_per_node: int = 8,
-    gpu: str = "h100-sxm",
-    nic: str = "connectx-7-400g",
-    nvswitch: str = "",
-    nodes_per_rack: int = 4,
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "auto",
-    racks_per_row: int = 0,
+    pods: int,
+    leaves_per_pod: int,
+    hosts_per_leaf: int,
+    spines_per_pod: int,
+    oversubscription: float,
+    spine_oversubscription: float,
+    switch: str,
+    spine_switch: str,
+    core_switch: str,
+    gpus_per_node: int,
+    gpu: str,
+    nic: str,
+    nvswitch: str,
+    nodes_per_rack: int,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """A 3-tier Clos of ``pods x leaves_per_pod x hosts_per_leaf`` GPUs.
-
-    >>> d = build_clos3(pods=2, leaves_per_pod=2, hosts_per_leaf=8)
-    >>> sorted({x.tier for x in d.devices if x.kind == "switch"})
-    ['core', 'leaf', 'spine']
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     for name, value in (("pods", pods), ("leaves_per_pod", leaves_per_pod), ("hosts_per_leaf", hosts_per_leaf)):
@@ -139,5 +136,18 @@ SPEC = GeneratorSpec(
     )
     + node_params()
     + cabling_params(),
-    func=build_clos3,
+    func=_build_clos3,
 )
+
+
+def build_clos3(catalog: Catalog | None = None, **params: Any) -> Design:
+    """A 3-tier Clos of ``pods x leaves_per_pod x hosts_per_leaf`` GPUs.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_clos3(pods=2, leaves_per_pod=2, hosts_per_leaf=8)
+    >>> sorted({x.tier for x in d.devices if x.kind == "switch"})
+    ['core', 'leaf', 'spine']
+    """
+    return SPEC.build(catalog, **params)

@@ -12,6 +12,8 @@ Ids: ``gG-routerR``, ``gG-nodeN-gpuI``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from designer.generators.base import (
     DX,
     NODE_DY,
@@ -32,30 +34,25 @@ from designer.model.catalog import Catalog
 KIND = "dragonfly"
 
 
-def build_dragonfly(
-    catalog: Catalog | None = None,
+def _build_dragonfly(
+    catalog: Catalog | None,
     *,
-    p: int = 4,
-    a: int = 8,
-    h: int = 4,
-    g: int = 0,
-    switch: str = "qm9700",
-    gpus_per_node: int = 4,
-    gpu: str = "h100-sxm",
-    nic: str = "connectx-7-400g",
-    nvswitch: str = "",
-    nodes_per_rack: int = 4,
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "auto",
-    racks_per_row: int = 0,
+    p: int,
+    a: int,
+    h: int,
+    g: int,
+    switch: str,
+    gpus_per_node: int,
+    gpu: str,
+    nic: str,
+    nvswitch: str,
+    nodes_per_rack: int,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """A dragonfly of ``g`` groups of ``a`` routers with ``p`` terminals and ``h`` global links each.
-
-    >>> d = build_dragonfly(p=1, a=2, h=1, gpus_per_node=1)
-    >>> sum(x.tier == "router" for x in d.devices), d.properties["groups"]
-    (6, 3)
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     for name, value in (("p", p), ("a", a), ("h", h)):
@@ -145,5 +142,18 @@ SPEC = GeneratorSpec(
     )
     + node_params(gpus_per_node=4)
     + cabling_params(),
-    func=build_dragonfly,
+    func=_build_dragonfly,
 )
+
+
+def build_dragonfly(catalog: Catalog | None = None, **params: Any) -> Design:
+    """A dragonfly of ``g`` groups of ``a`` routers with ``p`` terminals and ``h`` global links each.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_dragonfly(p=1, a=2, h=1, gpus_per_node=1)
+    >>> sum(x.tier == "router" for x in d.devices), d.properties["groups"]
+    (6, 3)
+    """
+    return SPEC.build(catalog, **params)

@@ -9,6 +9,8 @@ Ids: ``podP-edgeE``, ``podP-aggA``, ``coreC``, ``podP-nodeN-gpuI``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from designer.generators.base import (
     DX,
     NODE_DY,
@@ -29,27 +31,22 @@ from designer.model.catalog import Catalog
 KIND = "fat-tree"
 
 
-def build_fat_tree(
-    catalog: Catalog | None = None,
+def _build_fat_tree(
+    catalog: Catalog | None,
     *,
-    k: int = 4,
-    switch: str = "qm9700",
-    gpus_per_node: int = 1,
-    gpu: str = "h100-sxm",
-    nic: str = "connectx-7-400g",
-    nvswitch: str = "",
-    nodes_per_rack: int = 4,
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "auto",
-    racks_per_row: int = 0,
+    k: int,
+    switch: str,
+    gpus_per_node: int,
+    gpu: str,
+    nic: str,
+    nvswitch: str,
+    nodes_per_rack: int,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """A k-ary fat-tree: k^3/4 hosts, 5k^2/4 switches.
-
-    >>> d = build_fat_tree(k=4)
-    >>> sum(x.kind == "gpu" for x in d.devices), sum(x.kind == "switch" for x in d.devices)
-    (16, 20)
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     if k < 2 or k % 2:
@@ -126,5 +123,18 @@ SPEC = GeneratorSpec(
     )
     + node_params(gpus_per_node=1)
     + cabling_params(),
-    func=build_fat_tree,
+    func=_build_fat_tree,
 )
+
+
+def build_fat_tree(catalog: Catalog | None = None, **params: Any) -> Design:
+    """A k-ary fat-tree: k^3/4 hosts, 5k^2/4 switches.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_fat_tree(k=4)
+    >>> sum(x.kind == "gpu" for x in d.devices), sum(x.kind == "switch" for x in d.devices)
+    (16, 20)
+    """
+    return SPEC.build(catalog, **params)

@@ -7,6 +7,8 @@ order; copper inside a rack, optics between racks. Canvas: low bits across, high
 
 from __future__ import annotations
 
+from typing import Any
+
 from designer.generators.base import DX, NODE_DY, Builder, GeneratorSpec, Param, cabling_params
 from designer.generators.direct import accelerator, direct_params
 from designer.model import Design
@@ -15,24 +17,19 @@ from designer.model.catalog import Catalog
 KIND = "hypercube"
 
 
-def build_hypercube(
-    catalog: Catalog | None = None,
+def _build_hypercube(
+    catalog: Catalog | None,
     *,
-    n: int = 4,
-    nodes_per_rack: int = 16,
-    gpu: str = "h100-sxm",
-    link_speed_gbps: float = 400.0,
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "auto",
-    racks_per_row: int = 0,
+    n: int,
+    nodes_per_rack: int,
+    gpu: str,
+    link_speed_gbps: float,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """A hypercube of 2^n accelerators with n links each.
-
-    >>> d = build_hypercube(n=3)
-    >>> d.device_count(), d.link_count()
-    (8, 12)
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     if not 1 <= n <= 16:
@@ -70,5 +67,18 @@ SPEC = GeneratorSpec(
     )
     + direct_params()
     + cabling_params(),
-    func=build_hypercube,
+    func=_build_hypercube,
 )
+
+
+def build_hypercube(catalog: Catalog | None = None, **params: Any) -> Design:
+    """A hypercube of 2^n accelerators with n links each.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_hypercube(n=3)
+    >>> d.device_count(), d.link_count()
+    (8, 12)
+    """
+    return SPEC.build(catalog, **params)

@@ -7,6 +7,8 @@ the spines (the same number of links to every spine). Ids: ``leafL``, ``spineS``
 
 from __future__ import annotations
 
+from typing import Any
+
 from designer.generators.base import (
     TIER_DY,
     Builder,
@@ -27,31 +29,26 @@ from designer.model.catalog import Catalog
 KIND = "leaf-spine"
 
 
-def build_leaf_spine(
-    catalog: Catalog | None = None,
+def _build_leaf_spine(
+    catalog: Catalog | None,
     *,
-    leaves: int = 4,
-    hosts_per_leaf: int = 32,
-    spines: int = 0,
-    oversubscription: float = 1.0,
-    switch: str = "qm9700",
-    spine_switch: str = "",
-    gpus_per_node: int = 8,
-    gpu: str = "h100-sxm",
-    nic: str = "connectx-7-400g",
-    nvswitch: str = "",
-    nodes_per_rack: int = 4,
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "auto",
-    racks_per_row: int = 0,
+    leaves: int,
+    hosts_per_leaf: int,
+    spines: int,
+    oversubscription: float,
+    switch: str,
+    spine_switch: str,
+    gpus_per_node: int,
+    gpu: str,
+    nic: str,
+    nvswitch: str,
+    nodes_per_rack: int,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """A 2-tier leaf-spine fabric of ``leaves x hosts_per_leaf`` GPUs.
-
-    >>> d = build_leaf_spine(leaves=2, hosts_per_leaf=16)
-    >>> sorted(x.id for x in d.devices if x.kind == "switch")
-    ['leaf1', 'leaf2', 'spine1']
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     if leaves < 1:
@@ -110,5 +107,18 @@ SPEC = GeneratorSpec(
     )
     + node_params()
     + cabling_params(),
-    func=build_leaf_spine,
+    func=_build_leaf_spine,
 )
+
+
+def build_leaf_spine(catalog: Catalog | None = None, **params: Any) -> Design:
+    """A 2-tier leaf-spine fabric of ``leaves x hosts_per_leaf`` GPUs.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_leaf_spine(leaves=2, hosts_per_leaf=16)
+    >>> sorted(x.id for x in d.devices if x.kind == "switch")
+    ['leaf1', 'leaf2', 'spine1']
+    """
+    return SPEC.build(catalog, **params)

@@ -10,6 +10,8 @@ Ids: ``nvlD-trayT-gpuI``, ``nvlD-trayT-nicI``, ``nvlD-nvsw``, ``nvlD-leafR``, ``
 
 from __future__ import annotations
 
+from typing import Any
+
 from designer.generators.base import (
     DX,
     NODE_DY,
@@ -32,30 +34,25 @@ TRAY_BASE_M = 0.2
 TRAY_STEP_M = 0.05
 
 
-def build_nvl72(
-    catalog: Catalog | None = None,
+def _build_nvl72(
+    catalog: Catalog | None,
     *,
-    racks: int = 1,
-    trays: int = 18,
-    gpus_per_tray: int = 4,
-    gpu: str = "b200",
-    nic: str = "connectx-8-800g",
-    nvswitch: str = "nvl72-nvswitch",
-    scaleout: bool = True,
-    oversubscription: float = 1.0,
-    switch: str = "sn5600",
-    spine_switch: str = "",
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "auto",
-    racks_per_row: int = 0,
+    racks: int,
+    trays: int,
+    gpus_per_tray: int,
+    gpu: str,
+    nic: str,
+    nvswitch: str,
+    scaleout: bool,
+    oversubscription: float,
+    switch: str,
+    spine_switch: str,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """``racks`` NVL72-style domains of ``trays x gpus_per_tray`` GPUs.
-
-    >>> d = build_nvl72(scaleout=False)
-    >>> sum(x.kind == "gpu" for x in d.devices), d.link_count()
-    (72, 144)
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     for name, value in (("racks", racks), ("trays", trays), ("gpus_per_tray", gpus_per_tray)):
@@ -152,5 +149,18 @@ SPEC = GeneratorSpec(
         Param("spine_switch", "model", "", "spine switch model ('' = same as leaf)", model_kind="switch"),
     )
     + cabling_params(),
-    func=build_nvl72,
+    func=_build_nvl72,
 )
+
+
+def build_nvl72(catalog: Catalog | None = None, **params: Any) -> Design:
+    """``racks`` NVL72-style domains of ``trays x gpus_per_tray`` GPUs.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_nvl72(scaleout=False)
+    >>> sum(x.kind == "gpu" for x in d.devices), d.link_count()
+    (72, 144)
+    """
+    return SPEC.build(catalog, **params)

@@ -22,6 +22,8 @@ tiers) or ``podP-spineS`` and ``coreC`` (three tiers), ``suN-ufm``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from designer.generators.base import (
     COLUMN_GAP,
     DX,
@@ -56,35 +58,30 @@ def plan_spines(leaves: int, uplinks: int, spine_ports: int, spine_id: str) -> t
         return None
 
 
-def build_rail_optimized(
-    catalog: Catalog | None = None,
+def _build_rail_optimized(
+    catalog: Catalog | None,
     *,
-    sus: int = 1,
-    nodes_per_su: int = 32,
-    oversubscription: float = 1.0,
-    tiers: int = 0,
-    sus_per_pod: int = 0,
-    ufm: bool = False,
-    ufm_links: int = 4,
-    switch: str = "qm9700",
-    spine_switch: str = "",
-    core_switch: str = "",
-    gpus_per_node: int = 8,
-    gpu: str = "h100-sxm",
-    nic: str = "connectx-7-400g",
-    nvswitch: str = "",
-    nodes_per_rack: int = 4,
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "optical",
-    racks_per_row: int = 0,
+    sus: int,
+    nodes_per_su: int,
+    oversubscription: float,
+    tiers: int,
+    sus_per_pod: int,
+    ufm: bool,
+    ufm_links: int,
+    switch: str,
+    spine_switch: str,
+    core_switch: str,
+    gpus_per_node: int,
+    gpu: str,
+    nic: str,
+    nvswitch: str,
+    nodes_per_rack: int,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """A rail-optimized fabric of ``sus`` scalable units (two or three switch tiers).
-
-    >>> d = build_rail_optimized(sus=1, nodes_per_su=4)
-    >>> sorted(x.id for x in d.devices if x.tier == "spine")
-    ['spine1']
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     if sus < 1:
@@ -274,5 +271,18 @@ SPEC = GeneratorSpec(
     )
     + node_params()
     + cabling_params(long_medium="optical"),
-    func=build_rail_optimized,
+    func=_build_rail_optimized,
 )
+
+
+def build_rail_optimized(catalog: Catalog | None = None, **params: Any) -> Design:
+    """A rail-optimized fabric of ``sus`` scalable units (two or three switch tiers).
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_rail_optimized(sus=1, nodes_per_su=4)
+    >>> sorted(x.id for x in d.devices if x.tier == "spine")
+    ['spine1']
+    """
+    return SPEC.build(catalog, **params)

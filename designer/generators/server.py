@@ -117,21 +117,16 @@ def node_height_m(slot: int) -> float:
     return FIRST_NODE_M + slot * NODE_HEIGHT_M
 
 
-def build_server(
-    catalog: Catalog | None = None,
+def _build_server(
+    catalog: Catalog | None,
     *,
-    gpus_per_node: int = 8,
-    gpu: str = "h100-sxm",
-    nic: str = "connectx-7-400g",
-    nvswitch: str = "",
-    with_nics: bool = True,
+    gpus_per_node: int,
+    gpu: str,
+    nic: str,
+    nvswitch: str,
+    with_nics: bool,
 ) -> Design:
-    """One HGX-style server: ``gpus_per_node`` GPUs on an NVLink fabric, one NIC per GPU.
-
-    >>> d = build_server()
-    >>> sorted({dev.kind for dev in d.devices}), d.link_count()
-    (['gpu', 'nic', 'nvswitch'], 16)
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder("server", catalog)
     kit = node_kit(b, gpus_per_node, gpu, nic if with_nics else "", nvswitch)
     add_node(b, kit, "node1", name=f"{kit.gpus}x {kit.gpu.name}", parent=None, x=0.0, y=0.0)
@@ -148,5 +143,18 @@ SPEC = GeneratorSpec(
     description="one HGX/DGX-style node: N GPUs on an NVLink switch fabric, one NIC per GPU",
     params=tuple(p for p in node_params() if p.name != "nodes_per_rack")
     + (Param("with_nics", "bool", True, "give each GPU its scale-out NIC"),),
-    func=build_server,
+    func=_build_server,
 )
+
+
+def build_server(catalog: Catalog | None = None, **params: Any) -> Design:
+    """One HGX-style server: ``gpus_per_node`` GPUs on an NVLink fabric, one NIC per GPU.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_server()
+    >>> sorted({dev.kind for dev in d.devices}), d.link_count()
+    (['gpu', 'nic', 'nvswitch'], 16)
+    """
+    return SPEC.build(catalog, **params)

@@ -10,6 +10,7 @@ copper inside a rack, optics between racks.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from designer.generators.base import (
     DX,
@@ -28,25 +29,20 @@ KIND = "torus"
 MAX_NODES = 262144
 
 
-def build_torus(
-    catalog: Catalog | None = None,
+def _build_torus(
+    catalog: Catalog | None,
     *,
-    dims: tuple[int, ...] = (4, 4, 4),
-    wrap: bool = True,
-    rack_dims: tuple[int, ...] = (4, 4, 4),
-    gpu: str = "h100-sxm",
-    link_speed_gbps: float = 400.0,
-    cable: str = "",
-    copper_max_m: float = 0.0,
-    long_medium: str = "auto",
-    racks_per_row: int = 0,
+    dims: tuple[int, ...],
+    wrap: bool,
+    rack_dims: tuple[int, ...],
+    gpu: str,
+    link_speed_gbps: float,
+    cable: str,
+    copper_max_m: float,
+    long_medium: str,
+    racks_per_row: int,
 ) -> Design:
-    """A torus (``wrap``) or mesh of ``prod(dims)`` accelerators.
-
-    >>> d = build_torus(dims=(4, 4))
-    >>> d.device_count(), d.link_count()
-    (16, 32)
-    """
+    """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
                 racks_per_row=racks_per_row)
     dims = tuple(dims)
@@ -127,5 +123,18 @@ SPEC = GeneratorSpec(
     )
     + direct_params()
     + cabling_params(),
-    func=build_torus,
+    func=_build_torus,
 )
+
+
+def build_torus(catalog: Catalog | None = None, **params: Any) -> Design:
+    """A torus (``wrap``) or mesh of ``prod(dims)`` accelerators.
+
+    Parameters, defaults and limits are ``SPEC.params`` (an unknown or out-of-range value raises
+    GeneratorError); ``catalog`` None is the built-in catalog.
+
+    >>> d = build_torus(dims=(4, 4))
+    >>> d.device_count(), d.link_count()
+    (16, 32)
+    """
+    return SPEC.build(catalog, **params)

@@ -61,7 +61,7 @@ def test_leaf_spine_refuses_partial_servers_and_fractional_uplinks():
 
 
 def test_leaf_spine_refuses_zero_leaves():
-    with pytest.raises(GeneratorError, match="leaves must be at least 1, got 0"):
+    with pytest.raises(GeneratorError, match="leaf-spine: leaves must be >= 1, got 0"):
         build_leaf_spine(leaves=0)
 
 

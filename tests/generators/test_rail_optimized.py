@@ -94,7 +94,7 @@ def test_rail_optimized_refuses_impossible_parameters():
         build_rail_optimized(ufm=True, ufm_links=9)
     with pytest.raises(GeneratorError, match=r"72 leaves need one port each on .* use tiers = 3 \(--tiers 3\)"):
         build_rail_optimized(sus=9, nodes_per_su=2, tiers=2)
-    with pytest.raises(GeneratorError, match="sus must be at least 1, got 0"):
+    with pytest.raises(GeneratorError, match="rail-optimized: sus must be >= 1, got 0"):
         build_rail_optimized(sus=0)
     with pytest.raises(GeneratorError, match="tiers must be 2, 3 or 0"):
         build_rail_optimized(tiers=1)
