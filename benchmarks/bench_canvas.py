@@ -31,8 +31,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import designer.gui  # noqa: E402,F401
 from designer.generators import GENERATORS  # noqa: E402
-from designer.gui.interactions import MoveSelectionInteraction  # noqa: E402
-from designer.gui.main_window import MainWindow  # noqa: E402
+from designer.gui.canvas.interactions import MoveSelectionInteraction  # noqa: E402
+from designer.gui.window.main_window import MainWindow  # noqa: E402
 from designer.io import load_design, save_design  # noqa: E402
 from designer.model.catalog import default_catalog  # noqa: E402
 

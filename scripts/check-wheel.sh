@@ -78,7 +78,8 @@ step "the window, offscreen, on the default sample design"
 QT_QPA_PLATFORM=offscreen timeout 300 "$VENV/bin/python" - <<'EOF'
 from PySide6.QtCore import QTimer
 
-from designer.gui import app, icons
+from designer.gui import icons
+from designer.gui.window import app
 from designer.model.catalog import resources_dir
 from designer.model.shipped import sample_designs_dir
 

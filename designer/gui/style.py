@@ -2,7 +2,7 @@
 
 Scale: positions are scene units; 1 unit is 1 pixel at zoom 100 %. When the designer has to
 guess a cable length from a drawing, :data:`SCENE_UNITS_PER_M` scene units count as one metre
-(see :func:`designer.gui.linking.estimate_length_m`). Devices snap to a :data:`GRID` unit grid.
+(see :func:`designer.gui.canvas.linking.estimate_length_m`). Devices snap to a :data:`GRID` unit grid.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def make_window(qtbot, tmp_path, catalog):
     QCoreApplication.setApplicationName(f"gui-tests-{os.getpid()}")
     from PySide6.QtCore import QSettings
 
-    from designer.gui.main_window import MainWindow
+    from designer.gui.window.main_window import MainWindow
 
     QSettings().remove("window")  # each test starts from the default dock arrangement
 

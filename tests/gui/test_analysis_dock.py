@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from designer.gui.analysis_dock import AnalysisRunner
+from designer.gui.panels.analysis_dock import AnalysisRunner
 from designer.io import load_design
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
@@ -67,7 +67,7 @@ def test_a_stale_result_is_dropped(window, qtbot):
 
 
 def test_snapshot_is_independent_and_equal():
-    from designer.gui.snapshot import capture, rebuild
+    from designer.gui.document.snapshot import capture, rebuild
     from designer.io import design_to_text
 
     design = load_design(SAMPLES / "hgx-h100-server.json")
@@ -83,7 +83,7 @@ def test_snapshot_is_independent_and_equal():
 
 
 def test_large_designs_are_checked_in_a_worker(window, qtbot, monkeypatch):
-    from designer.gui import checks
+    from designer.gui.canvas import checks
 
     monkeypatch.setattr(checks, "AUTO_CHECK_DEVICES", 10)
     window.document.set_design(load_design(SAMPLES / "hgx-h100-server.json"), None)

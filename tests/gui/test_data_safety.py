@@ -12,7 +12,7 @@ from gui_helpers import send_drop
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from designer.gui.recovery import Recovery
+from designer.gui.document.recovery import Recovery
 from designer.io import design_to_text, load_design
 
 SB = QMessageBox.StandardButton
@@ -192,14 +192,14 @@ def test_every_crashed_design_is_offered(make_window, dialogs, dead_pid):
 
 
 def _open_windows() -> list:
-    from designer.gui.main_window import _WINDOWS
+    from designer.gui.window.main_window import _WINDOWS
 
     return list(_WINDOWS)
 
 
 def test_closing_right_after_an_edit_raises_nothing_later(window, dialogs, qtbot):
-    from designer.gui.checks import DEBOUNCE_MS
-    from designer.gui.commands import SetLinkFieldCommand
+    from designer.gui.canvas.checks import DEBOUNCE_MS
+    from designer.gui.document.commands import SetLinkFieldCommand
 
     a = window.editor.place_component("qm9700", QPointF(0, 0))
     b = window.editor.place_component("qm9700", QPointF(0, -200))

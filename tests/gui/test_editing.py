@@ -5,8 +5,8 @@ from __future__ import annotations
 from gui_helpers import drag, drop_from_palette, port_point, scene_point
 from PySide6.QtCore import QMimeData, QPointF, Qt
 
-from designer.gui.commands import SetLinkFieldCommand
-from designer.gui.editor import MIME_CABLE, MIME_COMPONENT
+from designer.gui.canvas.editor import MIME_CABLE, MIME_COMPONENT
+from designer.gui.document.commands import SetLinkFieldCommand
 
 
 def test_drop_from_palette_places_device_and_undo_redo(window):
@@ -195,7 +195,7 @@ def test_cable_dropped_on_a_link_changes_it(window):
 
 
 def test_rule_breaking_link_is_marked_and_hover_says_why(window):
-    from designer.gui.describe import describe_item
+    from designer.gui.canvas.describe import describe_item
 
     ed = window.editor
     a = ed.place_component("qm9700", QPointF(0, 0))

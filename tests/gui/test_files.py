@@ -11,7 +11,7 @@ from gui_helpers import send_drop
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
 from PySide6.QtWidgets import QMessageBox
 
-from designer.gui.recovery import Recovery
+from designer.gui.document.recovery import Recovery
 from designer.io import design_to_text, load_design
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
@@ -128,9 +128,9 @@ def test_saving_removes_the_recovery_file(window, tmp_path):
 
 
 def test_run_gui_window_starts_with_a_sample(qtbot, monkeypatch, tmp_path):
-    from designer.gui import app
+    from designer.gui.window import app
 
-    monkeypatch.setattr("designer.gui.recovery.default_recovery_dir", lambda: tmp_path / "rec")
+    monkeypatch.setattr("designer.gui.document.recovery.default_recovery_dir", lambda: tmp_path / "rec")
     w = app.create_window(None)
     qtbot.addWidget(w)
     assert w.document.design.device_count() > 0
@@ -144,7 +144,7 @@ def test_a_catalog_that_cannot_be_loaded_stops_the_window_with_a_dialog(qtbot, m
     # analysis would be silently wrong).
     from PySide6.QtWidgets import QMessageBox
 
-    from designer.gui import app
+    from designer.gui.window import app
     from designer.model import catalog as catalog_module
 
     def broken():
@@ -153,7 +153,7 @@ def test_a_catalog_that_cannot_be_loaded_stops_the_window_with_a_dialog(qtbot, m
     shown = []
     monkeypatch.setattr("designer.model.catalog.default_catalog", broken)
     monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append((title, text)))
-    monkeypatch.setattr("designer.gui.recovery.default_recovery_dir", lambda: tmp_path / "rec")
+    monkeypatch.setattr("designer.gui.document.recovery.default_recovery_dir", lambda: tmp_path / "rec")
     assert app.run_gui(None) == 2
     assert shown and shown[0][0] == "Topology Designer cannot start"
     assert "catalog.json: not valid JSON" in shown[0][1]

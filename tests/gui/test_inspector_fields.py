@@ -6,7 +6,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from designer.gui.commands import MoveDevicesCommand
+from designer.gui.document.commands import MoveDevicesCommand
 from designer.io import design_to_text
 
 

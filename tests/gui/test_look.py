@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QPointF, QRect
 from PySide6.QtWidgets import QApplication
 
-from designer.gui.scene_paint import title_pills
+from designer.gui.canvas.scene_paint import title_pills
 from designer.io import load_design
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_designs" / "superpod-h100-1su.json"

@@ -6,7 +6,7 @@ import copy
 
 from PySide6.QtCore import QPointF
 
-from designer.gui import commands as cmd
+from designer.gui.document import commands as cmd
 from designer.io import design_to_text
 
 

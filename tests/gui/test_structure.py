@@ -9,9 +9,9 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 from designer.generators import GENERATORS
-from designer.gui.document import auto_collapse, shown_count
-from designer.gui.generate_dialog import GenerateDialog
-from designer.gui.items import CollapsedGroupItem
+from designer.gui.canvas.items import CollapsedGroupItem
+from designer.gui.document.document import auto_collapse, shown_count
+from designer.gui.panels.generate_dialog import GenerateDialog
 from designer.io import design_to_text, load_design
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QMimeData, QPointF
 
 from designer.generators import GENERATORS
-from designer.gui.editor import MIME_CABLE
+from designer.gui.canvas.editor import MIME_CABLE
 from designer.io import design_to_text
 
 

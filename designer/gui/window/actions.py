@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QToolBar
 
 if TYPE_CHECKING:
-    from designer.gui.main_window import MainWindow
+    from designer.gui.window.main_window import MainWindow
 
 SK = QKeySequence.StandardKey
 

@@ -20,18 +20,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.gui.analysis_dock import AnalysisDock, AnalysisRunner
-from designer.gui.checks import RuleChecker
-from designer.gui.document import Document, auto_collapse
-from designer.gui.editor import MIME_COMPONENT, MIME_SERVER, Editor
-from designer.gui.generate_dialog import GenerateDialog, server_presets
-from designer.gui.inspector import Inspector
-from designer.gui.legend import Legend
-from designer.gui.overview import Overview
-from designer.gui.palette import Palette
-from designer.gui.recovery import Recovery
-from designer.gui.scene import DesignScene
-from designer.gui.view import DesignView
+from designer.gui.canvas.checks import RuleChecker
+from designer.gui.canvas.editor import MIME_COMPONENT, MIME_SERVER, Editor
+from designer.gui.canvas.scene import DesignScene
+from designer.gui.canvas.view import DesignView
+from designer.gui.document.document import Document, auto_collapse
+from designer.gui.document.recovery import Recovery
+from designer.gui.panels.analysis_dock import AnalysisDock, AnalysisRunner
+from designer.gui.panels.generate_dialog import GenerateDialog, server_presets
+from designer.gui.panels.inspector import Inspector
+from designer.gui.panels.legend import Legend
+from designer.gui.panels.overview import Overview
+from designer.gui.panels.palette import Palette
 from designer.model import Design, DesignError
 from designer.model.catalog import Catalog
 
@@ -111,7 +111,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["palette"], self.docks["legend"]], [560, 200], Qt.Orientation.Vertical)
 
     def _build_actions(self) -> dict:
-        from designer.gui.actions import build_actions
+        from designer.gui.window.actions import build_actions
 
         acts = build_actions(self)
         for dock in self.docks.values():

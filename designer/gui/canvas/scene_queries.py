@@ -1,6 +1,6 @@
 """What the scene can tell about its items: selection in model terms, design-rule marks.
 
-A mixin of :class:`designer.gui.scene.DesignScene` (it uses the scene's id -> item maps).
+A mixin of :class:`designer.gui.canvas.scene.DesignScene` (it uses the scene's id -> item maps).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QGraphicsItem
 
-from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
+from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
 from designer.model import Design
 
 Rep = str

@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from designer.gui.commands import DesignCommand
+from designer.gui.document.commands import DesignCommand
 from designer.io import load_design, save_design
 from designer.model import Design
 from designer.model.catalog import Catalog

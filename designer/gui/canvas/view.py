@@ -15,18 +15,18 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
 from designer.gui import style
-from designer.gui.interactions import (
+from designer.gui.canvas.interactions import (
     Interaction,
     MoveSelectionInteraction,
     NewLinkInteraction,
     PanInteraction,
 )
-from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, DeviceItem
+from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, DeviceItem
 from designer.gui.style import LOD_SKETCH
 
 if TYPE_CHECKING:
-    from designer.gui.editor import Editor
-    from designer.gui.scene import DesignScene
+    from designer.gui.canvas.editor import Editor
+    from designer.gui.canvas.scene import DesignScene
 
 EMPTY_TITLE = "Empty design"
 EMPTY_HINT = (

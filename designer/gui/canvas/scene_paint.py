@@ -8,7 +8,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QTransform
 
 from designer.gui import style
-from designer.gui.items import CollapsedGroupItem, GroupFrameItem
+from designer.gui.canvas.items import CollapsedGroupItem, GroupFrameItem
 
 _TITLE_FILL = QColor(255, 255, 255, 215)
 

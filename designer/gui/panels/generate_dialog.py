@@ -28,15 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.gui.canvas.editor import generator_registry
 from designer.model import Design, DesignError
 from designer.model.catalog import Catalog
-
-
-def generator_registry() -> dict[str, Any]:
-    """The generators' registry (kind -> spec)."""
-    from designer.generators import GENERATORS
-
-    return dict(GENERATORS)
 
 
 def server_presets(catalog: Catalog) -> list[tuple[str, dict, str]]:

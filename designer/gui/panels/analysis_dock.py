@@ -1,7 +1,7 @@
 """The analysis dock: the analyzer's summary of the current design, recomputed on demand.
 
 The analyzer (``designer.analysis.analyze``) runs in a worker thread (QThreadPool) on a snapshot
-of the design (:mod:`designer.gui.snapshot`), so the window keeps responding; when the design
+of the design (:mod:`designer.gui.document.snapshot`), so the window keeps responding; when the design
 changes after an analysis, the dock says the result is stale. Other panels (the live pyqtgraph
 panels of a later issue) subscribe with :meth:`AnalysisRunner.add_listener` or the
 ``result_ready`` signal and receive the same frozen report.
@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from designer.analysis import Report
-from designer.gui.document import Document
-from designer.gui.snapshot import Captured, capture, rebuild
+from designer.gui.document.document import Document
+from designer.gui.document.snapshot import Captured, capture, rebuild
 from designer.gui.style import format_bytes, format_bytes_per_s, format_seconds
 from designer.model import Design, DesignError
 

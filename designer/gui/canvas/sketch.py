@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from designer.gui import style
 
 if TYPE_CHECKING:
-    from designer.gui.scene import DesignScene
+    from designer.gui.canvas.scene import DesignScene
 
 _BOX_FILL = QColor("#C9D1DA")
 

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QGraphicsItem
 
-from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
-from designer.gui.linking import link_rate_gbps
+from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
+from designer.gui.canvas.linking import link_rate_gbps
 from designer.gui.style import MEDIUM_STYLES, format_gbps
 
 if TYPE_CHECKING:
-    from designer.gui.scene import DesignScene
+    from designer.gui.canvas.scene import DesignScene
 
 
 def _html(lines: list[str], problems: list[str]) -> str:

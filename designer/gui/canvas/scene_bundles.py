@@ -1,6 +1,6 @@
 """Link bundles of the scene: one line per pair of shown objects joined by links.
 
-A mixin of :class:`designer.gui.scene.DesignScene` (it uses the scene's ``design``,
+A mixin of :class:`designer.gui.canvas.scene.DesignScene` (it uses the scene's ``design``,
 ``device_items``, ``boxes``, ``bundle_items`` and its bundle indexes). Parallel links, and the
 external links of a collapsed group, share one :class:`BundleItem` whose width is their total
 rate and whose style is their medium.
@@ -15,8 +15,8 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui import style
-from designer.gui.items import BundleItem
-from designer.gui.linking import link_rate_gbps
+from designer.gui.canvas.items import BundleItem
+from designer.gui.canvas.linking import link_rate_gbps
 from designer.model import Link
 
 Rep = str  # "d:<device id>" or "g:<group id>": the shown object standing for a device

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer
 
-from designer.gui.document import Document
+from designer.gui.document.document import Document
 from designer.io import save_design
 from designer.model import DesignError
 

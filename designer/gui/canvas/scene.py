@@ -19,7 +19,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QToolTip
 
 from designer.gui import style
-from designer.gui.items import (
+from designer.gui.canvas.items import (
     BUNDLE_TYPE,
     BundleItem,
     CollapsedGroupItem,
@@ -27,11 +27,11 @@ from designer.gui.items import (
     GroupFrameItem,
     set_sketched,
 )
-from designer.gui.scene_bundles import Rep, SceneBundles
-from designer.gui.scene_groups import SceneGroups, _subtree
-from designer.gui.scene_paint import paint_grid, paint_titles
-from designer.gui.scene_queries import SceneQueries
-from designer.gui.sketch import Sketch
+from designer.gui.canvas.scene_bundles import Rep, SceneBundles
+from designer.gui.canvas.scene_groups import SceneGroups, _subtree
+from designer.gui.canvas.scene_paint import paint_grid, paint_titles
+from designer.gui.canvas.scene_queries import SceneQueries
+from designer.gui.canvas.sketch import Sketch
 from designer.model import Design, Device, Group, Link
 from designer.model.catalog import Catalog
 
@@ -67,7 +67,7 @@ class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
         self._flagged_devices: dict[str, list[str]] = {}
         self._flagged_links: dict[str, list[str]] = {}
         self.show_grid = True
-        #: True while the zoomed-out sketch replaces per-item painting (see designer.gui.sketch)
+        #: True while the zoomed-out sketch replaces per-item painting (see designer.gui.canvas.sketch)
         self.sketched = False
         self._sketch: Sketch | None = None
         self.selectionChanged.connect(self.invalidate_sketch)
@@ -455,13 +455,13 @@ class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
             paint_grid(painter, rect)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        """Group titles on top of the links (see :func:`designer.gui.scene_paint.paint_titles`)."""
+        """Group titles on top of the links (see :func:`designer.gui.canvas.scene_paint.paint_titles`)."""
         if self.frames or self.boxes:
             paint_titles(painter, rect, self.frames.values(), self.boxes.values())
 
     def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:
         """Tooltips are computed from the model when asked, so items carry no text."""
-        from designer.gui.describe import describe_item
+        from designer.gui.canvas.describe import describe_item
 
         text = ""
         for item in self.items(event.scenePos()):

@@ -13,7 +13,7 @@ from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from designer.gui.editor import MIME_CABLE, MIME_COMPONENT, MIME_SERVER
+from designer.gui.canvas.editor import MIME_CABLE, MIME_COMPONENT, MIME_SERVER
 from designer.gui.style import KIND_STYLES, MEDIUM_STYLES, format_gbps
 from designer.model.catalog import Catalog
 

@@ -12,9 +12,9 @@ import time
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from designer.analysis.rules import Finding, check_design
-from designer.gui.document import Document
-from designer.gui.scene import DesignScene
-from designer.gui.snapshot import Captured, capture, rebuild
+from designer.gui.canvas.scene import DesignScene
+from designer.gui.document.document import Document
+from designer.gui.document.snapshot import Captured, capture, rebuild
 from designer.model import Design
 from designer.model.catalog import Catalog
 

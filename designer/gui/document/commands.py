@@ -300,7 +300,7 @@ class InsertDesignCommand(DesignCommand):
     """Append whole groups, devices and links (generate, paste, duplicate, place a server).
 
     The records must already carry ids that are free in the design (see
-    :func:`designer.gui.fragments.rename_for`). Undo removes them in reverse order.
+    :func:`designer.gui.document.fragments.rename_for`). Undo removes them in reverse order.
     """
 
     def __init__(

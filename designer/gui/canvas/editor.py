@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from PySide6.QtCore import QMimeData, QObject, QPointF, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 
-from designer.gui import commands as cmd
-from designer.gui import fragments
-from designer.gui.document import Document
-from designer.gui.interactions import snap
-from designer.gui.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
-from designer.gui.linking import LinkError, make_link
-from designer.gui.scene import DesignScene
+from designer.gui.canvas.interactions import snap
+from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
+from designer.gui.canvas.linking import LinkError, make_link
+from designer.gui.canvas.scene import DesignScene
+from designer.gui.document import commands as cmd
+from designer.gui.document import fragments
+from designer.gui.document.document import Document
 from designer.model import Design, DesignError, Group
 from designer.model.catalog import Catalog
 
@@ -29,6 +30,13 @@ MIME_CABLE = "application/x-topo-designer-cable"
 DESIGN_SUFFIXES = (".json", ".topo", ".topo.json")
 
 _ID_BASE = {"gpu": "gpu", "nic": "nic", "nvswitch": "nvsw", "switch": "switch", "storage": "storage"}
+
+
+def generator_registry() -> dict[str, Any]:
+    """The generators' registry (kind -> spec), imported on first use to keep start-up quick."""
+    from designer.generators import GENERATORS
+
+    return dict(GENERATORS)
 
 
 class Editor(QObject):
@@ -84,8 +92,6 @@ class Editor(QObject):
 
     def place_server(self, params: dict, pos: QPointF) -> list[str]:
         """Build a server with the server generator and insert it centred at ``pos``."""
-        from designer.gui.generate_dialog import generator_registry
-
         registry = generator_registry()
         spec = registry.get("server") if registry else None
         if spec is None:

@@ -14,11 +14,11 @@ from PySide6.QtCore import QLineF, QPointF, Qt
 from PySide6.QtGui import QColor, QMouseEvent, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem
 
-from designer.gui.items import BOX_TYPE, DEVICE_TYPE, FRAME_TYPE, CollapsedGroupItem, DeviceItem
+from designer.gui.canvas.items import BOX_TYPE, DEVICE_TYPE, FRAME_TYPE, CollapsedGroupItem, DeviceItem
 from designer.gui.style import GRID, SELECTION
 
 if TYPE_CHECKING:
-    from designer.gui.view import DesignView
+    from designer.gui.canvas.view import DesignView
 
 
 def snap(value: float, grid: float = GRID) -> float:

@@ -26,11 +26,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.gui import commands as cmd
-from designer.gui.document import Document
-from designer.gui.inspector_widgets import Pages, WheelGuard, count_text, form_page, typed_value, unit_spin, value_label
-from designer.gui.linking import link_rate_gbps
-from designer.gui.scene import DesignScene
+from designer.gui.canvas.linking import link_rate_gbps
+from designer.gui.canvas.scene import DesignScene
+from designer.gui.document import commands as cmd
+from designer.gui.document.document import Document
+from designer.gui.panels.inspector_widgets import (
+    Pages,
+    WheelGuard,
+    count_text,
+    form_page,
+    typed_value,
+    unit_spin,
+    value_label,
+)
 from designer.gui.style import MEDIUM_STYLES, format_gbps
 from designer.model import GROUP_KINDS, MEDIA, Design, DesignError
 

@@ -153,7 +153,7 @@ def rename_for(
         base = link.id
         if dmap[link.a_device] != link.a_device or dmap[link.b_device] != link.b_device:
             # an id naming the old ends would point at other devices (or none): name the new ends,
-            # the way a link drawn in the window is named (designer.gui.linking.make_link)
+            # the way a link drawn in the window is named (designer.gui.canvas.linking.make_link)
             a, b = dmap[link.a_device], dmap[link.b_device]
             base = f"{a}.{link.a_port}--{b}.{link.b_port}"[:120].rstrip(".-_")
         nid = free_id(base, t_link)

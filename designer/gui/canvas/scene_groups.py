@@ -1,6 +1,6 @@
 """Group frames and collapsed-group boxes of the scene: their texts, sizes and places.
 
-A mixin of :class:`designer.gui.scene.DesignScene` (it uses the scene's ``design``, ``frames``,
+A mixin of :class:`designer.gui.canvas.scene.DesignScene` (it uses the scene's ``design``, ``frames``,
 ``boxes`` and ``device_items``).
 """
 
@@ -15,8 +15,8 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui import style
-from designer.gui.fragments import bounds
-from designer.gui.items import CollapsedGroupItem, GroupFrameItem
+from designer.gui.canvas.items import CollapsedGroupItem, GroupFrameItem
+from designer.gui.document.fragments import bounds
 from designer.model import Design, Group
 
 

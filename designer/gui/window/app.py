@@ -11,7 +11,7 @@ from designer.model.shipped import sample_designs_dir
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
-    from designer.gui.main_window import MainWindow
+    from designer.gui.window.main_window import MainWindow
 
 #: Shown when the window starts without a file: the first of these that exists, else the first sample.
 SAMPLE_DESIGNS = ("dgx-h100-superpod-1su.json", "superpod-h100-1su.json")
@@ -40,7 +40,7 @@ def create_application(argv: list[str] | None = None) -> QApplication:
 
 def create_window(path: str | None) -> MainWindow:
     """A main window showing ``path``, or a sample design (or a recovered one after a crash)."""
-    from designer.gui.main_window import MainWindow
+    from designer.gui.window.main_window import MainWindow
     from designer.io import load_design
     from designer.model import DesignError
     from designer.model.catalog import default_catalog

@@ -1,6 +1,6 @@
 """Graphics items: dumb shapes that hold an id and draw themselves.
 
-The scene (:mod:`designer.gui.scene`) owns the id -> item maps, positions the items and tells
+The scene (:mod:`designer.gui.canvas.scene`) owns the id -> item maps, positions the items and tells
 them what to show. Items never read or change the model and handle no mouse input: the view's
 interaction objects do that. Painting adapts to the level of detail, so a zoomed-out view of
 thousands of devices draws plain boxes without text.

@@ -11,8 +11,8 @@ from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QTra
 from PySide6.QtWidgets import QWidget
 
 from designer.gui import style
-from designer.gui.scene import DesignScene
-from designer.gui.view import DesignView
+from designer.gui.canvas.scene import DesignScene
+from designer.gui.canvas.view import DesignView
 
 
 class Overview(QWidget):
