@@ -4,7 +4,7 @@ Two checks run before Qt starts. Without a display Qt prints a page of plugin te
 with signal 6, which no exception handler can turn into a message, so the platform is checked
 here first (with no Qt import: the X11 plugin's system libraries are probed through ctypes).
 Then the window module is imported: it imports PySide6 and pyqtgraph itself, so an ImportError
-from it means they cannot be loaded.
+from it means they cannot be loaded. This package never imports them.
 """
 
 from __future__ import annotations
@@ -85,10 +85,7 @@ def open_window(path: str | None) -> int:
     if problem is not None:
         raise DesignError(f"cannot open the designer window: {problem}; {NO_WINDOW_HINT}")
     try:
-        import pyqtgraph  # noqa: F401
-        import PySide6.QtWidgets  # noqa: F401
-
-        from designer.gui.app import run_gui
+        from designer.gui.window.app import run_gui  # imports PySide6 and pyqtgraph
     except ImportError as e:
         raise DesignError(
             f"the designer window needs PySide6 and pyqtgraph, which cannot be loaded ({e}); "

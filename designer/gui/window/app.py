@@ -1,10 +1,17 @@
-"""Start the designer window: ``run_gui(path)``."""
+"""Start the designer window: ``run_gui(path)``.
+
+PySide6 and pyqtgraph are imported when this module is: an ImportError from importing it means
+the window cannot run here (the command line says so in one line).
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import pyqtgraph  # noqa: F401
+import PySide6.QtWidgets  # noqa: F401
 
 from designer.model.shipped import sample_designs_dir
 
