@@ -110,18 +110,37 @@ def _component(catalog: Catalog, model: str):
     return catalog.components.get(model) if model else None
 
 
-def _line_rates(sa: np.ndarray, sb: np.ndarray, cable_code: np.ndarray, cables: list) -> np.ndarray:
-    """Per link, :func:`line_rate_gbps` of its port speeds and cable (``cables[cable_code]``, or None).
+#: Largest number of (speed a, speed b, cable) combinations :func:`_line_rates` tabulates densely.
+DENSE_SIGNATURES = 1 << 20
 
+
+def _line_rates(speed_a: np.ndarray, speed_b: np.ndarray, speeds: list[float], cable_code: np.ndarray,
+                cables: list) -> np.ndarray:
+    """Per link, :func:`line_rate_gbps` of its port speeds and cable.
+
+    ``speed_a`` / ``speed_b`` index ``speeds``, ``cable_code`` indexes ``cables`` (a Cable or None).
     The rule runs once per distinct (speed a, speed b, cable) signature and is broadcast to the
     links: a fabric has a handful of signatures however many links it has.
     """
-    if not len(sa):
+    if not len(speed_a):
         return np.zeros(0)
-    keys = np.stack([sa, sb, cable_code.astype(float)], axis=1)
-    sigs, inverse = np.unique(keys, axis=0, return_inverse=True)
-    per_sig = np.array([line_rate_gbps(float(a), float(b), cables[int(c)]) for a, b, c in sigs.tolist()])
-    return per_sig[inverse.reshape(-1)]
+    n_s, n_c = len(speeds), len(cables)
+    # Under (2m)^2 (m + 1) for m links: fits in int64 for any fabric a file can hold.
+    key = (speed_a * n_s + speed_b) * n_c + cable_code
+
+    def rule(sigs: np.ndarray) -> np.ndarray:
+        pair, cab = np.divmod(sigs, n_c)
+        a, b = np.divmod(pair, n_s)
+        return np.array([line_rate_gbps(speeds[x], speeds[y], cables[c])
+                         for x, y, c in zip(a.tolist(), b.tolist(), cab.tolist(), strict=True)], dtype=float)
+
+    if n_s * n_s * n_c <= DENSE_SIGNATURES:
+        sigs = np.flatnonzero(np.bincount(key))
+        table = np.zeros(int(sigs[-1]) + 1)
+        table[sigs] = rule(sigs)
+        return table[key]
+    sigs, inverse = np.unique(key, return_inverse=True)
+    return rule(sigs)[inverse.reshape(-1)]
 
 
 def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> CapacityGraph:
@@ -169,16 +188,20 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     links = design.links
     m_all = len(links)
     # Devices of one model share their port-group tuple: cache port lookups per (groups, port).
-    port_cache: dict[tuple[int, str], tuple[float, int]] = {}
+    port_cache: dict[tuple[int, str], tuple[int, int]] = {}
+    speed_code: dict[float, int] = {}  # distinct port speeds, numbered
     keep_alive = [d.ports for d in devices]  # ids stay unique while the tuples live
     kind_code = {"nvlink": P_NVLINK, "pcie": P_PCIE}
 
-    def port_info(dev, port_id: str) -> tuple[float, int]:
+    def port_info(dev, port_id: str) -> tuple[int, int]:
+        """(port kind code, speed code) of a device's port."""
         key = (id(dev.ports), port_id)
         got = port_cache.get(key)
         if got is None:
             spec = dev.port(port_id)
-            got = (spec.speed_gbps, kind_code.get(spec.kind, -1)) if spec is not None else (0.0, -1)
+            speed = spec.speed_gbps if spec is not None else 0.0
+            got = (kind_code.get(spec.kind, -1) if spec is not None else -1,
+                   speed_code.setdefault(speed, len(speed_code)))
             port_cache[key] = got
         return got
 
@@ -188,10 +211,10 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     pb = [port_info(devices[i], x.b_port) for i, x in zip(ib_l, links, strict=True)]
     ia = np.array(ia_l, dtype=np.int64).reshape(m_all)
     ib = np.array(ib_l, dtype=np.int64).reshape(m_all)
-    sa = np.array([x[0] for x in pa]).reshape(m_all)
-    sb = np.array([x[0] for x in pb]).reshape(m_all)
-    ka = np.array([x[1] for x in pa], dtype=np.int8).reshape(m_all)
-    kb = np.array([x[1] for x in pb], dtype=np.int8).reshape(m_all)
+    ka = np.array([x[0] for x in pa], dtype=np.int8).reshape(m_all)
+    kb = np.array([x[0] for x in pb], dtype=np.int8).reshape(m_all)
+    qa = np.array([x[1] for x in pa], dtype=np.int64).reshape(m_all)
+    qb = np.array([x[1] for x in pb], dtype=np.int64).reshape(m_all)
     medium = np.array([kind_code.get(x.medium, -1) for x in links], dtype=np.int8).reshape(m_all)
     length = np.array([x.length_m for x in links], dtype=float).reshape(m_all)
     failed = np.array([x.failed for x in links], dtype=bool).reshape(m_all)
@@ -206,7 +229,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
         cab_lat.append(np.nan if cab is None else cab.latency_ns_per_m * K.NS)
     ccode = np.array([cab_code[x.cable] for x in links], dtype=np.int64).reshape(m_all)
     clat = np.array(cab_lat, dtype=float)[ccode] if m_all else np.zeros(0)
-    rate = _line_rates(sa, sb, ccode, cab_list)
+    rate = _line_rates(qa, qb, list(speed_code), ccode, cab_list)
     zero = ~(rate >= K.MIN_LINK_GBPS)
     fast = rate > K.MAX_LINK_GBPS
     if fast.any():

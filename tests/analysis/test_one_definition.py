@@ -49,8 +49,12 @@ def test_the_analyzer_rates_every_sample_link_as_the_model_does(path):
     assert_capacity_rates_are_link_rates(load_design(path), default_catalog())
 
 
-def test_the_analyzer_rates_mixed_ports_and_cables_as_the_model_does():
+@pytest.mark.parametrize("dense", [True, False], ids=["table", "sorted"])
+def test_the_analyzer_rates_mixed_ports_and_cables_as_the_model_does(dense, monkeypatch):
     """Every mix of port speeds and cables (slower, faster, unknown, none, too slow) agrees."""
+    import designer.analysis.capacity as capacity
+
+    monkeypatch.setattr(capacity, "DENSE_SIGNATURES", capacity.DENSE_SIGNATURES if dense else 0)
     rng = random.Random(7)
     cat = default_catalog()
     cables = ["", "no-such-cable", *sorted(cat.cables)]
