@@ -163,32 +163,3 @@ def device_size(kind: str, port_count: int) -> tuple[float, float]:
     ks = KIND_STYLES.get(kind, KIND_STYLES["storage"])
     rows, _, pitch = port_grid(port_count, ks.width)
     return ks.width, max(ks.height, 31 + rows * pitch + 4)
-
-
-def format_gbps(gbps: float) -> str:
-    """``400 Gb/s``, ``3.6 Tb/s``: per-direction line rates."""
-    if gbps >= 1000:
-        return f"{gbps / 1000:g} Tb/s"
-    return f"{gbps:g} Gb/s"
-
-
-def format_bytes_per_s(value: float) -> str:
-    """``46.1 GB/s``: bytes per second in decimal units."""
-    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value:.3g} B/s"
-
-
-def format_seconds(value: float) -> str:
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if value >= scale:
-            return f"{value / scale:.3g} {unit}"
-    return f"{value / 1e-9:.3g} ns"
-
-
-def format_bytes(value: float) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if value >= scale:
-            return f"{value / scale:g} {unit}"
-    return f"{value:g} B"

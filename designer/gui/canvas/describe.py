@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
 from designer.gui.canvas.linking import link_rate_gbps
-from designer.gui.style import MEDIUM_STYLES, format_gbps
+from designer.gui.style import MEDIUM_STYLES
+from designer.present import units
 
 if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
@@ -38,7 +39,7 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
         lines.append(comp.name if comp else (dev.model or dev.kind))
         if dev.tier:
             lines.append(f"tier: {dev.tier}")
-        ports = ", ".join(f"{g.count} x {format_gbps(g.speed_gbps)} {g.kind}" for g in dev.ports)
+        ports = ", ".join(f"{g.count} x {units.line_rate(g.speed_gbps)} {g.kind}" for g in dev.ports)
         lines.append(f"ports: {ports}; {free} free")
         return _html(lines, scene.findings_for_device(dev.id))
     if t == BUNDLE_TYPE:
@@ -50,13 +51,14 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
         media = Counter(MEDIUM_STYLES[lk.medium].title if lk.medium in MEDIUM_STYLES else lk.medium for lk in links)
         if len(links) == 1:
             lk = links[0]
-            lines = [f"<b>{lk.a}</b> \u2194 <b>{lk.b}</b>", f"{format_gbps(total)} per direction, {lk.length_m:g} m"]
+            lines = [f"<b>{lk.a}</b> \u2194 <b>{lk.b}</b>",
+                     f"{units.line_rate(total)} per direction, {lk.length_m:g} m"]
             cable = f" ({lk.cable})" if lk.cable else ""
             lines.append(next(iter(media)) + cable + (" \u2014 FAILED" if lk.failed else ""))
         else:
             a, b = item.key  # type: ignore[attr-defined]
             lines = [f"<b>{len(links)} links</b> {a[2:]} \u2194 {b[2:]}"]
-            lines.append(f"{format_gbps(total)} per direction in total")
+            lines.append(f"{units.line_rate(total)} per direction in total")
             lines.append(", ".join(f"{n} {m}" for m, n in media.items()))
         return _html(lines, scene.findings_for_links(ids))
     if t in (FRAME_TYPE, BOX_TYPE):

@@ -23,6 +23,7 @@ from designer.gui.document import fragments
 from designer.gui.document.document import Document
 from designer.model import Design, DesignError, Group
 from designer.model.catalog import Catalog
+from designer.present import units
 
 MIME_COMPONENT = "application/x-topo-designer-component"
 MIME_SERVER = "application/x-topo-designer-server"
@@ -150,7 +151,7 @@ class Editor(QObject):
         cable = self.catalog.cables.get(cable_id)
         if cable is None or not link_ids:
             return False
-        macro = cmd.MacroCommand(self.design, f"Use {cable.id} on {len(link_ids)} link(s)")
+        macro = cmd.MacroCommand(self.design, f"Use {cable.id} on {units.count(len(link_ids), 'link')}")
         cmd.SetLinkFieldCommand(self.design, link_ids, "medium", cable.medium, macro)
         cmd.SetLinkFieldCommand(self.design, link_ids, "cable", cable.id, macro)
         return self._push(macro)
@@ -245,7 +246,7 @@ class Editor(QObject):
         text = fragments.to_text(frag)
         QApplication.clipboard().setText(text)
         self.paste_offset = 0
-        self.status(f"copied {frag.device_count()} devices and {frag.link_count()} links")
+        self.status(f"copied {units.count(frag.device_count(), 'device')} and {units.count(frag.link_count(), 'link')}")
         return text
 
     def cut_selection(self) -> bool:

@@ -32,8 +32,9 @@ from PySide6.QtWidgets import (
 from designer.analysis import Report
 from designer.gui.document.document import Document
 from designer.gui.document.snapshot import Captured, capture, rebuild
-from designer.gui.style import format_bytes, format_bytes_per_s, format_seconds
 from designer.model import Design, DesignError
+from designer.present import units
+from designer.present.report_text import summary_lines
 
 SIZES = [2**10, 2**16, 2**20, 2**24, 2**26, 2**28, 2**30, 2**32]
 DEFAULT_SIZE = 2**28
@@ -138,7 +139,7 @@ class AnalysisDock(QWidget):
         self.runner = runner
         self.size = QComboBox()
         for s in SIZES:
-            self.size.addItem(format_bytes(s), s)
+            self.size.addItem(units.size(s), s)
         self.size.setCurrentIndex(SIZES.index(DEFAULT_SIZE))
         self.button = QPushButton("Analyze")
         self.button.setToolTip("Run the analyzer on the current design (F5)")
@@ -243,28 +244,28 @@ class AnalysisDock(QWidget):
         if b.endpoints < 2:
             self.bisection.setText("needs at least two GPUs")
         elif b.exact:
-            self.bisection.setText(f"{format_bytes_per_s(b.lower_bytes_per_s)} per direction (exact: bounds meet)")
+            self.bisection.setText(f"{units.rate(b.lower_bytes_per_s)} per direction (exact: bounds meet)")
         else:
             self.bisection.setText(
-                f"{format_bytes_per_s(b.lower_bytes_per_s)} \u2013 {format_bytes_per_s(b.upper_bytes_per_s)} "
+                f"{units.rate(b.lower_bytes_per_s)} \u2013 {units.rate(b.upper_bytes_per_s)} "
                 "per direction (certified bounds)"
             )
         size = self.size.currentData()
         rows = [r for r in report.collectives if r.message_bytes == size]
         chosen = next((r for r in rows if r.selected), rows[0] if rows else None)
         if chosen is None:
-            self.allreduce.setText(f"no {report.collective} estimate at {format_bytes(size)}")
+            self.allreduce.setText(f"no {report.collective} estimate at {units.size(size)}")
         else:
             self.allreduce.setText(
-                f"{format_seconds(chosen.time_s)} over {report.ranks} GPUs with {chosen.algorithm} "
-                f"({chosen.protocol}); busbw {format_bytes_per_s(chosen.busbw_bytes_per_s)}"
+                f"{units.duration(chosen.time_s)} over {units.count(report.ranks, 'GPU')} with {chosen.algorithm} "
+                f"({chosen.protocol}); busbw {units.rate(chosen.busbw_bytes_per_s)}"
             )
         bns = list(report.bottlenecks)[:10]
         self.bottlenecks.setRowCount(len(bns))
         for i, bn in enumerate(bns):
             self.bottlenecks.setItem(i, 0, QTableWidgetItem(bn.link))
-            self.bottlenecks.setItem(i, 1, QTableWidgetItem(f"{bn.utilization:.0%}"))
-        self.details.setPlainText("\n".join(report.summary_lines(max_rows=8)))
+            self.bottlenecks.setItem(i, 1, QTableWidgetItem(units.percent(bn.utilization)))
+        self.details.setPlainText("\n".join(summary_lines(report, max_rows=8)))
 
     def _on_bottleneck_clicked(self, row: int, _column: int) -> None:
         item = self.bottlenecks.item(row, 0)

@@ -39,8 +39,9 @@ from designer.gui.panels.inspector_widgets import (
     unit_spin,
     value_label,
 )
-from designer.gui.style import MEDIUM_STYLES, format_gbps
+from designer.gui.style import MEDIUM_STYLES
 from designer.model import GROUP_KINDS, MEDIA, Design, DesignError
+from designer.present import units
 
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
 
@@ -267,9 +268,9 @@ class Inspector(QWidget):
         elif devices or links or groups:
             parts = [count_text(Counter(d.device(i).kind for i in devices))] if devices else []
             if links:
-                parts.append(f"{len(links):,} link{'s' if len(links) != 1 else ''}")
+                parts.append(units.count(len(links), "link"))
             if groups:
-                parts.append(f"{len(groups):,} group{'s' if len(groups) != 1 else ''}")
+                parts.append(units.count(len(groups), "group"))
             self.title.setText("Selection")
             self.m_counts.setText(", ".join(parts))
             self._show_page(self.multi_page)
@@ -289,7 +290,7 @@ class Inspector(QWidget):
             self.d_desc.setCursorPosition(0)
         kinds = Counter(dev.kind for dev in d.iter_devices())
         self.d_counts.setText(
-            count_text(kinds) + f"; {d.link_count():,} links; {len(d.groups):,} groups"
+            count_text(kinds) + f"; {units.count(d.link_count(), 'link')}; {units.count(len(d.groups), 'group')}"
             if kinds else "empty: drag components from the palette, or Design \u25b8 Generate"
         )
         self._show_page(self.design_page)
@@ -312,7 +313,7 @@ class Inspector(QWidget):
                 spin.setValue(v)
         free = len(d.free_ports(dev.id))
         self.v_ports.setText(
-            "; ".join(f"{g.count} \u00d7 {format_gbps(g.speed_gbps)} {g.kind}" for g in dev.ports)
+            "; ".join(f"{g.count} \u00d7 {units.line_rate(g.speed_gbps)} {g.kind}" for g in dev.ports)
             + f"  ({free} free)"
         )
         self.v_power.setText(f"{comp.power_w:g} W" if comp and comp.power_w else "\u2014")
@@ -348,7 +349,8 @@ class Inspector(QWidget):
         self.l_ends.setText(ends)
         rates = [link_rate_gbps(d, lk) for lk in links]
         self.l_rate.setText(
-            f"{format_gbps(rates[0])} per direction" if n == 1 else f"{format_gbps(sum(rates))} per direction in total"
+            f"{units.line_rate(rates[0])} per direction" if n == 1
+            else f"{units.line_rate(sum(rates))} per direction in total"
         )
         with QSignalBlocker(self.l_medium):
             self.l_medium.setCurrentIndex(max(0, self.l_medium.findData(first.medium)))

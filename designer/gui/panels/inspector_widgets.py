@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
+from designer.present import units
+
 
 class Pages(QWidget):
     """One page shown at a time, the widget as tall as that page.
@@ -87,8 +89,7 @@ def count_text(kinds: Mapping[str, int]) -> str:
         n = kinds.get(kind, 0)
         if n:
             name = KIND_NAMES.get(kind, kind)
-            plural = n != 1 and kind != "storage"
-            parts.append(f"{n:,} {name}{('es' if name.endswith('h') else 's') if plural else ''}")
+            parts.append(units.count(n, name, name if kind == "storage" else ""))
     return ", ".join(parts)
 
 

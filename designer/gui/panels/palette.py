@@ -14,8 +14,9 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from designer.gui.canvas.editor import MIME_CABLE, MIME_COMPONENT, MIME_SERVER
-from designer.gui.style import KIND_STYLES, MEDIUM_STYLES, format_gbps
+from designer.gui.style import KIND_STYLES, MEDIUM_STYLES
 from designer.model.catalog import Catalog
+from designer.present import units
 
 _ROLE = Qt.ItemDataRole.UserRole + 1  # (mime type, payload bytes)
 
@@ -117,7 +118,7 @@ class Palette(QWidget):
             short = comp.name.split(" (")[0]
             item = QTreeWidgetItem([short])
             item.setIcon(0, kind_icon(comp.kind))
-            ports = ", ".join(f"{g.count}\u00d7{format_gbps(g.speed_gbps)} {g.kind}" for g in comp.ports)
+            ports = ", ".join(f"{g.count}\u00d7{units.line_rate(g.speed_gbps)} {g.kind}" for g in comp.ports)
             tip = f"<b>{comp.name}</b><br>{comp.vendor}<br>ports: {ports}"
             if comp.power_w:
                 tip += f"<br>power: {comp.power_w:g} W"
@@ -133,7 +134,7 @@ class Palette(QWidget):
             item.setData(0, _ROLE, (MIME_SERVER, json.dumps(params, sort_keys=True)))
             self._groups["server"].addChild(item)
         for cab in sorted(cat.cables.values(), key=lambda c: (c.rate_gbps, c.reach_m)):
-            item = QTreeWidgetItem([f"{cab.id}  ({format_gbps(cab.rate_gbps)}, {cab.reach_m:g} m)"])
+            item = QTreeWidgetItem([f"{cab.id}  ({units.line_rate(cab.rate_gbps)}, {cab.reach_m:g} m)"])
             item.setIcon(0, kind_icon(cab.medium))
             medium = MEDIUM_STYLES[cab.medium].title
             item.setToolTip(0, f"<b>{cab.name}</b><br>{medium}<br><i>drop on a link to use it</i>")

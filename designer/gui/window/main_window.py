@@ -34,6 +34,7 @@ from designer.gui.panels.overview import Overview
 from designer.gui.panels.palette import Palette
 from designer.model import Design, DesignError
 from designer.model.catalog import Catalog
+from designer.present import units
 
 APP_NAME = "Topology Designer"
 MAX_RECENT = 10
@@ -168,7 +169,8 @@ class MainWindow(QMainWindow):
     def _update_counts(self) -> None:
         d = self.document.design
         gpus = sum(1 for dev in d.iter_devices() if dev.kind == "gpu")
-        self.count_label.setText(f"{gpus:,} GPUs \u00b7 {d.device_count():,} devices \u00b7 {d.link_count():,} links")
+        self.count_label.setText(" \u00b7 ".join(
+            (units.count(gpus, "GPU"), units.count(d.device_count(), "device"), units.count(d.link_count(), "link"))))
 
     def _on_checker_checked(self, errors: int, warnings: int) -> None:
         if errors or warnings:
