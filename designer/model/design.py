@@ -237,6 +237,24 @@ class Design:
             group_id = self._groups.by_id[group_id].parent
         return out
 
+    def outermost_collapsed_group(self, group_id: str | None, *, include_self: bool = True) -> str | None:
+        """The outermost collapsed group among ``group_id`` and its enclosing groups, or None.
+
+        For a device in group ``g``, ``outermost_collapsed_group(g)`` is the collapsed group the
+        device is hidden in (None: it is shown). With ``include_self=False`` only the groups
+        enclosing ``group_id`` count: whether group ``g`` itself is hidden inside a collapsed group.
+        """
+        by_id = self._groups.by_id
+        if group_id is not None and not include_self:
+            group_id = by_id[group_id].parent
+        outermost = None
+        while group_id is not None:
+            group = by_id[group_id]
+            if group.collapsed:
+                outermost = group_id
+            group_id = group.parent
+        return outermost
+
     def groups_parent_first(self) -> list[Group]:
         """Groups in table order, except that a parent always comes before its sub-groups.
 

@@ -155,6 +155,22 @@ def test_groups_nest_without_cycles():
     assert d.child_groups("su1") == []
 
 
+def test_outermost_collapsed_group_is_what_hides_a_device_or_a_group():
+    d = make()
+    d.add_group(Group("pod", "pod"))
+    d.add_group(Group("su", "su", parent="pod"))
+    d.add_group(Group("rack", "rack", parent="su", collapsed=True))
+    assert d.outermost_collapsed_group(None) is None
+    assert d.outermost_collapsed_group("rack") == "rack"
+    assert d.outermost_collapsed_group("rack", include_self=False) is None
+    assert d.outermost_collapsed_group("su") is None and d.outermost_collapsed_group("pod") is None
+    d.set_group_field("pod", "collapsed", True)
+    assert d.outermost_collapsed_group("rack") == "pod" and d.outermost_collapsed_group("su") == "pod"
+    assert d.outermost_collapsed_group("pod") == "pod"
+    assert d.outermost_collapsed_group("pod", include_self=False) is None
+    assert d.outermost_collapsed_group("su", include_self=False) == "pod"
+
+
 def test_batch_emits_changed_once():
     d = make()
     count = []
