@@ -20,7 +20,6 @@ from designer.analysis.collectives import (
     AlgorithmModel,
     CollectiveRow,
     FairStatus,
-    bus_factor,
     collective_times,
     fair_rates,
 )
@@ -28,13 +27,6 @@ from designer.analysis.context import Context, build_context
 from designer.analysis.load import ranked_links
 from designer.model import Design
 from designer.model.catalog import Catalog
-
-#: The nccl-tests busbw factor of each collective, as text.
-BUS_FACTOR_TEXT = {"allreduce": "2(p-1)/p", "reducescatter": "(p-1)/p", "allgather": "(p-1)/p",
-                   "alltoall": "(p-1)/p", "broadcast": "1"}
-
-#: Why an algorithm of ``collectives.NOT_DEFAULT`` is not selected unless asked for.
-NOT_SELECTED_WHY = {"sharp": "NCCL needs the CollNet/SHARP plugin"}
 
 
 @dataclass(frozen=True)
@@ -128,7 +120,6 @@ class Report:
     collectives: tuple[CollectiveRow, ...]
     algorithms: tuple[AlgorithmSummary, ...]
     links: LinkTable
-    links_traffic: str
     bottlenecks: tuple[Bottleneck, ...]
     notes: tuple[str, ...]
     #: Algorithms shown in the table but left out of the selection (SHARP unless asked for).
@@ -136,127 +127,6 @@ class Report:
 
     def selected(self) -> list[CollectiveRow]:
         return [r for r in self.collectives if r.selected]
-
-    def summary_lines(self, *, max_rows: int | None = None, top: int = 5) -> list[str]:
-        """A readable summary (the CLI prints it; the GUI shows it)."""
-        d = self.design
-        def n(count: int, word: str, plural: str = "") -> str:
-            return f"{count:,} {word if count == 1 else plural or word + 's'}"
-
-        out = [f"Design {self.design_name!r}: {n(d.gpus, 'GPU')} in {n(d.servers, 'server')}, "
-               f"{n(d.switches, 'switch', 'switches')}, {n(d.nics, 'NIC')}, "
-               f"{n(d.links, 'link')} ({d.links_excluded:,} left out)"]
-        b = self.bisection
-        if b.endpoints >= 2:
-            state = "exact" if b.exact else "bounds"
-            out.append(f"Bisection over {b.endpoints} GPUs ({state}, per direction, line rate): "
-                       f"{fmt_rate(b.lower_bytes_per_s)} .. {fmt_rate(b.upper_bytes_per_s)}")
-            out.append(f"  lower: {b.lower_method}; upper: {b.upper_method}; cut: {len(b.cut_links)} link(s)"
-                       + (f" e.g. {', '.join(b.cut_links[:3])}" if b.cut_links else ""))
-        if self.collectives:
-            algos = list(dict.fromkeys(r.algorithm for r in self.collectives))
-            out.append(f"{self.collective} over {self.ranks} GPUs on {self.servers} server(s): time / busbw "
-                       "(* = selected, NCCL-style tuner)")
-            head = f"  {'size':>9} " + "".join(f"| {a:^24} " for a in algos)
-            out.append(head)
-            by_size: dict[int, dict[str, CollectiveRow]] = {}
-            for r in self.collectives:
-                by_size.setdefault(r.message_bytes, {})[r.algorithm] = r
-            sizes = sorted(by_size)
-            if max_rows is not None and len(sizes) > max_rows:
-                step = max(1, len(sizes) // max_rows)
-                sizes = sorted(set(sizes[::step]) | {sizes[-1]})
-            for sz in sizes:
-                cells = []
-                for a in algos:
-                    r = by_size[sz].get(a)
-                    if r is None:
-                        cells.append(f"| {'-':^24} ")
-                        continue
-                    mark = "*" if r.selected else " "
-                    cells.append(f"|{mark}{fmt_time(r.time_s):>10} {fmt_rate(r.busbw_bytes_per_s):>12} ")
-                out.append(f"  {fmt_bytes(sz):>9} " + "".join(cells))
-            for a in self.not_selectable:
-                out.append(f"{a}: shown, not auto-selected ({NOT_SELECTED_WHY.get(a, 'not a default of NCCL')}); "
-                           f"pass --algorithm {a} to use it")
-        if self.bottlenecks:
-            out.append(f"Top bottlenecks ({self.links_traffic}):")
-            for bn in self.bottlenecks[:top]:
-                eg = f" e.g. {', '.join(bn.example_flows[:2])}" if bn.example_flows else ""
-                flows = f", {bn.flows} flow(s){eg}" if bn.flows else ""
-                out.append(f"  {bn.link} [{bn.direction}, {bn.protocol}, {fmt_rate(bn.capacity_bytes_per_s)}]: "
-                           f"{bn.utilization:.0%} busy ({bn.algorithm}{flows})")
-        for note in self.notes:
-            out.append(f"note: {note}")
-        return out
-
-    def explain_lines(self) -> list[str]:
-        """Where each number of :meth:`summary_lines` comes from: methods, formulas, links, units."""
-        out = ["How these numbers were computed (units: bytes, seconds, bytes/s per direction; link rates are "
-               "line rates after the cable limit):"]
-        b = self.bisection
-        if b.endpoints >= 2:
-            out.append(f"  bisection: lower bound by {b.lower_method}; upper bound by {b.upper_method}; "
-                       f"{len(b.cut_links)} link(s) cross the best cut found")
-            for link in b.cut_links[:10]:
-                out.append(f"    cut link {link}")
-            if len(b.cut_links) > 10:
-                out.append(f"    ... and {len(b.cut_links) - 10:,} more (analyze --json lists them all)")
-        if self.collectives:
-            factor = bus_factor(self.collective, self.ranks)
-            out.append(f"  {self.collective} over p = {self.ranks} GPUs: for each algorithm and protocol, time "
-                       "t(S) = latency(protocol) + S x seconds per byte / bandwidth factor(protocol); "
-                       f"algbw = S / t; busbw = algbw x {factor:.4g} (nccl-tests: "
-                       f"{BUS_FACTOR_TEXT.get(self.collective, '1')}); the selected cell is the fastest "
-                       "algorithm and protocol an NCCL-style tuner would pick")
-            for a in self.algorithms:
-                lat = ", ".join(f"{proto} {fmt_time(t)} x{a.bw_factor.get(proto, 1.0):.3g}"
-                                for proto, t in a.latency_s.items())
-                per_gb = a.seconds_per_byte * 1e9
-                out.append(f"  {a.algorithm}: {a.formula}")
-                out.append(f"    bandwidth term {per_gb * 1e3:.4g} ms per GB (1 / {fmt_rate(1 / a.seconds_per_byte)})"
-                           f" set by link {a.bottleneck_link}; latency and bandwidth factor {lat}"
-                           if a.seconds_per_byte > 0 else f"    latency and bandwidth factor {lat}")
-        if self.bottlenecks:
-            out.append(f"  bottlenecks: utilisation = load / capacity in the busier direction of each link, under "
-                       f"{self.links_traffic}; shared links are divided max-min fair between flows")
-        return out
-
-
-# --------------------------------------------------------------------------- formatting
-def fmt_rate(v: float) -> str:
-    """Bytes/s in decimal units, from kB/s to TB/s (small messages have tiny bus bandwidths).
-
-    >>> fmt_rate(25e9), fmt_rate(3.2e12), fmt_rate(13.6e6), fmt_rate(4.2e3)
-    ('25.0 GB/s', '3.20 TB/s', '13.6 MB/s', '4.2 kB/s')
-    """
-    if v >= 1e12:
-        return f"{v / 1e12:.2f} TB/s"
-    if v >= 1e9 or v == 0:
-        return f"{v / 1e9:.1f} GB/s"
-    if v >= 1e6:
-        return f"{v / 1e6:.1f} MB/s"
-    return f"{v / 1e3:.1f} kB/s"
-
-
-def fmt_time(t: float) -> str:
-    if t >= 1:
-        return f"{t:.3g} s"
-    if t >= 1e-3:
-        return f"{t * 1e3:.3g} ms"
-    return f"{t * 1e6:.3g} us"
-
-
-def fmt_bytes(n: int) -> str:
-    """Powers of two as B / KiB / MiB / GiB.
-
-    >>> fmt_bytes(8), fmt_bytes(1 << 20), fmt_bytes(3 << 30)
-    ('8 B', '1 MiB', '3 GiB')
-    """
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}"
-    return f"{n} B"
 
 
 # --------------------------------------------------------------------------- analyze
@@ -307,7 +177,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     Returns
     -------
     Report
-        Frozen result; ``Report.summary_lines()`` formats it.
+        Frozen result; ``designer.present.report_text.summary_lines(report)`` formats it.
 
     Raises
     ------
@@ -346,12 +216,10 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     )
     links = LinkTable()
     bottlenecks: tuple[Bottleneck, ...] = ()
-    traffic = "no traffic"
     if res.rows:
         largest = max(r.message_bytes for r in res.rows)
         sel = next(r for r in res.rows if r.selected and r.message_bytes == largest)
         mdl = next(x for x in res.models if x.algorithm == sel.algorithm)
-        traffic = f"{res.collective} {sel.algorithm} of {fmt_bytes(largest)}"
         links, bottlenecks, detailed = _link_use(ctx, mdl, sel, top)
         if not detailed and bottlenecks:
             notes.append("per-flow detail of the bottlenecks (flows, max-min fair rates) skipped: too many flows "
@@ -366,7 +234,6 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         collectives=res.rows,
         algorithms=algos,
         links=links,
-        links_traffic=traffic,
         bottlenecks=bottlenecks,
         notes=tuple(dict.fromkeys(notes)),
         not_selectable=res.not_selectable,
