@@ -67,15 +67,15 @@ def test_a_stale_result_is_dropped(window, qtbot):
 
 
 def test_snapshot_is_independent_and_equal():
-    from designer.gui.document.snapshot import capture, rebuild
     from designer.io import design_to_text
+    from designer.model.snapshot import DesignSnapshot
 
     design = load_design(SAMPLES / "hgx-h100-server.json")
-    state = capture(design)
+    state = DesignSnapshot.capture(design)
     dev = design.devices[0]
     design.set_device_field(dev.id, "name", "changed after capture")
     design.set_device_property(dev.id, "rail", 7)
-    copy = rebuild(state)
+    copy = state.build()
     assert copy.device(dev.id).name == "" and "rail" not in copy.device(dev.id).properties
     design.set_device_field(dev.id, "name", "")
     design.set_device_property(dev.id, "rail", None)

@@ -14,9 +14,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from designer.analysis.rules import Finding, check_design
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document.document import Document
-from designer.gui.document.snapshot import Captured, capture, rebuild
 from designer.model import Design
 from designer.model.catalog import Catalog
+from designer.model.snapshot import DesignSnapshot
 
 DEBOUNCE_MS = 400
 AUTO_CHECK_DEVICES = 5000
@@ -27,13 +27,13 @@ class _Signals(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, generation: int, state: Captured, catalog: Catalog, signals: _Signals) -> None:
+    def __init__(self, generation: int, state: DesignSnapshot, catalog: Catalog, signals: _Signals) -> None:
         super().__init__()
         self.generation, self.state, self.catalog, self.signals = generation, state, catalog, signals
 
     def run(self) -> None:
         t0 = time.perf_counter()
-        findings = check_design(rebuild(self.state), self.catalog)
+        findings = check_design(self.state.build(), self.catalog)
         self.signals.done.emit(self.generation, findings, time.perf_counter() - t0)
 
 
@@ -94,7 +94,7 @@ class RuleChecker(QObject):
             findings = check_design(design, self.document.catalog)
             self._apply(findings, time.perf_counter() - t0)
         else:
-            job = _Job(self.generation, capture(design), self.document.catalog, self._signals)
+            job = _Job(self.generation, DesignSnapshot.capture(design), self.document.catalog, self._signals)
             QThreadPool.globalInstance().start(job)
 
     def _on_job_done(self, generation: int, findings: list[Finding], seconds: float) -> None:

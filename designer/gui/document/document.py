@@ -125,24 +125,17 @@ def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> None:
 
 def shown_count(design: Design) -> int:
     """How many objects (devices and collapsed-group boxes) the canvas would show."""
-    hidden: dict[str, bool] = {}  # group id -> inside a collapsed group (itself included)
-    for g in design.groups:
-        hidden[g.id] = any(design.group(a).collapsed for a in design.ancestors(g.id))
-    boxes = sum(1 for g in design.groups if g.collapsed and (g.parent is None or not hidden[g.parent]))
-    devices = sum(1 for dev in design.iter_devices() if dev.group is None or not hidden[dev.group])
+    hidden_in = {g.id: design.outermost_collapsed_group(g.id) for g in design.groups}
+    boxes = sum(1 for g in design.groups if g.collapsed and hidden_in[g.id] == g.id)
+    devices = sum(1 for dev in design.iter_devices() if dev.group is None or hidden_in[dev.group] is None)
     return boxes + devices
 
 
 def bundle_count(design: Design) -> int:
     """How many link lines the canvas would draw (parallel links and collapsed groups bundled)."""
-    top: dict[str | None, str | None] = {None: None}
-    for g in design.groups:
-        outer = None
-        for anc in design.ancestors(g.id):
-            if design.group(anc).collapsed:
-                outer = anc
-        top[g.id] = outer
-    rep = {dev.id: (top[dev.group] or dev.id) if dev.group is not None else dev.id for dev in design.iter_devices()}
+    hidden_in = {g.id: design.outermost_collapsed_group(g.id) for g in design.groups}
+    rep = {dev.id: (hidden_in[dev.group] or dev.id) if dev.group is not None else dev.id
+           for dev in design.iter_devices()}
     keys = set()
     for link in design.iter_links():
         a, b = rep[link.a_device], rep[link.b_device]

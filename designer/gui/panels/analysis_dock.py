@@ -1,7 +1,7 @@
 """The analysis dock: the analyzer's summary of the current design, recomputed on demand.
 
 The analyzer (``designer.analysis.analyze``) runs in a worker thread (QThreadPool) on a snapshot
-of the design (:mod:`designer.gui.document.snapshot`), so the window keeps responding; when the design
+of the design (:class:`designer.model.snapshot.DesignSnapshot`), so the window keeps responding; when the design
 changes after an analysis, the dock says the result is stale. Other panels (the live pyqtgraph
 panels of a later issue) subscribe with :meth:`AnalysisRunner.add_listener` or the
 ``result_ready`` signal and receive the same frozen report.
@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 
 from designer.analysis import Report
 from designer.gui.document.document import Document
-from designer.gui.document.snapshot import Captured, capture, rebuild
 from designer.model import Design, DesignError
+from designer.model.snapshot import DesignSnapshot
 from designer.present import units
 from designer.present.report_text import summary_lines
 
@@ -53,7 +53,8 @@ class _Signals(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, generation: int, state: Captured, func: Callable[[Design], Any], signals: _Signals) -> None:
+    def __init__(self, generation: int, state: DesignSnapshot, func: Callable[[Design], Any],
+                 signals: _Signals) -> None:
         super().__init__()
         self.generation = generation
         self.state = state
@@ -63,7 +64,7 @@ class _Job(QRunnable):
     def run(self) -> None:
         t0 = time.perf_counter()
         try:
-            report = self.func(rebuild(self.state))
+            report = self.func(self.state.build())
         except DesignError as e:
             self.signals.failed.emit(self.generation, str(e))
             return
@@ -108,7 +109,7 @@ class AnalysisRunner(QObject):
         self.generation += 1
         self.running = True
         self.started.emit()
-        self.pool.start(_Job(self.generation, capture(self.document.design), func, self._signals))
+        self.pool.start(_Job(self.generation, DesignSnapshot.capture(self.document.design), func, self._signals))
         return True
 
     def _on_job_finished(self, generation: int, report: Any, seconds: float) -> None:
