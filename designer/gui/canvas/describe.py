@@ -47,7 +47,7 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
         if not ids:
             return ""
         links = [d.link(i) for i in ids]
-        total = sum(link_rate_gbps(d, lk) for lk in links)
+        total = sum(link_rate_gbps(d, lk, scene.catalog) for lk in links)
         media = Counter(MEDIUM_STYLES[lk.medium].title if lk.medium in MEDIUM_STYLES else lk.medium for lk in links)
         if len(links) == 1:
             lk = links[0]

@@ -20,6 +20,7 @@ import math
 
 from designer.gui.style import SCENE_UNITS_PER_M
 from designer.model import Design, Link
+from designer.model import catalog as _catalog
 from designer.model.catalog import Catalog
 
 
@@ -120,8 +121,11 @@ def make_link(
     return link
 
 
-def link_rate_gbps(design: Design, link: Link) -> float:
-    """Per-direction line rate of a link: the slower of its two ports."""
-    pa = design.device(link.a_device).port(link.a_port)
-    pb = design.device(link.b_device).port(link.b_port)
-    return min(pa.speed_gbps if pa else 0.0, pb.speed_gbps if pb else 0.0)
+def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -> float:
+    """Per-direction line rate of a link, as the rules and the analysis give it: the slowest of its
+    two ports and its cable in ``catalog`` (the window's; None: the built-in one).
+
+    The window's tooltips, inspector and line widths all show this figure; it is
+    :func:`designer.model.catalog.link_rate_gbps`.
+    """
+    return _catalog.link_rate_gbps(design, link, catalog)

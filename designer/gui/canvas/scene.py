@@ -62,7 +62,7 @@ class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
         self._link_key: dict[str, tuple[Rep, Rep] | None] = {}
         self._bundle_links: dict[tuple[Rep, Rep], dict[str, None]] = {}
         self._rep_bundles: dict[Rep, set[tuple[Rep, Rep]]] = defaultdict(set)
-        self._rates: dict[str, float] = {}  # link id -> line rate (Gb/s), from its ports
+        self._rates: dict[str, float] = {}  # link id -> line rate (Gb/s), from its ports and cable
         self._pending: list[tuple[str, tuple]] = []
         self._flagged_devices: dict[str, list[str]] = {}
         self._flagged_links: dict[str, list[str]] = {}
@@ -234,6 +234,7 @@ class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
                     if item is not None:
                         item.set_text(*self._device_text(dev))
             elif kind == "link_changed":
+                self._rates.pop(args[0], None)  # a new cable may change the rate
                 key = self._link_key.get(args[0])
                 if key is not None:
                     dirty_bundles.add(key)

@@ -35,6 +35,7 @@ class SceneBundles:
     device_items: Any
     boxes: Any
     design: Any
+    catalog: Any
     sketched: bool
 
     def _add_link_to_bundle(self, link: Link) -> tuple[Rep, Rep] | None:
@@ -79,7 +80,7 @@ class SceneBundles:
             link = d.link(lid)
             rate = rates.get(lid)
             if rate is None:
-                rate = rates[lid] = link_rate_gbps(d, link)
+                rate = rates[lid] = link_rate_gbps(d, link, self.catalog)
             total += rate
             media.add(link.medium)
             failed = failed and link.failed

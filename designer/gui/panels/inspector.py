@@ -41,6 +41,7 @@ from designer.gui.panels.inspector_widgets import (
 )
 from designer.gui.style import MEDIUM_STYLES
 from designer.model import GROUP_KINDS, MEDIA, Design, DesignError
+from designer.model.catalog import port_rate_gbps
 from designer.present import units
 
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
@@ -347,7 +348,7 @@ class Inspector(QWidget):
         else:  # links picked from several bundles: no single pair of ends to name
             ends = f"{len(pairs)} pairs of devices"
         self.l_ends.setText(ends)
-        rates = [link_rate_gbps(d, lk) for lk in links]
+        rates = [link_rate_gbps(d, lk, self.document.catalog) for lk in links]
         self.l_rate.setText(
             f"{units.line_rate(rates[0])} per direction" if n == 1
             else f"{units.line_rate(sum(rates))} per direction in total"
@@ -359,7 +360,7 @@ class Inspector(QWidget):
         with QSignalBlocker(self.l_cable):
             self.l_cable.clear()
             self.l_cable.addItem("(none)", "")
-            rate = min(rates)
+            rate = min(port_rate_gbps(d, lk) for lk in links)  # what the cable must carry
             for cab in sorted(self.document.catalog.cables.values(), key=lambda c: (c.medium, c.reach_m)):
                 if cab.rate_gbps >= rate - 1e-9 or cab.id == first.cable:
                     self.l_cable.addItem(f"{cab.id} ({MEDIUM_STYLES[cab.medium].title}, {cab.reach_m:g} m)", cab.id)
