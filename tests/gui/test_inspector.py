@@ -7,6 +7,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from designer.gui.canvas.shown import ShownKey
 from designer.io import design_to_text
 
 LEFT, NONE = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
@@ -149,8 +150,8 @@ def test_counts_read_as_english_and_mixed_links_name_no_single_pair(window):
     window.scene.select_devices(leaves)
     assert insp.m_counts.text() == "2 switches"
     window.scene.clearSelection()
-    bundles = [it for key, it in window.scene.bundle_items.items() if any(r == "d:" + leaves[0] for r in key)]
-    others = [it for key, it in window.scene.bundle_items.items() if any(r == "d:" + leaves[1] for r in key)]
+    bundles = [it for key, it in window.scene.bundle_items.items() if ShownKey.device(leaves[0]) in key]
+    others = [it for key, it in window.scene.bundle_items.items() if ShownKey.device(leaves[1]) in key]
     bundles[0].setSelected(True)
     others[0].setSelected(True)
     assert insp.stack.currentWidget() is insp.link_page

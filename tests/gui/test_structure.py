@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from designer.generators import GENERATORS
 from designer.gui.canvas.items import CollapsedGroupItem
+from designer.gui.canvas.shown import ShownKey
 from designer.gui.document.document import auto_collapse, shown_count
 from designer.gui.panels.generate_dialog import GenerateDialog
 from designer.io import design_to_text, load_design
@@ -68,7 +69,7 @@ def test_group_collapse_expand_and_undo(window):
     assert server.id in window.scene.boxes and not members & set(window.scene.device_items)
     box = window.scene.boxes[server.id]
     # external links of the collapsed server are bundled onto its box, internal ones vanish
-    keys = [k for k in window.scene.bundle_items if f"g:{server.id}" in k]
+    keys = [k for k in window.scene.bundle_items if ShownKey.group(server.id) in k]
     assert keys and len(window.scene.bundle_items) < links_before
     assert "GPU" in box._summary
     window.document.undo_stack.undo()

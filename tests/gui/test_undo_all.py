@@ -74,4 +74,4 @@ def test_each_edit_undoes_and_redoes_exactly(window):
     # the scene follows: one item per shown device, none for members of collapsed groups
     shown = {i for i, item in window.scene.device_items.items() if item.scene() is window.scene}
     assert shown == set(window.scene.device_items)
-    assert all(window.scene.rep_of(dev.id) for dev in d.devices)
+    assert all(window.scene.shown_key_of(dev.id) for dev in d.devices)

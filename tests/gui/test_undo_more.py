@@ -6,6 +6,7 @@ from PySide6.QtCore import QMimeData, QPointF
 
 from designer.generators import GENERATORS
 from designer.gui.canvas.editor import MIME_CABLE
+from designer.gui.canvas.shown import ShownKey
 from designer.io import design_to_text
 
 
@@ -24,7 +25,7 @@ def test_inspector_and_menu_edits_undo_and_redo_exactly(window):
 
     def pair_bundle():
         scene.clearSelection()
-        key = next(k for k in scene.bundle_items if set(k) == {"d:" + a, "d:" + b})
+        key = next(k for k in scene.bundle_items if set(k) == {ShownKey.device(a), ShownKey.device(b)})
         scene.bundle_items[key].setSelected(True)
         assert insp.stack.currentWidget() is insp.link_page
 

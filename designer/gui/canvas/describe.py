@@ -57,7 +57,7 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
             lines.append(next(iter(media)) + cable + (" \u2014 FAILED" if lk.failed else ""))
         else:
             a, b = item.key  # type: ignore[attr-defined]
-            lines = [f"<b>{len(links)} links</b> {a[2:]} \u2194 {b[2:]}"]
+            lines = [f"<b>{len(links)} links</b> {a.id} \u2194 {b.id}"]
             lines.append(f"{units.line_rate(total)} per direction in total")
             lines.append(", ".join(f"{n} {m}" for m, n in media.items()))
         return _html(lines, scene.findings_for_links(ids))

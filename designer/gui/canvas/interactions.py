@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QMouseEvent, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem
 
 from designer.gui.canvas.items import BOX_TYPE, DEVICE_TYPE, FRAME_TYPE, CollapsedGroupItem, DeviceItem
+from designer.gui.canvas.shown import ShownKey
 from designer.gui.style import GRID, SELECTION
 
 if TYPE_CHECKING:
@@ -64,12 +65,12 @@ class MoveSelectionInteraction(Interaction):
                         items[id(inner)] = inner
         self.items = list(items.values())
         self.start = {id(it): it.pos() for it in self.items}
-        self.reps = []
+        self.shown = []
         for it in self.items:
             if it.type() == DEVICE_TYPE:
-                self.reps.append("d:" + it.device_id)  # type: ignore[attr-defined]
+                self.shown.append(ShownKey.device(it.device_id))  # type: ignore[attr-defined]
             elif it.type() == BOX_TYPE:
-                self.reps.append("g:" + it.group_id)  # type: ignore[attr-defined]
+                self.shown.append(ShownKey.group(it.group_id))  # type: ignore[attr-defined]
         self.offset = QPointF()
         self.moved = False
 
@@ -90,7 +91,7 @@ class MoveSelectionInteraction(Interaction):
         """Show the selection shifted by ``offset`` (scene units) from where the drag started."""
         for it in self.items:
             it.setPos(self.start[id(it)] + offset)
-        self.view.design_scene.update_bundles_of(self.reps)
+        self.view.design_scene.update_bundles_of(self.shown)
 
     def mouse_release(self, event: QMouseEvent) -> None:
         self.done = True

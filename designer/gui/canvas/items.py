@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.gui import style
+from designer.gui.canvas.shown import BundleKey
 from designer.gui.style import (
     GROUP_HEADER,
     KIND_STYLES,
@@ -227,7 +228,7 @@ class BundleItem(QGraphicsLineItem):
     shows how many links the bundle holds.
     """
 
-    def __init__(self, key: tuple[str, str]) -> None:
+    def __init__(self, key: BundleKey) -> None:
         super().__init__()
         self.key = key
         self._p1 = QPointF()

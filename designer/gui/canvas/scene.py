@@ -4,16 +4,21 @@ What is shown: every device that is not inside a collapsed group (a :class:`Devi
 outermost collapsed group (a :class:`CollapsedGroupItem`), a frame for every expanded group that
 is shown, and one :class:`BundleItem` per pair of shown objects joined by at least one link
 (parallel links and the external links of a collapsed group are bundled). Members of collapsed
-groups get no items at all, which keeps a 16,384-GPU design light.
+groups get no items at all, which keeps a 16,384-GPU design light. Each device maps to the
+:class:`~designer.gui.canvas.shown.ShownKey` of the object standing for it.
 
 Model events are queued and applied when the model says ``changed`` (once per primitive, or once
-per batch), so a generated design arrives as one rebuild rather than 100,000 small updates.
+per batch), so a generated design arrives as one rebuild rather than 100,000 small updates;
+each kind of event has one handler, and what the handlers leave dirty is recomputed once.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum, auto
 
+import shiboken6
 from PySide6.QtCore import QRectF, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QToolTip
@@ -27,10 +32,11 @@ from designer.gui.canvas.items import (
     GroupFrameItem,
     set_sketched,
 )
-from designer.gui.canvas.scene_bundles import Rep, SceneBundles
-from designer.gui.canvas.scene_groups import SceneGroups, _subtree
+from designer.gui.canvas.scene_bundles import LinkBundles
+from designer.gui.canvas.scene_groups import GroupShapes, subtree
 from designer.gui.canvas.scene_paint import paint_grid, paint_titles
-from designer.gui.canvas.scene_queries import SceneQueries
+from designer.gui.canvas.scene_queries import Findings, Selection
+from designer.gui.canvas.shown import DEVICE, GROUP, BundleKey, ShownKey
 from designer.gui.canvas.sketch import Sketch
 from designer.model import Design, Device, Group, Link
 from designer.model.catalog import Catalog
@@ -39,9 +45,41 @@ from designer.model.catalog import Catalog
 REBUILD_THRESHOLD = 400
 
 
+class _Event(Enum):
+    """Kinds of queued model events; each has one handler in ``DesignScene._handlers``."""
 
-class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
-    """Items for one design; rebuilt on :meth:`set_design`, updated from model events."""
+    DEVICE_ADDED = auto()
+    DEVICE_REMOVED = auto()
+    LINK_ADDED = auto()
+    LINK_REMOVED = auto()
+    GROUP_ADDED = auto()
+    GROUP_REMOVED = auto()
+    MOVED = auto()
+    DEVICE_CHANGED = auto()
+    LINK_CHANGED = auto()
+    GROUP_TEXT = auto()
+    REGROUP = auto()
+    REBUILD = auto()
+
+
+@dataclass
+class _Dirty:
+    """What a batch of events leaves to recompute once they are all applied."""
+
+    bundles: set[BundleKey] = field(default_factory=set)
+    shown: set[ShownKey] = field(default_factory=set)  # shown objects whose bundles must be re-placed
+    groups: set[str] = field(default_factory=set)  # groups whose frame or box must be re-sized
+
+
+class DesignScene(QGraphicsScene):
+    """Items for one design; rebuilt on :meth:`set_design`, updated from model events.
+
+    It owns the device items and four helpers: :attr:`bundles` (link bundles), :attr:`groups`
+    (frames and boxes), :attr:`findings` (design-rule marks) and :attr:`selection` (selection in
+    model terms). They reach back only through the small host interface below (``design``,
+    ``device_items``, :meth:`shown_key_of`, :meth:`item_for`, :meth:`add_item`, :meth:`drop_item`,
+    :meth:`link_flagged`, :meth:`invalidate_sketch`).
+    """
 
     #: emitted after the scene applied model changes (argument: True when it rebuilt)
     refreshed = Signal(bool)
@@ -55,29 +93,51 @@ class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self.setBackgroundBrush(style.BACKGROUND)
         self.device_items: dict[str, DeviceItem] = {}
-        self.bundle_items: dict[tuple[Rep, Rep], BundleItem] = {}
-        self.frames: dict[str, GroupFrameItem] = {}
-        self.boxes: dict[str, CollapsedGroupItem] = {}
-        self._rep: dict[str, Rep] = {}
-        self._link_key: dict[str, tuple[Rep, Rep] | None] = {}
-        self._bundle_links: dict[tuple[Rep, Rep], dict[str, None]] = {}
-        self._rep_bundles: dict[Rep, set[tuple[Rep, Rep]]] = defaultdict(set)
-        self._rates: dict[str, float] = {}  # link id -> line rate (Gb/s), from its ports and cable
-        self._pending: list[tuple[str, tuple]] = []
-        self._flagged_devices: dict[str, list[str]] = {}
-        self._flagged_links: dict[str, list[str]] = {}
+        self._shown: dict[str, ShownKey] = {}  # device id -> the shown object standing for it
+        self.bundles = LinkBundles(self)
+        self.groups = GroupShapes(self)
+        self.findings = Findings(self)
+        self.selection = Selection(self)
+        self._pending: list[tuple[_Event, tuple]] = []
+        self._handlers = {
+            _Event.DEVICE_ADDED: self._apply_device_added,
+            _Event.DEVICE_REMOVED: self._apply_device_removed,
+            _Event.LINK_ADDED: self._apply_link_added,
+            _Event.LINK_REMOVED: self._apply_link_removed,
+            _Event.GROUP_ADDED: self._apply_group_added,
+            _Event.GROUP_REMOVED: self._apply_group_removed,
+            _Event.MOVED: self._apply_moved,
+            _Event.DEVICE_CHANGED: self._apply_device_changed,
+            _Event.LINK_CHANGED: self._apply_link_changed,
+            _Event.GROUP_TEXT: self._apply_group_text,
+            _Event.REGROUP: self._apply_regroup,
+            _Event.REBUILD: self._apply_rebuild,
+        }
         self.show_grid = True
         #: True while the zoomed-out sketch replaces per-item painting (see designer.gui.canvas.sketch)
         self.sketched = False
         self._sketch: Sketch | None = None
         self.selectionChanged.connect(self.invalidate_sketch)
 
+    # ------------------------------------------------------------------ item maps
+    @property
+    def bundle_items(self) -> dict[BundleKey, BundleItem]:
+        return self.bundles.items
+
+    @property
+    def frames(self) -> dict[str, GroupFrameItem]:
+        return self.groups.frames
+
+    @property
+    def boxes(self) -> dict[str, CollapsedGroupItem]:
+        return self.groups.boxes
+
     # ------------------------------------------------------------------ binding
     def set_design(self, design: Design) -> None:
         if self.design is not None:
             self._connect(self.design, False)
         self.design = design
-        self._flagged_devices, self._flagged_links = {}, {}
+        self.findings.replace({}, {})
         self._connect(design, True)
         self.rebuild()
 
@@ -103,273 +163,371 @@ class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
             self._connect(self.design, False)
             self.design = None
 
-    # ------------------------------------------------------------------ model events
+    # ------------------------------------------------------------------ model events (queued)
     def _on_design_device_added(self, device: Device, index: int) -> None:
-        self._pending.append(("device_added", (device,)))
+        self._pending.append((_Event.DEVICE_ADDED, (device,)))
 
     def _on_design_device_removed(self, device: Device, index: int) -> None:
-        self._pending.append(("device_removed", (device,)))
+        self._pending.append((_Event.DEVICE_REMOVED, (device,)))
 
     def _on_design_link_added(self, link: Link, index: int) -> None:
-        self._pending.append(("link_added", (link,)))
+        self._pending.append((_Event.LINK_ADDED, (link,)))
 
     def _on_design_link_removed(self, link: Link, index: int) -> None:
-        self._pending.append(("link_removed", (link,)))
+        self._pending.append((_Event.LINK_REMOVED, (link,)))
 
     def _on_design_group_added(self, group: Group, index: int) -> None:
-        self._pending.append(("group_added", (group,)))
+        self._pending.append((_Event.GROUP_ADDED, (group,)))
 
     def _on_design_group_removed(self, group: Group, index: int) -> None:
-        self._pending.append(("group_removed", (group,)))
+        self._pending.append((_Event.GROUP_REMOVED, (group,)))
 
     def _on_design_devices_moved(self, ids: list[str]) -> None:
-        self._pending.append(("moved", (ids,)))
+        self._pending.append((_Event.MOVED, (ids,)))
 
     def _on_design_device_changed(self, device_id: str, field: str, old: object, new: object) -> None:
-        self._pending.append(("device_changed", (device_id, field)))
+        self._pending.append((_Event.DEVICE_CHANGED, (device_id, field)))
 
     def _on_design_link_changed(self, link_id: str, field: str, old: object, new: object) -> None:
-        self._pending.append(("link_changed", (link_id,)))
+        self._pending.append((_Event.LINK_CHANGED, (link_id,)))
 
     def _on_design_group_changed(self, group_id: str, field: str, old: object, new: object) -> None:
         if field in ("name", "kind"):
-            self._pending.append(("group_text", (group_id,)))
+            self._pending.append((_Event.GROUP_TEXT, (group_id,)))
         elif field == "collapsed":
-            self._pending.append(("regroup", (group_id,)))
+            self._pending.append((_Event.REGROUP, (group_id,)))
         else:
-            self._pending.append(("rebuild", ()))
+            self._pending.append((_Event.REBUILD, ()))
 
     def _on_design_changed(self) -> None:
         self.flush()
 
     # ------------------------------------------------------------------ applying changes
     def flush(self) -> None:
-        """Apply queued model events to the items."""
+        """Apply queued model events to the items: each by its handler, then what they left dirty."""
         pending, self._pending = self._pending, []
         if not pending or self.design is None:
             return
-        moved_count = sum(len(a[0]) for k, a in pending if k == "moved")
+        moved_count = sum(len(args[0]) for kind, args in pending if kind is _Event.MOVED)
         if (
             len(pending) > REBUILD_THRESHOLD
             or moved_count > 20 * REBUILD_THRESHOLD
-            or any(k == "rebuild" for k, _ in pending)
+            or any(kind is _Event.REBUILD for kind, _ in pending)
         ):
             self.rebuild()
             return
-        d = self.design
-        dirty_bundles: set[tuple[Rep, Rep]] = set()
-        dirty_geometry: set[Rep] = set()
-        dirty_groups: set[str] = set()
+        dirty = _Dirty()
+        handlers = self._handlers
         for kind, args in pending:
-            if kind == "device_added":
-                dev = args[0]
-                if not d.has_device(dev.id):
-                    continue
-                rep = self._rep_for(dev)
-                self._rep[dev.id] = rep
-                if rep == "d:" + dev.id:
-                    self._add_device_item(dev)
-                dirty_groups.update(self._groups_of(dev.group))
-            elif kind == "device_removed":
-                dev = args[0]
-                item = self.device_items.pop(dev.id, None)
-                if item is not None:
-                    self.removeItem(item)
-                self._rep.pop(dev.id, None)
-                dirty_groups.update(self._groups_of(dev.group))
-            elif kind == "link_added":
-                link = args[0]
-                if not d.has_link(link.id):
-                    continue
-                key = self._add_link_to_bundle(link)
-                if key is not None:
-                    dirty_bundles.add(key)
-                    dirty_geometry.update(key)
-                self._mark_port(link.a_device, link.a_port, True)
-                self._mark_port(link.b_device, link.b_port, True)
-            elif kind == "link_removed":
-                link = args[0]
-                self._rates.pop(link.id, None)
-                key = self._link_key.pop(link.id, None)
-                if key is not None:
-                    links = self._bundle_links.get(key)
-                    if links is not None:
-                        links.pop(link.id, None)
-                        dirty_bundles.add(key)
-                self._mark_port(link.a_device, link.a_port, False)
-                self._mark_port(link.b_device, link.b_port, False)
-            elif kind == "moved":
-                for did in args[0]:
-                    if not d.has_device(did):
-                        continue
-                    dev = d.device(did)
-                    item = self.device_items.get(did)
-                    if item is not None:
-                        item.setPos(dev.x, dev.y)
-                    rep = self._rep.get(did)
-                    if rep is not None:
-                        dirty_geometry.add(rep)
-                    dirty_groups.update(self._groups_of(dev.group))
-            elif kind == "device_changed":
-                did, field = args
-                if not d.has_device(did):
-                    continue
-                dev = d.device(did)
-                if field == "group":
-                    if self._rep.get(did) != self._rep_for(dev):
-                        self.rebuild()
-                        return
-                    dirty_groups.update(self._groups_of(dev.group))
-                    dirty_groups.update(self.frames)
-                elif field in ("ports", "kind"):
-                    self._rates.clear()
-                    old_item = self.device_items.pop(did, None)
-                    if old_item is not None:
-                        self.removeItem(old_item)
-                        self._add_device_item(dev)
-                        dirty_geometry.add("d:" + did)
-                    dirty_groups.update(self._groups_of(dev.group))
-                else:
-                    item = self.device_items.get(did)
-                    if item is not None:
-                        item.set_text(*self._device_text(dev))
-            elif kind == "link_changed":
-                self._rates.pop(args[0], None)  # a new cable may change the rate
-                key = self._link_key.get(args[0])
-                if key is not None:
-                    dirty_bundles.add(key)
-            elif kind == "group_text":
-                gid = args[0]
-                if d.has_group(gid):
-                    self._refresh_group_text(gid)
-            elif kind == "regroup":
-                gid = args[0]
-                if d.has_group(gid):
-                    dirty_bundles.update(self._regroup(gid))
-                    dirty_groups.update(self._groups_of(gid))
-                    dirty_groups.update(g.id for g in _subtree(d, gid))
-            elif kind == "group_added":
-                g = args[0]
-                if not d.has_group(g.id) or any(d.group(a).collapsed for a in d.ancestors(g.parent)):
-                    continue
-                item: QGraphicsItem
-                if g.collapsed:
-                    item = self.boxes[g.id] = CollapsedGroupItem(g.id, g.kind)
-                else:
-                    item = self.frames[g.id] = GroupFrameItem(g.id, g.kind)
-                item.setVisible(False)  # until it has members
-                self._add(item)
-                self._refresh_group_text(g.id)
-                dirty_groups.add(g.id)
-            elif kind == "group_removed":
-                g = args[0]
-                for table in (self.frames, self.boxes):
-                    old = table.pop(g.id, None)
-                    if old is not None:
-                        self.removeItem(old)
-                if g.parent is not None:
-                    dirty_groups.add(g.parent)
-        self._update_groups(dirty_groups)
-        for gid in dirty_groups:
-            if gid in self.boxes:
-                dirty_geometry.add("g:" + gid)
-        for rep in dirty_geometry:
-            dirty_bundles.update(self._rep_bundles.get(rep, ()))
-        for key in dirty_bundles:
-            self._refresh_bundle(key)
+            if handlers[kind](dirty, *args):
+                self.rebuild()
+                return
+        self.groups.update(dirty.groups)
+        boxes = self.groups.boxes
+        dirty.shown.update(ShownKey.group(gid) for gid in dirty.groups if gid in boxes)
+        dirty.bundles.update(self.bundles.touching(dirty.shown))
+        for key in dirty.bundles:
+            self.bundles.refresh(key)
         self.invalidate_sketch()
         self.refreshed.emit(False)
+
+    # Each handler applies one event; it returns True when only a rebuild can apply it.
+    def _apply_device_added(self, dirty: _Dirty, dev: Device) -> bool:
+        if self.design is None or not self.design.has_device(dev.id):
+            return False
+        shown = self._shown_key_for(dev)
+        self._shown[dev.id] = shown
+        if shown.is_device:
+            self._add_device_item(dev)
+        dirty.groups.update(self.groups.chain(dev.group))
+        return False
+
+    def _apply_device_removed(self, dirty: _Dirty, dev: Device) -> bool:
+        item = self.device_items.pop(dev.id, None)
+        if item is not None:
+            self.removeItem(item)
+        self._shown.pop(dev.id, None)
+        dirty.groups.update(self.groups.chain(dev.group))
+        return False
+
+    def _apply_link_added(self, dirty: _Dirty, link: Link) -> bool:
+        if self.design is None or not self.design.has_link(link.id):
+            return False
+        key = self.bundles.add_link(link)
+        if key is not None:
+            dirty.bundles.add(key)
+            dirty.shown.update(key)
+        self._mark_port(link.a_device, link.a_port, True)
+        self._mark_port(link.b_device, link.b_port, True)
+        return False
+
+    def _apply_link_removed(self, dirty: _Dirty, link: Link) -> bool:
+        key = self.bundles.remove_link(link.id)
+        if key is not None:
+            dirty.bundles.add(key)
+        self._mark_port(link.a_device, link.a_port, False)
+        self._mark_port(link.b_device, link.b_port, False)
+        return False
+
+    def _apply_moved(self, dirty: _Dirty, ids: list[str]) -> bool:
+        d = self.design
+        assert d is not None
+        for did in ids:
+            if not d.has_device(did):
+                continue
+            dev = d.device(did)
+            item = self.device_items.get(did)
+            if item is not None:
+                item.setPos(dev.x, dev.y)
+            shown = self._shown.get(did)
+            if shown is not None:
+                dirty.shown.add(shown)
+            dirty.groups.update(self.groups.chain(dev.group))
+        return False
+
+    def _apply_device_changed(self, dirty: _Dirty, did: str, field: str) -> bool:
+        d = self.design
+        if d is None or not d.has_device(did):
+            return False
+        dev = d.device(did)
+        if field == "group":
+            if self._shown.get(did) != self._shown_key_for(dev):
+                return True
+            dirty.groups.update(self.groups.chain(dev.group))
+            dirty.groups.update(self.groups.frames)
+        elif field in ("ports", "kind"):
+            self.bundles.forget_rates()
+            old_item = self.device_items.pop(did, None)
+            if old_item is not None:
+                self.removeItem(old_item)
+                self._add_device_item(dev)
+                dirty.shown.add(ShownKey.device(did))
+            dirty.groups.update(self.groups.chain(dev.group))
+        else:
+            item = self.device_items.get(did)
+            if item is not None:
+                item.set_text(*self._device_text(dev))
+        return False
+
+    def _apply_link_changed(self, dirty: _Dirty, link_id: str) -> bool:
+        self.bundles.forget_rates(link_id)  # a new cable may change the rate
+        key = self.bundles.key_of(link_id)
+        if key is not None:
+            dirty.bundles.add(key)
+        return False
+
+    def _apply_group_text(self, dirty: _Dirty, gid: str) -> bool:
+        if self.design is not None and self.design.has_group(gid):
+            self.groups.refresh_text(gid)
+        return False
+
+    def _apply_regroup(self, dirty: _Dirty, gid: str) -> bool:
+        d = self.design
+        if d is not None and d.has_group(gid):
+            dirty.bundles.update(self._regroup(gid))
+            dirty.groups.update(self.groups.chain(gid))
+            dirty.groups.update(g.id for g in subtree(d, gid))
+        return False
+
+    def _apply_group_added(self, dirty: _Dirty, g: Group) -> bool:
+        d = self.design
+        if d is None or not d.has_group(g.id) or d.outermost_collapsed_group(g.id, include_self=False) is not None:
+            return False
+        self.groups.show(g, hidden=True)  # hidden until it has members
+        dirty.groups.add(g.id)
+        return False
+
+    def _apply_group_removed(self, dirty: _Dirty, g: Group) -> bool:
+        self.groups.drop(g.id)
+        if g.parent is not None:
+            dirty.groups.add(g.parent)
+        return False
+
+    def _apply_rebuild(self, dirty: _Dirty) -> bool:
+        return True
 
     def rebuild(self) -> None:
         """Drop every item and build them again from the design."""
         self._pending = []
-        selected = self.selection_keys()
+        selected = self.selection.keys()
         self.clear()
         self.device_items.clear()
-        self.bundle_items.clear()
-        self.frames.clear()
-        self.boxes.clear()
-        self._rep.clear()
-        self._link_key.clear()
-        self._bundle_links.clear()
-        self._rep_bundles.clear()
-        self._rates.clear()
+        self._shown.clear()
+        self.bundles.clear()
+        self.groups.clear()
         d = self.design
         if d is None:
             return
-        top_collapsed = self._top_collapsed_map()
+        # group id -> the outermost collapsed group among it and its ancestors (None: not hidden)
+        hidden_in = {g.id: d.outermost_collapsed_group(g.id) for g in d.groups}
         for g in d.groups:
-            if top_collapsed[g.id] is None:
-                if g.collapsed:
-                    box = CollapsedGroupItem(g.id, g.kind)
-                    self.boxes[g.id] = box
-                    self._add(box)
-                else:
-                    frame = GroupFrameItem(g.id, g.kind)
-                    self.frames[g.id] = frame
-                    self._add(frame)
-        rep = self._rep
+            if g.parent is None or hidden_in[g.parent] is None:
+                self.groups.show(g, text=False)
+        shown = self._shown
+        group_keys: dict[str, ShownKey] = {}  # one key object per hiding group
         for dev in d.iter_devices():
-            top = top_collapsed.get(dev.group) if dev.group is not None else None
-            if top is None and dev.group is not None and d.group(dev.group).collapsed:
-                top = dev.group
+            top = hidden_in[dev.group] if dev.group is not None else None
             if top is None:
-                rep[dev.id] = "d:" + dev.id
+                shown[dev.id] = ShownKey(DEVICE, dev.id)
                 self._add_device_item(dev)
             else:
-                rep[dev.id] = "g:" + top
-        # Bundle every link by the shown objects at its ends (inlined: 82k links at 16k GPUs,
-        # most of them inside collapsed groups, which are skipped).
-        link_key, bundle_links, rep_bundles = self._link_key, self._bundle_links, self._rep_bundles
-        for link in d.iter_links():
-            ra, rb = rep[link.a_device], rep[link.b_device]
-            if ra == rb:
-                continue
-            key = (ra, rb) if ra < rb else (rb, ra)
-            link_key[link.id] = key
-            links = bundle_links.get(key)
-            if links is None:
-                links = bundle_links[key] = {}
-                rep_bundles[ra].add(key)
-                rep_bundles[rb].add(key)
-            links[link.id] = None
-        for gid in self.boxes:
-            self._refresh_group_text(gid)
-        for gid in self.frames:
-            self._refresh_group_text(gid)
-        self._update_groups(set(self.frames) | set(self.boxes), rebuilding=True)
-        for key in list(self._bundle_links):
-            self._refresh_bundle(key)
-        self._apply_flags()
-        self.restore_selection(selected)
+                key = group_keys.get(top)
+                if key is None:
+                    key = group_keys[top] = ShownKey(GROUP, top)
+                shown[dev.id] = key
+        self.bundles.index(d, shown)
+        for gid in self.groups.boxes:
+            self.groups.refresh_text(gid)
+        for gid in self.groups.frames:
+            self.groups.refresh_text(gid)
+        self.groups.update(set(self.groups.frames) | set(self.groups.boxes), rebuilding=True)
+        self.bundles.refresh_all()
+        self.findings.mark_items()
+        self.selection.restore(selected)
         self.invalidate_sketch()
         self.refreshed.emit(True)
 
-    # ------------------------------------------------------------------ representation
-    def _top_collapsed_map(self) -> dict[str | None, str | None]:
-        """For every group, its outermost collapsed *strict* ancestor (None if none)."""
+    def _regroup(self, gid: str) -> set[BundleKey]:
+        """Show group ``gid`` as its collapsed state now says, touching only its own subtree.
+
+        Members that became hidden lose their items, members that became shown get one; frames
+        and boxes of the subtree are swapped; the links of the members are re-bundled. Returns
+        the bundle keys to refresh. (A collapse or expand does not rebuild the whole canvas.)
+        """
         d = self.design
         assert d is not None
-        out: dict[str | None, str | None] = {None: None}
-        for g in d.groups:
-            top = None
-            for anc in d.ancestors(g.parent):
-                if d.group(anc).collapsed:
-                    top = anc
-            out[g.id] = top
-        return out
+        members = d.all_members(gid)
+        lost_selection = False
+        for dev in members:
+            new = self._shown_key_for(dev)
+            old = self._shown.get(dev.id)
+            if new == old:
+                continue
+            self._shown[dev.id] = new
+            if old is not None and old.is_device:
+                item = self.device_items.pop(dev.id, None)
+                if item is not None:
+                    lost_selection = lost_selection or item.isSelected()
+                    self.removeItem(item)
+            if new.is_device:
+                self._add_device_item(dev)
+        shapes = self.groups
+        for g in subtree(d, gid):
+            hidden = d.outermost_collapsed_group(g.id, include_self=False) is not None
+            want = None if hidden else ("box" if g.collapsed else "frame")
+            if want == shapes.shape_of(g.id):
+                continue
+            old_item = shapes.boxes.get(g.id) or shapes.frames.get(g.id)
+            was_selected = old_item is not None and old_item.isSelected()
+            shapes.drop(g.id)
+            if want is not None:
+                shapes.show(g).setSelected(was_selected or (lost_selection and want == "box"))
+        dirty: set[BundleKey] = set()
+        seen: set[str] = set()
+        for dev in members:
+            for link in d.links_of(dev.id):
+                if link.id not in seen:
+                    seen.add(link.id)
+                    dirty.update(self.bundles.rebundle(link))
+        self.findings.mark_items()
+        return dirty
 
-    def _rep_for(self, dev: Device) -> Rep:
+    # ------------------------------------------------------------------ shown objects
+    def _shown_key_for(self, dev: Device) -> ShownKey:
+        """The shown object that stands for ``dev`` as the design is now."""
+        assert self.design is not None
+        top = self.design.outermost_collapsed_group(dev.group)
+        return ShownKey(DEVICE, dev.id) if top is None else ShownKey(GROUP, top)
+
+    def shown_key_of(self, device_id: str) -> ShownKey | None:
+        """The shown object standing for a device: itself, or the collapsed group hiding it."""
+        return self._shown.get(device_id)
+
+    def item_for(self, shown: ShownKey) -> QGraphicsItem | None:
+        """The device item or collapsed-group box of a shown object."""
+        if shown.kind == DEVICE:
+            return self.device_items.get(shown.id)
+        return self.groups.boxes.get(shown.id)
+
+    def add_item(self, item: QGraphicsItem) -> None:
+        """Add an item, sketched if the scene is (links stay out while sketched, see :meth:`set_sketched`)."""
+        if self.sketched:
+            if item.type() == BUNDLE_TYPE:
+                return
+            set_sketched(item, True)
+        self.addItem(item)
+
+    def drop_item(self, item: QGraphicsItem) -> None:
+        """Remove an item if it is in the scene (links are out of it while sketched)."""
+        if item.scene() is self:
+            self.removeItem(item)
+
+    def link_flagged(self, link_id: str) -> bool:
+        return self.findings.link_flagged(link_id)
+
+    # ------------------------------------------------------------------ queries (see scene_queries)
+    def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
+        """Mark devices and links that break design rules (messages shown on hover)."""
+        bundles = self.bundles
+        for key in {bundles.key_of(lid) for lid in self.findings.replace(by_device, by_link)}:
+            if key is not None and bundles.holds(key):
+                bundles.refresh(key)
+        self.findings.mark_items()
+        self.invalidate_sketch()
+
+    def findings_for_device(self, device_id: str) -> list[str]:
+        return self.findings.for_device(device_id)
+
+    def findings_for_links(self, link_ids: Iterable[str]) -> list[str]:
+        return self.findings.for_links(link_ids)
+
+    def bundle_link_ids(self, key: BundleKey) -> list[str]:
+        return self.bundles.link_ids(key)
+
+    def selected_device_ids(self) -> list[str]:
+        return self.selection.device_ids()
+
+    def selected_link_ids(self) -> list[str]:
+        return self.selection.link_ids()
+
+    def selected_group_ids(self) -> list[str]:
+        return self.selection.group_ids()
+
+    def select_devices(self, device_ids: Iterable[str]) -> None:
+        self.selection.select_devices(device_ids)
+
+    def select_links(self, link_ids: Iterable[str]) -> QGraphicsItem | None:
+        return self.selection.select_links(link_ids)
+
+    def item_for_device(self, device_id: str) -> QGraphicsItem | None:
+        return self.selection.item_for_device(device_id)
+
+    # ------------------------------------------------------------------ gestures
+    def update_bundles_of(self, shown: Iterable[ShownKey]) -> None:
+        """Re-place the bundles touching shown objects (during a drag, before the model moves)."""
+        self.bundles.follow(shown)
+
+    def restore_positions(self, items: Iterable[QGraphicsItem]) -> None:
+        """Put items a gesture moved back where the model says (devices at their positions, boxes
+        at the centre of their members, frames at rest); items no longer in the scene are skipped."""
         d = self.design
-        assert d is not None
-        top = None
-        for anc in d.ancestors(dev.group):
-            if d.group(anc).collapsed:
-                top = anc
-        return "d:" + dev.id if top is None else "g:" + top
-
-    def rep_of(self, device_id: str) -> Rep | None:
-        return self._rep.get(device_id)
+        if d is None:
+            return
+        shown, boxes = [], []
+        for item in items:
+            if not shiboken6.isValid(item) or item.scene() is not self:
+                continue
+            if isinstance(item, GroupFrameItem):
+                item.setPos(0, 0)
+            elif isinstance(item, CollapsedGroupItem):
+                boxes.append(item.group_id)
+                shown.append(ShownKey.group(item.group_id))
+            elif d.has_device(item.device_id):  # type: ignore[attr-defined]
+                dev = d.device(item.device_id)  # type: ignore[attr-defined]
+                item.setPos(dev.x, dev.y)
+                shown.append(ShownKey.device(dev.id))
+        self.groups.update(boxes)
+        self.bundles.follow(shown)
 
     def _device_text(self, dev: Device) -> tuple[str, str]:
         """Label and subtitle drawn on a device: its name, or its id without its group's prefix."""
@@ -396,23 +554,16 @@ class DesignScene(SceneBundles, SceneGroups, SceneQueries, QGraphicsScene):
         for link in d.links_of(dev.id):
             used.add(link.a_port if link.a_device == dev.id else link.b_port)
         item.set_ports([(p.id, p.kind) for p in dev.iter_ports()], used)
-        if dev.id in self._flagged_devices:
+        if self.findings.device_flagged(dev.id):
             item.set_flagged(True)
         self.device_items[dev.id] = item
-        self._add(item)
+        self.add_item(item)
         return item
 
     def _mark_port(self, device_id: str, port_id: str, used: bool) -> None:
         item = self.device_items.get(device_id)
         if item is not None:
             item.set_port_used(port_id, used)
-
-    def _add(self, item: QGraphicsItem) -> None:
-        if self.sketched:
-            if item.type() == BUNDLE_TYPE:
-                return  # links stay out of the scene while sketched (see set_sketched)
-            set_sketched(item, True)
-        self.addItem(item)
 
     # ------------------------------------------------------------------ sketch (zoomed out)
     def set_sketched(self, on: bool) -> None:

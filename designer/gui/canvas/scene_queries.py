@@ -1,103 +1,123 @@
-"""What the scene can tell about its items: selection in model terms, design-rule marks.
+"""What the scene can tell about its items: design-rule marks and the selection in model terms.
 
-A mixin of :class:`designer.gui.canvas.scene.DesignScene` (it uses the scene's id -> item maps).
+:class:`Findings` holds the design-rule messages per device and link and marks the items;
+:class:`Selection` turns selected items into model ids and back. Both reach the scene only
+through :class:`QueryHost`; items themselves know only their ids.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Protocol
 
 from PySide6.QtWidgets import QGraphicsItem
 
-from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
+from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, DeviceItem
+from designer.gui.canvas.scene_bundles import LinkBundles
+from designer.gui.canvas.scene_groups import GroupShapes
+from designer.gui.canvas.shown import BundleKey, ShownKey
 from designer.model import Design
 
-Rep = str
 
-
-class SceneQueries:
-    """Selection queries and findings; items themselves know only their ids."""
+class QueryHost(Protocol):
+    """What findings and selection need from the scene."""
 
     design: Design | None
-    device_items: dict[str, Any]
-    bundle_items: dict[tuple[Rep, Rep], Any]
-    frames: dict[str, Any]
-    boxes: dict[str, Any]
-    _flagged_devices: dict[str, list[str]]
-    _flagged_links: dict[str, list[str]]
-    _bundle_links: dict[tuple[Rep, Rep], dict[str, None]]
-    _link_key: dict[str, tuple[Rep, Rep] | None]
-    _rep: dict[str, Rep]
+    device_items: dict[str, DeviceItem]
+    bundles: LinkBundles
+    groups: GroupShapes
 
-    def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
-        """Mark devices and links that break design rules (messages shown on hover)."""
-        old_links = set(self._flagged_links)
-        self._flagged_devices, self._flagged_links = by_device, by_link
-        keys = {self._link_key.get(lid) for lid in old_links | set(by_link)}
-        for key in keys:
-            if key is not None and key in self._bundle_links:
-                self._refresh_bundle(key)
-        self._apply_flags()
-        self.invalidate_sketch()
+    def shown_key_of(self, device_id: str) -> ShownKey | None: ...
+    def item_for(self, shown: ShownKey) -> QGraphicsItem | None: ...
+    def selectedItems(self) -> list[QGraphicsItem]: ...  # noqa: N802 - Qt's name
+    def clearSelection(self) -> None: ...  # noqa: N802 - Qt's name
 
-    def _apply_flags(self) -> None:
-        for did, item in self.device_items.items():
-            item.set_flagged(did in self._flagged_devices)
-        flagged_boxes = set()
-        for did in self._flagged_devices:
-            rep = self._rep.get(did)
-            if rep is not None and rep.startswith("g:"):
-                flagged_boxes.add(rep[2:])
-        for gid, box in self.boxes.items():
-            box.set_flagged(gid in flagged_boxes)
 
-    def findings_for_links(self, link_ids: Iterable[str]) -> list[str]:
+class Findings:
+    """Design-rule messages by device and by link, and the marks they put on items."""
+
+    def __init__(self, host: QueryHost) -> None:
+        self._host = host
+        self._by_device: dict[str, list[str]] = {}
+        self._by_link: dict[str, list[str]] = {}
+
+    def replace(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> set[str]:
+        """Take new findings; return the links whose mark may have changed."""
+        changed = set(self._by_link) | set(by_link)
+        self._by_device, self._by_link = by_device, by_link
+        return changed
+
+    def device_flagged(self, device_id: str) -> bool:
+        return device_id in self._by_device
+
+    def link_flagged(self, link_id: str) -> bool:
+        return link_id in self._by_link
+
+    def for_device(self, device_id: str) -> list[str]:
+        return list(self._by_device.get(device_id, ()))
+
+    def for_links(self, link_ids: Iterable[str]) -> list[str]:
         out: list[str] = []
         for lid in link_ids:
-            for msg in self._flagged_links.get(lid, ()):
+            for msg in self._by_link.get(lid, ()):
                 if msg not in out:
                     out.append(msg)
         return out
 
-    def findings_for_device(self, device_id: str) -> list[str]:
-        return list(self._flagged_devices.get(device_id, ()))
+    def mark_items(self) -> None:
+        """Flag the device items and the boxes hiding a flagged device."""
+        host = self._host
+        for did, item in host.device_items.items():
+            item.set_flagged(did in self._by_device)
+        flagged_boxes = set()
+        for did in self._by_device:
+            shown = host.shown_key_of(did)
+            if shown is not None and shown.is_group:
+                flagged_boxes.add(shown.id)
+        for gid, box in host.groups.boxes.items():
+            box.set_flagged(gid in flagged_boxes)
 
-    # ------------------------------------------------------------------ selection
-    def bundle_link_ids(self, key: tuple[Rep, Rep]) -> list[str]:
-        return list(self._bundle_links.get(key, ()))
 
-    def selection_keys(self) -> set[tuple[str, object]]:
-        out: set[tuple[str, object]] = set()
-        for item in self.selectedItems():
+class Selection:
+    """Selected items as model ids, and selecting items by model ids."""
+
+    def __init__(self, host: QueryHost) -> None:
+        self._host = host
+
+    def keys(self) -> set[ShownKey | BundleKey]:
+        """What is selected, in a form that survives a rebuild (see :meth:`restore`): devices and
+        groups (frames or boxes) by their :class:`ShownKey`, bundles by their key."""
+        out: set[ShownKey | BundleKey] = set()
+        for item in self._host.selectedItems():
             t = item.type()
             if t == DEVICE_TYPE:
-                out.add(("d", item.device_id))  # type: ignore[attr-defined]
+                out.add(ShownKey.device(item.device_id))  # type: ignore[attr-defined]
             elif t == BUNDLE_TYPE:
-                out.add(("b", item.key))  # type: ignore[attr-defined]
+                out.add(item.key)  # type: ignore[attr-defined]
             elif t in (FRAME_TYPE, BOX_TYPE):
-                out.add(("g", item.group_id))  # type: ignore[attr-defined]
+                out.add(ShownKey.group(item.group_id))  # type: ignore[attr-defined]
         return out
 
-    def restore_selection(self, keys: set[tuple[str, object]]) -> None:
-        for kind, value in keys:
-            item: QGraphicsItem | None = None
-            if kind == "d":
-                item = self.device_items.get(value)  # type: ignore[arg-type]
-            elif kind == "b":
-                item = self.bundle_items.get(value)  # type: ignore[arg-type]
+    def restore(self, keys: set[ShownKey | BundleKey]) -> None:
+        host = self._host
+        for key in keys:
+            item: QGraphicsItem | None
+            if not isinstance(key, ShownKey):
+                item = host.bundles.items.get(key)
+            elif key.is_device:
+                item = host.device_items.get(key.id)
             else:
-                item = self.frames.get(value) or self.boxes.get(value)  # type: ignore[arg-type]
+                item = host.groups.frames.get(key.id) or host.groups.boxes.get(key.id)
             if item is not None:
                 item.setSelected(True)
 
-    def selected_device_ids(self) -> list[str]:
+    def device_ids(self) -> list[str]:
         """Selected devices, including every member of selected groups, in design order."""
-        d = self.design
+        d = self._host.design
         if d is None:
             return []
         ids: dict[str, None] = {}
-        for item in self.selectedItems():
+        for item in self._host.selectedItems():
             t = item.type()
             if t == DEVICE_TYPE:
                 ids[item.device_id] = None  # type: ignore[attr-defined]
@@ -108,47 +128,44 @@ class SceneQueries:
             return list(ids)
         return [dev.id for dev in d.iter_devices() if dev.id in ids]
 
-    def selected_link_ids(self) -> list[str]:
+    def link_ids(self) -> list[str]:
         out: list[str] = []
-        for item in self.selectedItems():
+        for item in self._host.selectedItems():
             if item.type() == BUNDLE_TYPE:
-                out.extend(self._bundle_links.get(item.key, ()))  # type: ignore[attr-defined]
+                out.extend(self._host.bundles.link_ids(item.key))  # type: ignore[attr-defined]
         return out
 
-    def selected_group_ids(self) -> list[str]:
+    def group_ids(self) -> list[str]:
         return [
             item.group_id  # type: ignore[attr-defined]
-            for item in self.selectedItems()
+            for item in self._host.selectedItems()
             if item.type() in (FRAME_TYPE, BOX_TYPE)
         ]
 
+    def item_for_device(self, device_id: str) -> QGraphicsItem | None:
+        """The item showing a device: its own, or the box of the collapsed group hiding it."""
+        shown = self._host.shown_key_of(device_id)
+        return None if shown is None else self._host.item_for(shown)
+
     def select_devices(self, device_ids: Iterable[str]) -> None:
         """Select the shown items standing for these devices (their collapsed groups, if hidden)."""
-        self.clearSelection()
+        self._host.clearSelection()
         for did in device_ids:
-            rep = self._rep.get(did)
-            if rep is None:
-                continue
-            item: QGraphicsItem | None = self.device_items.get(rep[2:]) if rep[0] == "d" else self.boxes.get(rep[2:])
+            item = self.item_for_device(did)
             if item is not None:
                 item.setSelected(True)
 
     def select_links(self, link_ids: Iterable[str]) -> QGraphicsItem | None:
         """Select the bundles holding these links (or the devices/boxes at their ends); return one item."""
-        self.clearSelection()
+        host = self._host
+        host.clearSelection()
         first: QGraphicsItem | None = None
         for lid in link_ids:
-            key = self._link_key.get(lid)
-            item: QGraphicsItem | None = self.bundle_items.get(key) if key is not None else None
-            if item is None and self.design is not None and self.design.has_link(lid):
-                item = self.item_for_device(self.design.link(lid).a_device)
+            key = host.bundles.key_of(lid)
+            item: QGraphicsItem | None = host.bundles.items.get(key) if key is not None else None
+            if item is None and host.design is not None and host.design.has_link(lid):
+                item = self.item_for_device(host.design.link(lid).a_device)
             if item is not None:
                 item.setSelected(True)
                 first = first or item
         return first
-
-    def item_for_device(self, device_id: str) -> QGraphicsItem | None:
-        rep = self._rep.get(device_id)
-        if rep is None:
-            return None
-        return self.device_items.get(rep[2:]) if rep[0] == "d" else self.boxes.get(rep[2:])

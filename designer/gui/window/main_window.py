@@ -436,9 +436,9 @@ class MainWindow(QMainWindow):
         item = self.scene.item_for_device(found.id)
         if item is not None:
             self.view.centre_on_item(item)
-        rep = self.scene.rep_of(found.id) or ""
-        if rep.startswith("g:"):
-            self.statusBar().showMessage(f"{found.id} is inside collapsed group {rep[2:]}", 6000)
+        shown = self.scene.shown_key_of(found.id)
+        if shown is not None and shown.is_group:
+            self.statusBar().showMessage(f"{found.id} is inside collapsed group {shown.id}", 6000)
         else:
             self.statusBar().showMessage(f"found {found.id}", 4000)
         self.view.setFocus()
