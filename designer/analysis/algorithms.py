@@ -20,6 +20,7 @@ from designer.analysis import constants as K
 from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
 from designer.analysis.embedding import Embedder, Phase, Unroutable
 from designer.analysis.load import uniform_loads
+from designer.model import units
 
 
 def tree_depth(m: int) -> int:
@@ -107,8 +108,9 @@ def ring_model(E: Embedder, collective: str) -> AlgorithmModel:
         lat[proto] = K.BASE_LATENCY_S[("ring", proto)] + (nsteps - ninter) * intra + ninter * inter
     ll = K.PROTOCOL_BW_FACTOR[("ring", "LL")] if (m > 1 or collective == "allreduce") else 1.0 / 3.0
     bw = {"LL": ll, "LL128": K.PROTOCOL_BW_FACTOR[("ring", "LL128")], "Simple": 1.0}
-    formula = (f"t = {nsteps} steps x step latency + {factor:.4g} x S / C per ring flow over {E.g_min if m > 1 else 1}"
-               f" rail-aligned channel(s); bandwidth = max over links of load / effective capacity")
+    channels = units.count(E.g_min if m > 1 else 1, "rail-aligned channel")
+    formula = (f"t = {nsteps} steps x step latency + {factor:.4g} x S / C per ring flow over {channels}; "
+               "bandwidth = max over links of load / effective capacity")
     return AlgorithmModel(collective, "ring", p, m, (ph,), lat, bw, formula)
 
 
@@ -223,7 +225,7 @@ def alltoall_model(E: Embedder) -> AlgorithmModel:
     hw = "net" if E.m > 1 else ("nvlink" if E.nodes and len(E.nodes[0]) > 1 else "pcie")
     step = K.STEP_LATENCY_S[(hw, "ring", "LL")] + (net_lat if E.m > 1 else 0.0)
     lat = {"Simple": K.BASE_LATENCY_S[("ring", "Simple")] + (p - 1) * step}
-    formula = (f"t = (p-1) x {step * 1e6:.2f} us + S x max load/capacity; each GPU sends S/p to each peer through "
+    formula = (f"t = (p-1) x {units.duration(step)} + S x max load/capacity; each GPU sends S/p to each peer through "
                "NVLink in its server and its own NIC otherwise (one NIC's rate at most)")
     # A GPU's all-to-all cannot aggregate several NICs (nccl-tests #267): busbw <= its NIC's rate.
     floor, floor_arc = 0.0, -1
@@ -247,7 +249,7 @@ def alltoall_model(E: Embedder) -> AlgorithmModel:
             rate = float(gpu_rate[slow])
             floor = (p - 1) / p / rate
             floor_arc = int(arcs[gpu == slow][np.argmin(E.arc_eff[arcs[gpu == slow]])])
-            formula += f"; busbw capped at one NIC ({rate / 1e9:.1f} GB/s)"
+            formula += f"; busbw capped at one NIC ({units.rate(rate)})"
     return AlgorithmModel("alltoall", "pairwise", p, E.m, (ph,), lat, {"Simple": 1.0}, formula,
                           floor_seconds_per_byte=floor, floor_arc=floor_arc)
 

@@ -35,15 +35,12 @@ from designer.analysis.rules import (
 )
 from designer.model import Design
 from designer.model.catalog import Catalog, Transceiver, default_catalog
+from designer.model.units import count, plural
 
 #: Upper bounds of the cable length buckets, metres (the last bucket is "> 100 m").
 LENGTH_BUCKETS_M = (1.0, 3.0, 5.0, 10.0, 30.0, 100.0)
 CATEGORIES = ("gpu", "nic", "nvswitch", "switch", "storage", "cable", "transceiver")
 _BOARD = ("nvlink", "pcie")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def length_bucket(length_m: float) -> str:
@@ -190,7 +187,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         acc[2] += price
         dev_names.setdefault(key, name)
     if unpriced:
-        notes.append(f"{_count(unpriced, 'custom device')} with no catalog model and no power_w/price_usd: "
+        notes.append(f"{count(unpriced, 'custom device')} with no catalog model and no power_w/price_usd: "
                      f"{UNPRICED}")
 
     # Cables and transceivers -------------------------------------------------------------
@@ -245,11 +242,12 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             else:
                 single_modules[module] += 1
     if unknown_cables:
-        notes.append(f"{_count(unknown_cables, 'network link')} with no cable chosen: {UNPRICED}")
+        notes.append(f"{count(unknown_cables, 'network link')} with no cable chosen: {UNPRICED}")
     if zero_length:
         notes.append(zero_length_summary(zero_length))
     if no_module:
-        notes.append(f"{no_module} optical link end(s) have no catalog transceiver: not counted")
+        notes.append(f"{count(no_module, 'optical link end')} {plural(no_module, 'has', 'have')} no catalog "
+                     "transceiver: not counted")
 
     modules: dict[str, int] = defaultdict(int, single_modules)
     twin_cache: dict[tuple[str, int], Transceiver | None] = {}
@@ -269,9 +267,9 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
                 modules[twin.id] += 1
     if mixed:
         notes.append(
-            f"{len(mixed)} twin-port cage(s) mix media or modules ({', '.join(mixed[:3])}"
-            f"{'...' if len(mixed) > 3 else ''}): one cage takes one module or cable end, so this cannot be "
-            "built as designed; each module in such a cage is counted on its own")
+            f"{count(len(mixed), 'twin-port cage')} {plural(len(mixed), 'mixes', 'mix')} media or modules "
+            f"({', '.join(mixed[:3])}{'...' if len(mixed) > 3 else ''}): one cage takes one module or cable end, "
+            "so this cannot be built as designed; each module in such a cage is counted on its own")
 
     # Lines ---------------------------------------------------------------------------------
     lines: list[BomLine] = []

@@ -31,6 +31,7 @@ from designer.analysis import constants as K
 from designer.analysis.rules import ZERO_CAPACITY, catalog_gaps, not_in_catalog
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
+from designer.model.units import count, duration, line_rate
 
 PROTOCOL_NAMES = ("nvlink", "pcie", "infiniband", "ethernet")
 KIND_NAMES = ("gpu", "nic", "nvswitch", "switch", "storage")
@@ -183,7 +184,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
                      "latencies")
     if gaps.cables:
         notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: using port speeds and "
-                     f"{K.CABLE_LATENCY_S_PER_M / K.NS:g} ns/m")
+                     f"{duration(K.CABLE_LATENCY_S_PER_M)}/m")
 
     links = design.links
     m_all = len(links)
@@ -233,7 +234,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     zero = ~(rate >= K.MIN_LINK_GBPS)
     fast = rate > K.MAX_LINK_GBPS
     if fast.any():
-        notes.append(f"{int(fast.sum())} link(s) faster than {K.MAX_LINK_GBPS:g} Gb/s counted at that rate")
+        notes.append(f"{count(int(fast.sum()), 'link')} faster than {line_rate(K.MAX_LINK_GBPS)} counted at that rate")
         rate = np.minimum(rate, K.MAX_LINK_GBPS)
     keep = ~failed & ~zero
     excluded = [(links[k].id, "failed" if failed[k] else "zero capacity") for k in np.flatnonzero(~keep)]
@@ -251,9 +252,9 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
         nz = len(excluded) - nf
         parts = []
         if nf:
-            parts.append(f"{nf} failed link(s)")
+            parts.append(count(nf, "failed link"))
         if nz:
-            parts.append(f"{nz} {ZERO_CAPACITY}(s)")
+            parts.append(count(nz, ZERO_CAPACITY))
         notes.append(f"left out of the analysis: {' and '.join(parts)} ({', '.join(i for i, _ in excluded[:3])}"
                      f"{'...' if len(excluded) > 3 else ''})")
     del keep_alive

@@ -19,6 +19,7 @@ from designer.analysis import constants as K
 from designer.analysis.capacity import K_SWITCH, P_NVLINK, P_PCIE
 from designer.analysis.context import Context
 from designer.analysis.routing import route_flows
+from designer.model.units import count, plural
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ class Embedder:
         nbytes = np.asarray(nbytes, dtype=float)
         r = route_flows(ctx.fabric, ctx.router, src, dst, nbytes)
         if r.unrouted_flows and not lost_ok:
-            raise Unroutable(f"{r.unrouted_flows} flow(s) have no path")
+            lost = int(r.unrouted_flows)
+            raise Unroutable(f"{count(lost, 'flow')} {plural(lost, 'has', 'have')} no path")
         return self._phase_from_load(r.arc_load, (src, dst, nbytes), capacity)
 
     def _phase_from_load(self, load, flows, capacity=None) -> Phase:

@@ -29,6 +29,7 @@ from scipy.sparse.csgraph import connected_components
 from designer.analysis.capacity import K_GPU, K_NIC, K_NVSWITCH, P_NVLINK, P_PCIE, CapacityGraph
 from designer.analysis.ecmp import CHUNK_ELEMENTS
 from designer.analysis.twins import CoreRouter
+from designer.model.units import count, plural
 
 __all__ = ["CHUNK_ELEMENTS", "CoreRouter", "Fabric", "Routed", "build_fabric", "pxn_proxies", "route_flows"]
 
@@ -151,8 +152,9 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         pairs = np.unique(np.stack([l_gpu, l_hub], axis=1), axis=0)
         several = np.bincount(pairs[:, 0], minlength=len(gpus)) > 1
         if several.any():
-            notes.append(f"{int(several.sum())} GPU(s) are linked to several NVLink switches: only the links to one "
-                         "of them are routed")
+            n_several = int(several.sum())
+            notes.append(f"{count(n_several, 'GPU')} {plural(n_several, 'is', 'are')} linked to several NVLink "
+                         "switches: only the links to one of them are routed")
     to_hub = l_hub == hub_of[l_gpu]
     l_gpu, l_up, l_down = l_gpu[to_hub], l_up[to_hub], l_down[to_hub]
     order = np.argsort(l_gpu, kind="stable")

@@ -42,6 +42,7 @@ from designer.analysis.cages import mixed_cages
 from designer.model import Design, Link, PortSpec
 from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
 from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
+from designer.model.units import count, duration, line_rate, plural
 
 ERROR = "error"
 WARNING = "warning"
@@ -79,10 +80,6 @@ ZERO_LENGTH = "0 m long: a 0 m cable cannot be bought"
 UNKNOWN_MODEL_PRICE = "counts it at 0 W, $0 unless it gives power_w/price_usd"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
 def _ids(ids: list[str] | tuple[str, ...], limit: int = 3) -> str:
     return ", ".join(ids[:limit]) + ("..." if len(ids) > limit else "")
 
@@ -101,7 +98,7 @@ def not_in_catalog(what: str, gaps: dict[str, tuple[str, ...]], item: str) -> st
     "2 cables are not in the catalog ('x', 'y'; 3 links: l1, l2, l3)"
     """
     items = [i for ids in gaps.values() for i in ids]
-    where = f"{_plural(len(items), item)}: {_ids(items)}"
+    where = f"{count(len(items), item)}: {_ids(items)}"
     if len(gaps) == 1:
         return f"{unknown_id(what, next(iter(gaps)))} ({where})"
     names = ", ".join(repr(g) for g in list(gaps)[:3]) + (", ..." if len(gaps) > 3 else "")
@@ -145,7 +142,7 @@ def zero_length_message(link: Link, catalog: Catalog) -> str:
 def zero_length_summary(link_ids: list[str]) -> str:
     """The bill of materials' note on 0 m network links, in the words of the ``zero-length`` rule."""
     n = len(link_ids)
-    return (f"{_plural(n, 'network link')} ({_ids(link_ids)}) {'is' if n == 1 else 'are'} {ZERO_LENGTH}; "
+    return (f"{count(n, 'network link')} ({_ids(link_ids)}) {plural(n, 'is', 'are')} {ZERO_LENGTH}; "
             "counted at the shortest orderable length of the cable (0 m when it lists none)")
 
 
@@ -158,8 +155,9 @@ def _out_of_range_port(ports: tuple) -> list[str]:
     out = []
     for g in ports:
         if not MIN_PORT_GBPS <= g.speed_gbps <= MAX_PORT_GBPS:
-            out.append(f"port group {g.prefix} runs at {g.speed_gbps:g} Gb/s, outside {MIN_PORT_GBPS:g} .. "
-                       f"{MAX_PORT_GBPS:g} Gb/s: a design file with it cannot be read back; set a real port speed")
+            out.append(f"port group {g.prefix} runs at {line_rate(g.speed_gbps)}, outside "
+                       f"{line_rate(MIN_PORT_GBPS)} .. {line_rate(MAX_PORT_GBPS)}: a design file with it cannot be "
+                       "read back; set a real port speed")
     return out
 
 
@@ -180,8 +178,8 @@ def _model_problems(ports: tuple, comp: object) -> list[str]:
         fastest = max((g.speed_gbps for g in ports if g.kind == kind), default=0.0)
         limit = max((g.speed_gbps for g in comp.ports if g.kind == kind), default=0.0)  # type: ignore[attr-defined]
         if have and budget and fastest > limit + 1e-9:
-            out.append(f"a {kind} port runs at {fastest:g} Gb/s but model {comp.id} tops out at "  # type: ignore
-                       f"{limit:g} Gb/s; pick a faster model or slow the port down")
+            out.append(f"a {kind} port runs at {line_rate(fastest)} but model {comp.id} tops out at "  # type: ignore
+                       f"{line_rate(limit)}; pick a faster model or slow the port down")
     return out
 
 
@@ -211,7 +209,7 @@ def _check_devices(design: Design, catalog: Catalog, out: list[Finding]) -> None
                 if host and net > host * 1.0001:
                     problems.append((
                         WARNING, "nic-host-bottleneck",
-                        f"network ports total {net:g} Gb/s but the PCIe host link carries {host:g} Gb/s; "
+                        f"network ports total {line_rate(net)} but the PCIe host link carries {line_rate(host)}; "
                         "the NIC cannot run at line rate: use a faster PCIe generation or fewer/slower ports",
                     ))
             memo[key] = problems
@@ -240,28 +238,28 @@ def _link_problems(link: Link, pa: PortSpec, pb: PortSpec, catalog: Catalog,
     if link.cable and cable is None:
         problems.append((ERROR, "unknown-cable",
                          f"{unknown_id('cable', link.cable)}: analysis falls back to the port speeds and "
-                         f"{K.CABLE_LATENCY_S_PER_M / K.NS:g} ns/m and the bill of materials counts it at 0 W, $0; "
+                         f"{duration(K.CABLE_LATENCY_S_PER_M)}/m and the bill of materials counts it at 0 W, $0; "
                          "fix the cable id or add the cable to the user catalog"))
     rate = line_rate_gbps(pa.speed_gbps, pb.speed_gbps, cable)
     zero = is_zero_capacity(rate)
     if zero:
-        slow = [f"{end} runs at {p.speed_gbps:g} Gb/s" for end, p in ((link.a, pa), (link.b, pb))
+        slow = [f"{end} runs at {line_rate(p.speed_gbps)}" for end, p in ((link.a, pa), (link.b, pb))
                 if is_zero_capacity(p.speed_gbps)]
         if cable is not None and is_zero_capacity(cable.rate_gbps):
-            slow.append(f"cable {cable.id} carries {cable.rate_gbps:g} Gb/s")
+            slow.append(f"cable {cable.id} carries {line_rate(cable.rate_gbps)}")
         problems.append((ERROR, "zero-capacity",
-                         f"{ZERO_CAPACITY}: {' and '.join(slow)}, under the {K.MIN_LINK_GBPS * 1e3:g} Mb/s the "
+                         f"{ZERO_CAPACITY}: {' and '.join(slow)}, under the {line_rate(K.MIN_LINK_GBPS)} the "
                          "analysis needs, so it leaves the link out; give its ports and cable a real rate"))
     if abs(pa.speed_gbps - pb.speed_gbps) > 1e-9:
         problems.append((WARNING, "speed-mismatch",
-                         f"{link.a} runs at {pa.speed_gbps:g} Gb/s but {link.b} at {pb.speed_gbps:g} Gb/s; "
-                         f"the link will run at {min(pa.speed_gbps, pb.speed_gbps):g} Gb/s: match the port speeds"))
+                         f"{link.a} runs at {line_rate(pa.speed_gbps)} but {link.b} at {line_rate(pb.speed_gbps)}; "
+                         f"the link will run at {line_rate(min(pa.speed_gbps, pb.speed_gbps))}: match the port speeds"))
     port_rate = min(pa.speed_gbps, pb.speed_gbps)
     if cable is not None and board is None:
         if cable.rate_gbps < port_rate - 1e-9 and not zero:
             problems.append((WARNING, "cable-rate",
-                             f"cable {cable.id} carries {cable.rate_gbps:g} Gb/s, slower than its "
-                             f"{port_rate:g} Gb/s ports; choose a {port_rate:g}G cable"))
+                             f"cable {cable.id} carries {line_rate(cable.rate_gbps)}, slower than its "
+                             f"{line_rate(port_rate)} ports; choose a {port_rate:g}G cable"))
         if cable.medium != link.medium:
             problems.append((WARNING, "cable-medium",
                              f"medium is {link.medium} but cable {cable.id} is {cable.medium}; "
@@ -270,7 +268,7 @@ def _link_problems(link: Link, pa: PortSpec, pb: PortSpec, catalog: Catalog,
             module = f"names transceiver {cable.transceiver!r}, which is not in the catalog" if cable.transceiver \
                 else "names no transceiver"
             problems.append((WARNING, "no-transceiver",
-                             f"cable {cable.id} {module}: 2 optical link end(s) have no catalog transceiver, "
+                             f"cable {cable.id} {module}: 2 optical link ends have no catalog transceiver, "
                              "and the bill of materials does not count them; give the cable a catalog transceiver"))
     reach: float | None = None
     what = ""
@@ -389,18 +387,19 @@ def _gpu_islands(design: Design, ids: list[str], kinds: list[str], labels: np.nd
     cut_gpus = sorted(ids[g] for r in cut for g in islands[r])
     total = len(gpus)
     if not unique and largest == 1:
-        what = f"{total:,} GPUs are in {total:,} separate islands; none can reach another over working links"
+        what = (f"{count(total, 'GPU')} are in {count(total, 'separate island')}; none can reach another over "
+                "working links")
     elif not unique:
         shown_sizes = ", ".join(f"{s:,}" for s in sizes[:6]) + (", ..." if len(sizes) > 6 else "")
-        what = (f"{total:,} GPUs are split into {len(islands):,} islands ({shown_sizes} GPUs) that cannot reach "
-                "each other over working links")
+        what = (f"{count(total, 'GPU')} are split into {count(len(islands), 'island')} ({shown_sizes} GPUs) that "
+                "cannot reach each other over working links")
     else:
         n_cut = len(cut_gpus)
         has = "has" if n_cut == 1 else "have"
-        where = "" if len(cut) == 1 else f" in {len(cut):,} islands"
-        what = (f"{_plural(n_cut, 'GPU')}{where} {has} no path to the other {largest:,} GPUs over working links"
+        where = "" if len(cut) == 1 else f" in {count(len(cut), 'island')}"
+        what = (f"{count(n_cut, 'GPU')}{where} {has} no path to the other {count(largest, 'GPU')} over working links"
                 if len(islands) == 2 else
-                f"{_plural(n_cut, 'GPU')}{where} {has} no path to the largest island of {largest:,} GPUs over "
+                f"{count(n_cut, 'GPU')}{where} {has} no path to the largest island of {count(largest, 'GPU')} over "
                 "working links")
     advice = _join_advice(design, ids, kinds, labels, islands, main, cut)
     return Finding(ERROR, "gpu-unreachable", f"{what} ({_ids(cut_gpus, 6)}); {advice}", tuple(cut_gpus))

@@ -20,6 +20,7 @@ from typing import Any
 from designer.model import Design, DesignError, Device, Group, Link, PortGroup
 from designer.model.bulk import gc_paused
 from designer.model.catalog import Cable, Catalog, Component, default_catalog
+from designer.model.units import line_rate
 
 
 class GeneratorError(DesignError):
@@ -595,7 +596,7 @@ class Builder:
             cab = self.forced_cable
             if cab.rate_gbps < rate_gbps - 1e-9:
                 raise self.error(
-                    f"cable {cab.id} carries {cab.rate_gbps:g} Gb/s but the ports run at {rate_gbps:g} Gb/s")
+                    f"cable {cab.id} carries {line_rate(cab.rate_gbps)} but the ports run at {line_rate(rate_gbps)}")
             if cab.reach_m < length_m - 1e-9:
                 raise self.error(f"cable {cab.id} reaches {cab.reach_m:g} m but a link needs {length_m:g} m")
             cands = (cab,)

@@ -30,6 +30,7 @@ from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, SWITCHES_PER_
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog
+from designer.model.units import count
 
 KIND = "dragonfly"
 
@@ -124,7 +125,7 @@ def _build_dragonfly(
     return b.design(
         f"dragonfly {gpus:,} GPUs",
         f"dragonfly p={p} a={a} h={h} g={groups}: {groups * a} {router_c.id} routers, {gpus} terminals, "
-        f"{per_pair} global link(s) per group pair",
+        f"{count(per_pair, 'global link')} per group pair",
         p=p, a=a, h=h, groups=groups,
     )
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from designer.generators.base import DX, NODE_DY, Builder, GeneratorSpec, Param, cabling_params
 from designer.generators.direct import accelerator, direct_params
-from designer.model import Design
+from designer.model import Design, units
 from designer.model.catalog import Catalog
 
 KIND = "hypercube"
@@ -53,7 +53,8 @@ def _build_hypercube(
                 b.port_link(f"{dev.id}--{devs[j].id}", dev, f"h{d + 1}", devs[j], f"h{d + 1}")
     return b.design(
         f"hypercube n={n}",
-        f"binary {n}-cube: {count} accelerators ({gpu}-class), {n} links of {link_speed_gbps:g} Gb/s each",
+        f"binary {n}-cube: {count} accelerators ({gpu}-class), {units.count(n, 'link')} of "
+        f"{units.line_rate(link_speed_gbps)} each",
         n=n,
     )
 

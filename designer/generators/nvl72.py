@@ -28,6 +28,7 @@ from designer.generators.base import (
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
 from designer.model import Design
 from designer.model.catalog import Catalog
+from designer.model.units import count
 
 KIND = "nvl72"
 TRAY_BASE_M = 0.2
@@ -127,7 +128,7 @@ def _build_nvl72(
         connect_all(b, leaves, spine_devs, per_pair)
     return b.design(
         f"NVL{gpus} x {racks}",
-        f"{racks} rack-scale NVLink domain(s) of {trays} trays x {gpus_per_tray} {gpu} GPUs on {fab_c.id}"
+        f"{count(racks, 'rack-scale NVLink domain')} of {trays} trays x {gpus_per_tray} {gpu} GPUs on {fab_c.id}"
         + (f", rail scale-out on {switch} leaves and spines" if scaleout else ", no scale-out network"),
         racks=racks, gpus=gpus * racks,
     )

@@ -42,7 +42,7 @@ from designer.generators.base import (
 )
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
 from designer.generators.server import add_node, node_height_m, node_kit
-from designer.model import Design, Device, PortGroup
+from designer.model import Design, Device, PortGroup, units
 from designer.model.catalog import Catalog
 
 KIND = "rail-optimized"
@@ -123,7 +123,7 @@ def _build_rail_optimized(
         spine_down = spine_ports // 2
         pod_sus = sus_per_pod or spine_down // rails
         if pod_sus < 1 or pod_sus * rails > spine_down:
-            raise b.error(f"a pod of {max(pod_sus, 1)} SU(s) has {max(pod_sus, 1) * rails} leaves but a "
+            raise b.error(f"a pod of {units.count(max(pod_sus, 1), 'SU')} has {max(pod_sus, 1) * rails} leaves but a "
                           f"{spine_ports}-port {spine_c.id} spine has {spine_down} ports down")
         pod_sus = min(pod_sus, sus)
         pods = -(-sus // pod_sus)
@@ -243,7 +243,8 @@ def _build_rail_optimized(
     ratio = nodes_per_su / uplinks
     return b.design(
         f"rail-optimized {gpus_total:,} GPUs",
-        f"Rail-optimized {n_tiers}-tier fabric: {sus} SU(s) of {nodes_per_su} x {gpus_per_node}-GPU {gpu} nodes"
+        f"Rail-optimized {n_tiers}-tier fabric: {units.count(sus, 'SU')} of {nodes_per_su} x {gpus_per_node}-GPU "
+        f"{gpu} nodes"
         + (" (one slot used by UFM)" if ufm else "")
         + f", {leaves} leaf + {spines_total} spine" + (f" + {cores} core" if cores else "")
         + f" {leaf_c.id} switches, {ratio:g}:1 at the leaves",

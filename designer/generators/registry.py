@@ -18,6 +18,7 @@ from designer.generators import (
 from designer.generators.base import GeneratorError, GeneratorSpec
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
+from designer.model.units import line_rate
 
 GENERATORS: dict[str, GeneratorSpec] = {
     spec.kind: spec
@@ -53,7 +54,7 @@ def details(spec: GeneratorSpec, catalog: Catalog | None = None) -> str:
     cabled = "cable" in names
     floor = "cables are chosen by reach from a floor plan of racks in rows (see --racks-per-row)"
     if "link_speed_gbps" in names:
-        return (f"Accelerators link directly, with no switches, at {d['link_speed_gbps']:g} Gb/s by default "
+        return (f"Accelerators link directly, with no switches, at {line_rate(d['link_speed_gbps'])} by default "
                 f"({spec.param('link_speed_gbps').cli_flag}); " + floor + ".")
     parts = []
     if d.get("nic"):
@@ -73,7 +74,7 @@ def details(spec: GeneratorSpec, catalog: Catalog | None = None) -> str:
     if not speeds:
         return floor[0].upper() + floor[1:] + "."
     models = ", ".join(f"{m} {what}" for m, what, _ in parts)
-    return (f"Network links run at {min(speeds):g} Gb/s with the defaults ({models}), the speed of the "
+    return (f"Network links run at {line_rate(min(speeds))} with the defaults ({models}), the speed of the "
             f"slower port; {floor}.")
 
 

@@ -24,6 +24,7 @@ from designer.generators.base import (
 from designer.generators.direct import accelerator, direct_params
 from designer.model import Design
 from designer.model.catalog import Catalog
+from designer.model.units import line_rate
 
 KIND = "torus"
 MAX_NODES = 262144
@@ -106,7 +107,7 @@ def _build_torus(
     return b.design(
         f"{'torus' if wrap else 'mesh'} {shape}",
         f"{n}-D {'torus' if wrap else 'mesh'} {shape}: {n_nodes} accelerators ({gpu}-class), "
-        f"{link_speed_gbps:g} Gb/s direct links, racks of {dims_text(block)}",
+        f"{line_rate(link_speed_gbps)} direct links, racks of {dims_text(block)}",
         dims=list(dims), wrap=wrap,
     )
 

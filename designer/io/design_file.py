@@ -37,6 +37,7 @@ from designer.model import (
     PortGroup,
 )
 from designer.model.bulk import gc_paused
+from designer.model.units import size
 
 FORMAT = "topo-designer-design"
 VERSION = 1
@@ -277,10 +278,6 @@ def design_from_text(text: str, source: str = "<design>") -> Design:
         return design_from_data(parse_json(text, source), source)
 
 
-def _size_text(n: int) -> str:
-    return f"{n // 2**20:,} MiB" if n >= 2**20 and n % 2**20 == 0 else f"{n:,}-byte"
-
-
 def read_bounded(stream: BinaryIO, source: str, limit: int | None = None) -> bytes:
     """Read ``stream`` to its end, refusing to hold more than ``limit`` bytes.
 
@@ -301,7 +298,7 @@ def read_bounded(stream: BinaryIO, source: str, limit: int | None = None) -> byt
         chunks.append(chunk)
         total += len(chunk)
         if total > limit:
-            raise DesignFileError(f"{source}: larger than the {_size_text(limit)} limit for a design file")
+            raise DesignFileError(f"{source}: larger than the {size(limit)} limit for a design file")
     data = b"".join(chunks)
     chunks.clear()
     return data

@@ -38,6 +38,7 @@ from designer.model.errors import (
     UnknownIdError,
 )
 from designer.model.events import Signal
+from designer.model.units import count
 
 DEVICE_FIELDS = ("name", "model", "tier", "kind", "ports")
 LINK_FIELDS = ("medium", "length_m", "cable", "failed")
@@ -329,7 +330,7 @@ class Design:
         dev = self.device(device_id)
         if self._device_links.get(device_id):
             n = len(self._device_links[device_id])
-            raise ModelError(f"device {device_id!r} still has {n} link(s): remove them first")
+            raise ModelError(f"device {device_id!r} still has {count(n, 'link')}: remove them first")
         _, index = self._devices.remove(device_id)
         del self._device_links[device_id]
         if dev.group is not None:

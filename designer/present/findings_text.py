@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from designer.analysis.rules import Finding
 from designer.model import Design
-from designer.present.units import count
+from designer.model.units import count
 
 
 def findings_lines(design: Design, findings: Sequence[Finding], source: str) -> list[str]:

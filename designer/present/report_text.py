@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from designer.analysis.collectives import CollectiveRow, bus_factor
 from designer.analysis.report import Report
-from designer.present.units import count, duration, percent, rate, size
+from designer.model.units import count, duration, percent, rate, size
 
 #: The nccl-tests busbw factor of each collective, as text.
 BUS_FACTOR_TEXT = {"allreduce": "2(p-1)/p", "reducescatter": "(p-1)/p", "allgather": "(p-1)/p",

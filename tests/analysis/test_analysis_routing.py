@@ -221,7 +221,7 @@ def test_gpus_linked_to_several_nvlink_switches_are_named_in_a_note():
              links=[Link(f"g{i}-v{h}", f"g{i}", f"nvl{h}", f"v{h}", f"nvl{i}", "nvlink")
                     for i in (1, 2) for h in (1, 2)])
     notes = analyze(d, sizes=[1 << 20]).notes
-    assert any("2 GPU(s) are linked to several NVLink switches" in n for n in notes)
+    assert any("2 GPUs are linked to several NVLink switches" in n for n in notes)
     assert not any("NVLink switches" in n for n in analyze(GENERATORS["server"].build(), sizes=[8]).notes)
 
 

@@ -64,7 +64,7 @@ def test_bom_counts_a_twin_module_per_cage_not_per_two_optical_ends():
     # Optics on p1 and p3 sit in two cages (each beside copper): two twin modules per switch, not one.
     bom = bill_of_materials(_pair(TWIN, [OPTIC, COPPER, OPTIC, COPPER]))
     assert bom.quantity("transceiver", item="mma4z00-ns") == 4
-    assert any("4 twin-port cage(s) mix media" in n and "leaf1 cage 1" in n for n in bom.notes)
+    assert any("4 twin-port cages mix media" in n and "leaf1 cage 1" in n for n in bom.notes)
 
 
 def test_bom_counts_each_module_of_a_cage_that_mixes_modules():

@@ -105,7 +105,7 @@ def test_a_zero_rate_cable_in_a_user_catalog_is_a_zero_capacity_error():
         assert "cable-rate" not in f  # one finding, not two
         cap = build_capacity_graph(d, cat)
         assert ("net3", "zero capacity") in cap.excluded
-        assert any("1 zero-capacity link(s)" in n for n in cap.notes)
+        assert any("1 zero-capacity link " in n for n in cap.notes)
     finally:
         del cat.cables["dead-dac"]
 
@@ -134,7 +134,7 @@ def test_lengths_and_speeds_a_file_cannot_hold_are_errors_in_memory():
     d = clean()
     d.set_device_field("leaf1", "ports", (PortGroup("p", 8, 2e5),))
     d.set_device_field("leaf1", "model", "")
-    assert "100000 Gb/s" in found(d)["out-of-range"].message
+    assert "200 Tb/s, outside 1 Mb/s .. 100 Tb/s" in found(d)["out-of-range"].message
 
 
 def test_an_optical_cable_without_a_catalog_transceiver_is_a_warning():
@@ -146,7 +146,7 @@ def test_an_optical_cable_without_a_catalog_transceiver_is_a_warning():
         d.set_link_field("net1", "cable", "bare-fibre")
         f = found(d, cat)["no-transceiver"]
         assert f.severity == "warning" and f.links == ("net1",)
-        assert any("optical link end(s) have no catalog transceiver" in n for n in notes(d, cat)[1])
+        assert any("2 optical link ends have no catalog transceiver" in n for n in notes(d, cat)[1])
     finally:
         del cat.cables["bare-fibre"]
 

@@ -6,8 +6,7 @@ from designer.analysis.capacity import build_capacity_graph
 from designer.gui import style
 from designer.gui.canvas.describe import describe_item
 from designer.gui.document import commands as cmd
-from designer.model import Design, Device, Link, PortGroup
-from designer.present import units
+from designer.model import Design, Device, Link, PortGroup, units
 
 
 def _cable(catalog, rate: float):

@@ -1,5 +1,5 @@
 """A quantity reads the same everywhere: the analyze summary, the analysis dock, the inspector,
-the canvas tooltip and the palette all format through designer.present.units."""
+the canvas tooltip and the palette all format through designer.model.units."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from designer.gui.canvas.describe import describe_item
 from designer.gui.canvas.linking import link_rate_gbps
 from designer.gui.panels.analysis_dock import DEFAULT_SIZE
 from designer.io import load_design
-from designer.present import units
+from designer.model import units
 from designer.present.report_text import summary_lines
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_designs" / "hgx-h100-server.json"

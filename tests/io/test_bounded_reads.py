@@ -38,7 +38,7 @@ def test_a_stream_longer_than_the_limit_is_refused_after_reading_just_past_it():
             return len(b)
 
     stream = Endless()
-    with pytest.raises(DesignFileError, match=r"<pipe>: larger than the 1,000-byte limit"):
+    with pytest.raises(DesignFileError, match=r"<pipe>: larger than the 1,000 B limit"):
         read_bounded(stream, "<pipe>", limit=1000)
     assert stream.served <= 1001
 
@@ -61,7 +61,7 @@ def test_a_named_pipe_is_read_through_the_same_limit(tmp_path, monkeypatch):
     t = threading.Thread(target=writer)
     t.start()
     try:
-        with pytest.raises(DesignFileError, match="larger than the 65,536-byte limit"):
+        with pytest.raises(DesignFileError, match="larger than the 64 KiB limit"):
             load_design(fifo)
     finally:
         t.join(timeout=10)

@@ -131,7 +131,7 @@ def test_oversized_file_is_refused_before_reading(tmp_path, monkeypatch):
     monkeypatch.setattr(df, "MAX_FILE_BYTES", 1000)
     path = tmp_path / "big.json"
     path.write_text(" " * 2000)
-    with pytest.raises(DesignFileError, match="larger than the 1,000-byte limit"):
+    with pytest.raises(DesignFileError, match="larger than the 1,000 B limit"):
         load_design(path)
 
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
 from designer.gui.canvas.linking import link_rate_gbps
 from designer.gui.style import MEDIUM_STYLES
-from designer.present import units
+from designer.model import units
 
 if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene

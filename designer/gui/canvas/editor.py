@@ -21,9 +21,8 @@ from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
 from designer.gui.document import fragments
 from designer.gui.document.document import Document
-from designer.model import Design, DesignError, Group
+from designer.model import Design, DesignError, Group, units
 from designer.model.catalog import Catalog
-from designer.present import units
 
 MIME_COMPONENT = "application/x-topo-designer-component"
 MIME_SERVER = "application/x-topo-designer-server"

@@ -31,9 +31,8 @@ from PySide6.QtWidgets import (
 
 from designer.analysis import Report
 from designer.gui.document.document import Document
-from designer.model import Design, DesignError
+from designer.model import Design, DesignError, units
 from designer.model.snapshot import DesignSnapshot
-from designer.present import units
 from designer.present.report_text import summary_lines
 
 SIZES = [2**10, 2**16, 2**20, 2**24, 2**26, 2**28, 2**30, 2**32]

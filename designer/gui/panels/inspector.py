@@ -40,9 +40,8 @@ from designer.gui.panels.inspector_widgets import (
     value_label,
 )
 from designer.gui.style import MEDIUM_STYLES
-from designer.model import GROUP_KINDS, MEDIA, Design, DesignError
+from designer.model import GROUP_KINDS, MEDIA, Design, DesignError, units
 from designer.model.catalog import port_rate_gbps
-from designer.present import units
 
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
 

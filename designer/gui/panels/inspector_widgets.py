@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
-from designer.present import units
+from designer.model import units
 
 
 class Pages(QWidget):

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayo
 
 from designer.gui.canvas.editor import MIME_CABLE, MIME_COMPONENT, MIME_SERVER
 from designer.gui.style import KIND_STYLES, MEDIUM_STYLES
+from designer.model import units
 from designer.model.catalog import Catalog
-from designer.present import units
 
 _ROLE = Qt.ItemDataRole.UserRole + 1  # (mime type, payload bytes)
 

@@ -32,9 +32,8 @@ from designer.gui.panels.inspector import Inspector
 from designer.gui.panels.legend import Legend
 from designer.gui.panels.overview import Overview
 from designer.gui.panels.palette import Palette
-from designer.model import Design, DesignError
+from designer.model import Design, DesignError, units
 from designer.model.catalog import Catalog
-from designer.present import units
 
 APP_NAME = "Topology Designer"
 MAX_RECENT = 10

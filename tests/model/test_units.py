@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from designer.present import units
+from designer.model import units
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """How quantities read, wherever they are shown: terminal summaries, the window's docks, inspector
-and palette, tables.
+and palette, tables, and the core's own texts (design-rule messages, analysis notes and formulas,
+generator descriptions). It lives in the model, and imports nothing of ours, so every layer can use it.
 
 The rule, the same for every quantity with a unit: **at most three significant figures**, in the
 largest unit that keeps the number at 1 or more, trailing zeros dropped; 1,000 or more of the
