@@ -5,13 +5,13 @@ lists its parameters (name, type, default, help, limits) so the GUI and the CLI 
 per-kind code. Impossible parameters raise :class:`GeneratorError` naming the limit.
 """
 
-from designer.generators.base import GeneratorError, GeneratorSpec, Param
 from designer.generators.clos3 import build_clos3
 from designer.generators.dragonfly import build_dragonfly
 from designer.generators.fat_tree import build_fat_tree
 from designer.generators.hypercube import build_hypercube
 from designer.generators.leaf_spine import build_leaf_spine
 from designer.generators.nvl72 import build_nvl72
+from designer.generators.params import GeneratorError, GeneratorSpec, Param
 from designer.generators.rail_optimized import build_rail_optimized
 from designer.generators.registry import GENERATORS, generate
 from designer.generators.server import build_server

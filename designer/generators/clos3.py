@@ -11,20 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.generators.base import (
-    DX,
-    TIER_DY,
-    Builder,
-    GeneratorSpec,
-    Param,
-    cabling_params,
-    node_params,
-    setting,
-    switch_ports,
-    upper_tier_size,
-    whole,
-)
+from designer.generators.base import DX, TIER_DY, Builder, switch_ports, upper_tier_size, whole
 from designer.generators.clos import connect_all, switch_row, tor_leaves
+from designer.generators.params import GeneratorSpec, Param, cabling_params, node_params, setting
 from designer.generators.server import node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog

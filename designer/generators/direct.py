@@ -8,7 +8,8 @@ these devices carry no catalog model: ``properties.based_on`` names the GPU mode
 
 from __future__ import annotations
 
-from designer.generators.base import Builder, Param
+from designer.generators.base import Builder
+from designer.generators.params import Param
 from designer.model import Device, PortGroup
 
 #: Accelerators per tray and height of the lowest tray / tray pitch in a rack, metres.

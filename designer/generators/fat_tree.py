@@ -11,19 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.generators.base import (
-    DX,
-    NODE_DY,
-    TIER_DY,
-    Builder,
-    GeneratorSpec,
-    Param,
-    cabling_params,
-    node_params,
-    setting,
-    switch_ports,
-)
+from designer.generators.base import DX, NODE_DY, TIER_DY, Builder, switch_ports
 from designer.generators.clos import TOR_HEIGHT_M, connect_all, switch_row
+from designer.generators.params import GeneratorSpec, Param, cabling_params, node_params, setting
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog

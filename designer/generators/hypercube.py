@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.generators.base import DX, NODE_DY, Builder, GeneratorSpec, Param, cabling_params
+from designer.generators.base import DX, NODE_DY, Builder
 from designer.generators.direct import accelerator, direct_params
+from designer.generators.params import GeneratorSpec, Param, cabling_params
 from designer.model import Design, units
 from designer.model.catalog import Catalog
 

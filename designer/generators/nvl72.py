@@ -12,20 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.generators.base import (
-    DX,
-    NODE_DY,
-    TIER_DY,
-    Builder,
-    GeneratorSpec,
-    Param,
-    cabling_params,
-    setting,
-    switch_ports,
-    upper_tier_size,
-    whole,
-)
+from designer.generators.base import DX, NODE_DY, TIER_DY, Builder, switch_ports, upper_tier_size, whole
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
+from designer.generators.params import GeneratorSpec, Param, cabling_params, setting
 from designer.model import Design
 from designer.model.catalog import Catalog
 from designer.model.units import count

@@ -30,17 +30,19 @@ from designer.generators.base import (
     NODE_DY,
     TIER_DY,
     Builder,
+    switch_ports,
+    upper_tier_size,
+    whole,
+)
+from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
+from designer.generators.params import (
     GeneratorError,
     GeneratorSpec,
     Param,
     cabling_params,
     node_params,
     setting,
-    switch_ports,
-    upper_tier_size,
-    whole,
 )
-from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design, Device, PortGroup, units
 from designer.model.catalog import Catalog

@@ -15,7 +15,7 @@ from designer.generators import (
     server,
     torus,
 )
-from designer.generators.base import GeneratorError, GeneratorSpec
+from designer.generators.params import GeneratorError, GeneratorSpec
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
 from designer.model.units import line_rate

@@ -11,15 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from designer.generators.base import (
-    DEFAULT_NVSWITCH,
-    DX,
-    Builder,
-    GeneratorSpec,
-    Param,
-    node_params,
-    setting,
-)
+from designer.generators.base import DEFAULT_NVSWITCH, DX, Builder
+from designer.generators.params import GeneratorSpec, Param, node_params, setting
 from designer.model import Design
 from designer.model.catalog import Catalog, Component
 

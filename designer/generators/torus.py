@@ -12,16 +12,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from designer.generators.base import (
-    DX,
-    NODE_DY,
-    Builder,
-    GeneratorSpec,
-    Param,
-    cabling_params,
-    dims_text,
-)
+from designer.generators.base import DX, NODE_DY, Builder
 from designer.generators.direct import accelerator, direct_params
+from designer.generators.params import GeneratorSpec, Param, cabling_params, dims_text
 from designer.model import Design
 from designer.model.catalog import Catalog
 from designer.model.units import line_rate

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from designer.generators import GENERATORS, GeneratorError, generate
-from designer.generators.base import cli_flag, setting
+from designer.generators.params import cli_flag, setting
 
 SOURCES = sorted((Path(__file__).resolve().parents[2] / "designer" / "generators").glob("*.py"))
 #: Python keyword advice such as ``nvswitch=<model>``, ``scaleout=true``, ``tiers=3`` (the radix ``k=6`` is notation).

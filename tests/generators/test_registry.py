@@ -6,7 +6,7 @@ import pytest
 from generator_checks import assert_sound
 
 from designer.generators import GENERATORS, GeneratorError, generate
-from designer.generators.base import PARAM_TYPES
+from designer.generators.params import PARAM_TYPES
 from designer.io import design_from_text, design_to_text
 from designer.model import DesignError
 
