@@ -282,8 +282,15 @@ def bisection_bounds(ctx: Context, members=None, *, budget: int = K.PAIR_WORK_BU
     (25.0, 25.0, True, 2)
     """
     ctx = require_context(ctx, "bisection_bounds")
-    fab = ctx.fabric
     members = members_of(ctx, members)
+    key = ("bisection", members.tobytes(), budget)
+    if key not in ctx.memo:
+        ctx.memo[key] = _bisection_bounds(ctx, members, budget)
+    return ctx.memo[key]
+
+
+def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisection:
+    fab = ctx.fabric
     N = len(members)
     notes: list[str] = []
     if N < 2:

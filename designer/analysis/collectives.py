@@ -120,7 +120,7 @@ class CollectiveResult:
 
 
 def collective_times(ctx: Context, collective: str = "allreduce", algorithms=None, sizes=None,
-                     members=None) -> CollectiveResult:
+                     members=None, prefer: str | None = None) -> CollectiveResult:
     """Time, algbw and busbw of ``collective`` for each algorithm and message size.
 
     Parameters
@@ -136,6 +136,12 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
         Message bytes (default 8 B .. 8 GiB in powers of two).
     members : optional
         GPU positions, GPU or group ids (default: every GPU).
+    prefer : str, optional
+        Select this algorithm at every size instead of the fastest (a fixed choice, as
+        ``NCCL_ALGO`` makes it); when it cannot run here, a note says so and the fastest is selected.
+
+    The embedded models (routes, loads per byte) are kept in ``ctx.memo``: another call with new
+    sizes or a new ``prefer`` re-uses them.
 
     Returns
     -------
@@ -181,6 +187,51 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
     if len(members) < 2:
         notes.append(f"{collective} needs at least 2 GPUs; the design has {len(members)} taking part")
         return CollectiveResult(collective, len(members), len(members), (), (), tuple(notes))
+    key = ("collective", collective, tuple(algos), explicit, members.tobytes())
+    if key not in ctx.memo:
+        ctx.memo[key] = _embed_models(ctx, collective, algos, explicit, members)
+    p, m, models, model_notes = ctx.memo[key]
+    notes.extend(model_notes)
+    if prefer is not None and prefer not in known:
+        raise AnalysisError(f"{collective} has no algorithm {prefer!r}: use one of {', '.join(known)}")
+    if not models:
+        return CollectiveResult(collective, p, m, (), (), tuple(notes))
+    bf = bus_factor(collective, p)
+    sizes_f = sizes_arr.astype(float)
+    table = []
+    for mdl in models:
+        t, which = mdl.times(sizes_f)
+        table.append((mdl, t, which))
+    all_t = np.stack([t for _, t, _ in table])
+    candidates = np.array([explicit or mdl.algorithm not in NOT_DEFAULT for mdl in models])
+    if not candidates.any():
+        candidates[:] = True
+    if prefer is not None:
+        if any(mdl.algorithm == prefer for mdl in models):
+            candidates = np.array([mdl.algorithm == prefer for mdl in models])
+        else:
+            notes.append(f"{prefer}: cannot run on this design; the fastest algorithm is selected instead")
+    skipped = () if prefer is not None else tuple(
+        mdl.algorithm for mdl, ok in zip(models, candidates, strict=True) if not ok)
+    best = np.argmin(np.where(candidates[:, None], all_t, np.inf), axis=0)
+    rows = []
+    link_ids = ctx.cap.link_ids
+    for j, size in enumerate(sizes_arr):
+        for i, (mdl, t, which) in enumerate(table):
+            tj = float(t[j])
+            algbw = float(size) / tj if tj > 0 else 0.0
+            arc = mdl.bottleneck_arc
+            rows.append(CollectiveRow(
+                collective, mdl.algorithm, K.PROTOCOLS[int(which[j])], int(size), tj, algbw, algbw * bf,
+                bool(best[j] == i), link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and link_ids else "",
+            ))
+    return CollectiveResult(collective, p, m, tuple(rows), tuple(models), tuple(notes), skipped)
+
+
+def _embed_models(ctx: Context, collective: str, algos: list[str], explicit: bool, members: np.ndarray
+                  ) -> tuple[int, int, tuple[AlgorithmModel, ...], tuple[str, ...]]:
+    """Embed and route each algorithm: (ranks, servers, models, notes)."""
+    notes: list[str] = []
     E = Embedder(ctx, members)
     models: list[AlgorithmModel] = []
     for algo in algos:
@@ -200,32 +251,7 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
                 models.append(hier_model(E, algo))
         except Unroutable as e:
             notes.append(f"{algo}: cannot run: {e} (disconnected GPUs)")
-    if not models:
-        return CollectiveResult(collective, E.p, E.m, (), (), tuple(notes))
-    bf = bus_factor(collective, E.p)
-    sizes_f = sizes_arr.astype(float)
-    table = []
-    for mdl in models:
-        t, which = mdl.times(sizes_f)
-        table.append((mdl, t, which))
-    all_t = np.stack([t for _, t, _ in table])
-    candidates = np.array([explicit or mdl.algorithm not in NOT_DEFAULT for mdl in models])
-    if not candidates.any():
-        candidates[:] = True
-    skipped = tuple(mdl.algorithm for mdl, ok in zip(models, candidates, strict=True) if not ok)
-    best = np.argmin(np.where(candidates[:, None], all_t, np.inf), axis=0)
-    rows = []
-    link_ids = ctx.cap.link_ids
-    for j, size in enumerate(sizes_arr):
-        for i, (mdl, t, which) in enumerate(table):
-            tj = float(t[j])
-            algbw = float(size) / tj if tj > 0 else 0.0
-            arc = mdl.bottleneck_arc
-            rows.append(CollectiveRow(
-                collective, mdl.algorithm, K.PROTOCOLS[int(which[j])], int(size), tj, algbw, algbw * bf,
-                bool(best[j] == i), link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and link_ids else "",
-            ))
-    return CollectiveResult(collective, E.p, E.m, tuple(rows), tuple(models), tuple(notes), skipped)
+    return E.p, E.m, tuple(models), tuple(notes)
 
 
 class FairStatus(Enum):
@@ -263,7 +289,20 @@ class FairRates:
 
 
 def fair_rates(ctx: Context, model: AlgorithmModel, budget: int = K.FAIR_WORK_BUDGET) -> FairRates:
-    """Max-min fair rates of the flows of ``model``'s slowest phase (see :class:`FairRates`)."""
+    """Max-min fair rates of the flows of ``model``'s slowest phase (see :class:`FairRates`).
+
+    Kept in ``ctx.memo`` for models that are (models from :func:`collective_times` are).
+    """
+    key = ("fair", id(model), budget)
+    hit = ctx.memo.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    out = _fair_rates(ctx, model, budget)
+    ctx.memo[key] = (model, out)
+    return out
+
+
+def _fair_rates(ctx: Context, model: AlgorithmModel, budget: int) -> FairRates:
     ph = max(model.phases, key=lambda x: x.seconds_per_byte)
     src, dst, w = ph.flows
     if not len(src) or (src == dst).all():

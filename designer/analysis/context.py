@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,6 +25,10 @@ class Context:
     gpu_ids: tuple[str, ...]
     su: np.ndarray
     rail: np.ndarray
+    #: Results that depend only on this context and their arguments (collective models, bisection
+    #: bounds, fair rates), kept so that a new message size or algorithm choice re-uses the routes.
+    #: A Context is not shared between threads while in use.
+    memo: dict = field(default_factory=dict, repr=False)
 
     @property
     def n_gpus(self) -> int:

@@ -8,23 +8,26 @@ fraction of the collective's time the link is busy in its busier direction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
+from designer.analysis import constants as K
 from designer.analysis.bisection import Bisection, bisection_bounds
 from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH, PROTOCOL_NAMES
 from designer.analysis.collectives import (
     AlgorithmModel,
     CollectiveRow,
     FairStatus,
+    bus_factor,
     collective_times,
     fair_rates,
 )
 from designer.analysis.context import Context, build_context
 from designer.analysis.load import ranked_links
+from designer.analysis.tiers import TIERS, link_tiers
 from designer.model import Design
 from designer.model.catalog import Catalog
 
@@ -80,6 +83,8 @@ class LinkTable:
     src: tuple[str, ...] = ()
     dst: tuple[str, ...] = ()
     protocol: tuple[str, ...] = ()
+    #: Per link, its index in :data:`designer.analysis.tiers.TIERS` (NVLink, access, leaf-spine...).
+    tier: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -124,6 +129,12 @@ class Report:
     notes: tuple[str, ...]
     #: Algorithms shown in the table but left out of the selection (SHARP unless asked for).
     not_selectable: tuple[str, ...] = ()
+    #: The message size (bytes) that ``links`` and ``bottlenecks`` describe (the largest by default).
+    link_use_bytes: int = 0
+    #: The busbw the selected algorithm would reach with its bottleneck link at line rate and no
+    #: latency (bytes/s): the ceiling of the busbw curve, and the link that sets it.
+    ceiling_busbw_bytes_per_s: float = 0.0
+    ceiling_link: str = ""
 
     def selected(self) -> list[CollectiveRow]:
         return [r for r in self.collectives if r.selected]
@@ -153,7 +164,9 @@ def _direction(ctx: Context, arc: int) -> str:
 
 def analyze(design: Design, catalog: Catalog | None = None, *, collective: str = "allreduce",
             algorithms: str | Iterable[str] | None = None, sizes: Iterable[int] | None = None,
-            gpus: str | Iterable[str] | None = None, top: int = 10) -> Report:
+            gpus: str | Iterable[str] | None = None, top: int = 10, at_bytes: int | None = None,
+            prefer: str | None = None, context: Context | None = None,
+            progress: Callable[[str, int, int], None] | None = None) -> Report:
     """Analyze ``design``: bisection bounds, ``collective`` times, link utilisation, bottlenecks.
 
     Parameters
@@ -173,6 +186,16 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         The GPUs taking part: ``"all"`` (default), a group id, or GPU ids.
     top : int
         How many bottleneck links to rank.
+    at_bytes : int, optional
+        The message size whose link utilisation and bottlenecks are reported (added to
+        ``sizes`` if missing; default: the largest size).
+    prefer : str, optional
+        Select this algorithm instead of the fastest (see :func:`collective_times`).
+    context : Context, optional
+        The analysis context of ``design`` built earlier (:func:`build_context`): its routes and
+        memoised models are re-used, so only what the new arguments change is computed.
+    progress : callable, optional
+        Called as ``progress(stage, done, total)`` before each stage; it may raise to cancel.
 
     Returns
     -------
@@ -192,7 +215,16 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     >>> rep.design.gpus, rep.bisection.exact, [r.algorithm for r in rep.selected()]
     (8, True, ['nvls'])
     """
-    ctx = build_context(design, catalog)
+    def step(stage: str, done: int) -> None:
+        if progress is not None:
+            progress(stage, done, 4)
+
+    if context is not None and context.design is not design:
+        raise ValueError("analyze: context was built for another design")
+    if at_bytes is not None:
+        sizes = sorted({int(x) for x in (K.DEFAULT_SIZES_BYTES if sizes is None else sizes)} | {int(at_bytes)})
+    step("routes", 0)
+    ctx = context if context is not None else build_context(design, catalog)
     members = ctx.gpu_positions(gpus)
     notes = list(ctx.cap.notes) + list(ctx.fabric.notes)
     if ctx.n_gpus == 0:
@@ -204,9 +236,11 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         notes.append(f"{count:,} GPU{' has' if count == 1 else 's have'} no network path (no NIC link): "
                      f"{', '.join(ids)}"
                      f"{'...' if no_net.sum() > 3 else ''}")
+    step("bisection", 1)
     bis = bisection_bounds(ctx, members)
     notes.extend(bis.notes)
-    res = collective_times(ctx, collective, algorithms, sizes, members)
+    step("collectives", 2)
+    res = collective_times(ctx, collective, algorithms, sizes, members, prefer=prefer)
     notes.extend(res.notes)
     algos = tuple(
         AlgorithmSummary(mdl.algorithm, mdl.seconds_per_byte,
@@ -214,12 +248,16 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
                          dict(mdl.latency_s), mdl.formula, dict(mdl.bw_factor))
         for mdl in res.models
     )
+    step("link use", 3)
     links = LinkTable()
     bottlenecks: tuple[Bottleneck, ...] = ()
+    use_bytes = 0
+    ceiling, ceiling_link = 0.0, ""
     if res.rows:
-        largest = max(r.message_bytes for r in res.rows)
-        sel = next(r for r in res.rows if r.selected and r.message_bytes == largest)
+        use_bytes = int(at_bytes) if at_bytes is not None else max(r.message_bytes for r in res.rows)
+        sel = next(r for r in res.rows if r.selected and r.message_bytes == use_bytes)
         mdl = next(x for x in res.models if x.algorithm == sel.algorithm)
+        ceiling, ceiling_link = _ceiling(ctx, mdl, res.ranks)
         links, bottlenecks, detailed = _link_use(ctx, mdl, sel, top)
         if not detailed and bottlenecks:
             notes.append("per-flow detail of the bottlenecks (flows, max-min fair rates) skipped: too many flows "
@@ -237,7 +275,23 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         bottlenecks=bottlenecks,
         notes=tuple(dict.fromkeys(notes)),
         not_selectable=res.not_selectable,
+        link_use_bytes=use_bytes,
+        ceiling_busbw_bytes_per_s=ceiling,
+        ceiling_link=ceiling_link,
     )
+
+
+def _ceiling(ctx: Context, mdl: AlgorithmModel, ranks: int) -> tuple[float, str]:
+    """busbw of ``mdl`` with its bottleneck arc at line rate (not the protocol's efficiency), no latency."""
+    arc = mdl.bottleneck_arc
+    spb = mdl.seconds_per_byte
+    if arc < 0 or spb <= 0:
+        return 0.0, ""
+    cap = ctx.cap
+    link = int(cap.arc_link(arc))
+    eff, line = float(cap.effective_bytes_per_s[link]), float(cap.line_bytes_per_s[link])
+    spb_line = spb * eff / line if line > 0 else spb
+    return bus_factor(mdl.collective, ranks) / spb_line, cap.link_ids[link]
 
 
 def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
@@ -264,6 +318,7 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
         src=tuple(names[cap.arc_src[arc_of_link]].tolist()),
         dst=tuple(names[cap.arc_dst[arc_of_link]].tolist()),
         protocol=tuple(np.array(PROTOCOL_NAMES, dtype=object)[cap.protocol].tolist()),
+        tier=link_tiers(ctx.design, cap),
     )
     fair = fair_rates(ctx, mdl)
     out = []
@@ -288,4 +343,4 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
     return links, tuple(out), fair.status is not FairStatus.TOO_LARGE
 
 
-__all__ = ["AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkTable", "LinkUse", "Report", "analyze"]
+__all__ = ["TIERS", "AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkTable", "LinkUse", "Report", "analyze"]
