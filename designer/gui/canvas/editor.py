@@ -6,11 +6,13 @@ the commands; commands themselves only know the model.
 
 from __future__ import annotations
 
+import heapq
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QObject, QPointF, Signal
+from PySide6.QtCore import QMimeData, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 
@@ -21,7 +23,8 @@ from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
 from designer.gui.document import fragments
 from designer.gui.document.document import Document
-from designer.model import Design, DesignError, Group, units
+from designer.gui.style import GRID, GROUP_HEADER, GROUP_PADDING, device_size
+from designer.model import Design, DesignError, Device, Group, units
 from designer.model.catalog import Catalog
 
 MIME_COMPONENT = "application/x-topo-designer-component"
@@ -30,6 +33,27 @@ MIME_CABLE = "application/x-topo-designer-cable"
 DESIGN_SUFFIXES = (".json", ".topo", ".topo.json")
 
 _ID_BASE = {"gpu": "gpu", "nic": "nic", "nvswitch": "nvsw", "switch": "switch", "storage": "storage"}
+#: Clear space kept between something placed and what is already drawn (scene units).
+PLACE_GAP = GRID
+#: Positions tried before giving up on the neighbourhood and placing right of everything.
+_PLACE_TRIES = 400
+_OBSTACLES = (DEVICE_TYPE, BOX_TYPE, FRAME_TYPE)
+
+
+def footprint(devices: Iterable[Device], group_depth: int = 0) -> QRectF:
+    """The area devices take on the canvas (boxes around their centres), with the frames of
+    ``group_depth`` nested groups around them."""
+    area = QRectF()
+    for dev in devices:
+        w, h = device_size(dev.kind, dev.port_count)
+        area = area.united(QRectF(dev.x - w / 2, dev.y - h / 2, w, h))
+    pad = GROUP_PADDING * group_depth
+    return area.adjusted(-pad, -pad - GROUP_HEADER * group_depth, pad, pad)
+
+
+def _grid_out(shift: float) -> float:
+    """``shift`` rounded away from zero to the snap grid (so a move clears what it must)."""
+    return math.copysign(math.ceil(abs(shift) / GRID - 1e-9) * GRID, shift)
 
 
 def generator_registry() -> dict[str, Any]:
@@ -83,6 +107,9 @@ class Editor(QObject):
         dev_id = self.design.unique_id(f"{_ID_BASE.get(comp.kind, comp.kind)}-1")
         tier = "leaf" if comp.kind == "switch" else ""
         device = comp.make_device(dev_id, x=snap(pos.x()), y=snap(pos.y()), tier=tier)
+        dx, dy = self.free_offset(footprint([device]))
+        if dx or dy:
+            device = comp.make_device(dev_id, x=device.x + dx, y=device.y + dy, tier=tier)
         command = cmd.AddDeviceCommand(self.design, device)
         command.setText(f"Place {comp.name.split(' (')[0]}")
         if self._push(command):
@@ -102,13 +129,15 @@ class Editor(QObject):
         except DesignError as e:
             self.status(str(e))
             return []
-        return self.insert_design(design, f"Place {design.name}", centre=pos)
+        return self.insert_design(design, f"Place {design.name}", centre=pos, free_space=True)
 
-    def insert_design(self, design: Design, text: str, centre: QPointF | None = None) -> list[str]:
+    def insert_design(self, design: Design, text: str, centre: QPointF | None = None,
+                      free_space: bool = False) -> list[str]:
         """Insert a whole design as one undo step; return the new device ids.
 
-        With ``centre``, the design's devices are centred there; without, a design inserted
-        into a non-empty one goes to the right of what is there.
+        With ``centre``, the design's devices are centred there (with ``free_space``, in the
+        nearest space around it where they cover nothing already drawn); without, a design
+        inserted into a non-empty one goes to the right of what is there.
         """
         b = fragments.bounds(design.iter_devices())
         dx = dy = 0.0
@@ -116,6 +145,10 @@ class Editor(QObject):
             if centre is not None:
                 dx = snap(centre.x() - (b[0] + b[2]) / 2)
                 dy = snap(centre.y() - (b[1] + b[3]) / 2)
+                if free_space:
+                    depth = max((len(design.ancestors(g.id)) + 1 for g in design.groups), default=0)
+                    fx, fy = self.free_offset(footprint(design.iter_devices(), depth).translated(dx, dy))
+                    dx, dy = dx + fx, dy + fy
             else:
                 here = fragments.bounds(self.design.iter_devices())
                 if here is not None:
@@ -131,6 +164,46 @@ class Editor(QObject):
                 self.scene.select_devices(ids)
             return ids
         return []
+
+    def _obstacles(self, area: QRectF) -> list[QRectF]:
+        """Scene rectangles of the devices, collapsed boxes and group frames drawn in ``area``."""
+        mode = Qt.ItemSelectionMode.IntersectsItemBoundingRect
+        return [
+            it.sceneBoundingRect()
+            for it in self.scene.items(area, mode)
+            if it.type() in _OBSTACLES and it.isVisible()
+        ]
+
+    def free_offset(self, area: QRectF) -> tuple[float, float]:
+        """The shortest grid shift (dx, dy) that leaves ``area`` clear of everything drawn.
+
+        A best-first search: from each tried position, the four shifts that just clear one of
+        the things in the way (left, right, above, below it) are queued by their distance.
+        """
+        gap = PLACE_GAP
+        queue: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)]
+        seen = {(0.0, 0.0)}
+        for _ in range(_PLACE_TRIES):
+            if not queue:
+                break
+            _, dx, dy = heapq.heappop(queue)
+            here = area.translated(dx, dy)
+            hits = self._obstacles(here.adjusted(-gap, -gap, gap, gap))
+            if not hits:
+                return dx, dy
+            for hit in hits:
+                for step in (
+                    (_grid_out(hit.right() + gap - here.left()), 0.0),
+                    (_grid_out(hit.left() - gap - here.right()), 0.0),
+                    (0.0, _grid_out(hit.bottom() + gap - here.top())),
+                    (0.0, _grid_out(hit.top() - gap - here.bottom())),
+                ):
+                    key = (dx + step[0], dy + step[1])
+                    if key not in seen:
+                        seen.add(key)
+                        heapq.heappush(queue, (math.hypot(*key), *key))
+        everything = self.scene.itemsBoundingRect()  # crowded all round: right of the whole design
+        return _grid_out(everything.right() + 2 * gap - area.left()), 0.0
 
     # ------------------------------------------------------------------ links
     def connect_ports(self, a_dev: str, a_port: str | None, b_dev: str, b_port: str | None) -> str | None:
