@@ -383,10 +383,16 @@ class CollapsedGroupItem(QGraphicsRectItem):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         r = self._rect
-        fill = style.GROUP_FILLS.get(self.kind, style.GROUP_FILLS["custom"])
+        fill = box_fill(self.kind)
         edge = style.SELECTION if selected else (style.WARNING if self.flagged else style.GROUP_BORDER)
         if _lod(option, painter) < LOD_BOX_ONLY:
-            painter.fillRect(r, edge if (selected or self.flagged) else QColor("#C9D1DA"))
+            painter.fillRect(r, fill)
+            if selected or self.flagged:
+                pen = QPen(edge, 2.5)
+                pen.setCosmetic(True)
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(r)
             return
         # a second box behind suggests "many things inside"
         painter.setPen(Qt.PenStyle.NoPen)
@@ -395,13 +401,23 @@ class CollapsedGroupItem(QGraphicsRectItem):
         pen = QPen(edge, 2.5 if (selected or self.flagged) else 1.2)
         pen.setCosmetic(True)
         painter.setPen(pen)
-        painter.setBrush(QColor("#FFFFFF"))
+        painter.setBrush(fill)
         painter.drawRoundedRect(r, 7, 7)
-        tint = QColor(fill)
-        tint.setAlpha(min(255, fill.alpha() * 5))
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(tint)
-        painter.drawRoundedRect(r.adjusted(1, 1, -1, -1), 6, 6)
+
+
+_BOX_FILLS: dict[str, QColor] = {}
+
+
+def box_fill(kind: str) -> QColor:
+    """The opaque colour of a collapsed group box of ``kind``: its kind's tint over white, the same
+    at every zoom (the box, the zoomed-out sketch and the overview all use it)."""
+    colour = _BOX_FILLS.get(kind)
+    if colour is None:
+        tint = style.GROUP_FILLS.get(kind, style.GROUP_FILLS["custom"])
+        a = min(255, tint.alpha() * 5) / 255
+        colour = _BOX_FILLS[kind] = QColor(*(round(255 * (1 - a) + c * a) for c in (tint.red(), tint.green(),
+                                                                                      tint.blue())))
+    return colour
 
 
 def set_sketched(item: QGraphicsItem, sketched: bool) -> None:

@@ -21,7 +21,7 @@ from enum import Enum, auto
 import shiboken6
 from PySide6.QtCore import QRectF, Signal
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QToolTip
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent, QGraphicsView, QToolTip
 
 from designer.gui import style
 from designer.gui.canvas.items import (
@@ -34,7 +34,7 @@ from designer.gui.canvas.items import (
 )
 from designer.gui.canvas.scene_bundles import LinkBundles
 from designer.gui.canvas.scene_groups import GroupShapes, subtree
-from designer.gui.canvas.scene_paint import paint_grid, paint_titles
+from designer.gui.canvas.scene_paint import box_labels, paint_grid, paint_titles, title_pills
 from designer.gui.canvas.scene_queries import Findings, Selection
 from designer.gui.canvas.shown import DEVICE, GROUP, BundleKey, ShownKey
 from designer.gui.canvas.sketch import Sketch
@@ -117,6 +117,8 @@ class DesignScene(QGraphicsScene):
         #: True while the zoomed-out sketch replaces per-item painting (see designer.gui.canvas.sketch)
         self.sketched = False
         self._sketch: Sketch | None = None
+        #: a title was pinned inside the window at the last paint (the view repaints them on a scroll)
+        self.titles_pinned = False
         self.selectionChanged.connect(self.invalidate_sketch)
 
     # ------------------------------------------------------------------ item maps
@@ -577,14 +579,20 @@ class DesignScene(QGraphicsScene):
         # Links leave the scene while sketched: at that zoom they are too thin to click, and
         # the view no longer walks thousands of them on every repaint. They stay in
         # bundle_items and keep being updated; the sketch draws them.
+        # A selected link stays (a selection survives zooming); the sketch draws it highlighted.
         for bundle in self.bundle_items.values():
             if on:
-                if bundle.scene() is self:
+                if bundle.scene() is self and not bundle.isSelected():
                     self.removeItem(bundle)
             elif bundle.scene() is None:
                 self.addItem(bundle)
         self.invalidate_sketch()
         self.update()
+
+    def show_bundle(self, bundle: BundleItem) -> None:
+        """Put a link bundle in the scene even while sketched, so that it can be selected."""
+        if bundle.scene() is None:
+            self.addItem(bundle)
 
     def sketch(self) -> Sketch:
         if self._sketch is None:
@@ -609,7 +617,15 @@ class DesignScene(QGraphicsScene):
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         """Group titles on top of the links (see :func:`designer.gui.canvas.scene_paint.paint_titles`)."""
         if self.frames or self.boxes:
-            paint_titles(painter, rect, self.frames.values(), self.boxes.values())
+            self.titles_pinned = paint_titles(painter, rect, self.frames.values(), self.boxes.values())
+
+    def shown_titles(self, view: QGraphicsView) -> set[str]:
+        """Groups whose title (frame) or label (collapsed box) the view shows as it stands."""
+        world = view.viewportTransform()
+        px = QRectF(view.viewport().rect())
+        rect = view.mapToScene(view.viewport().rect()).boundingRect()
+        shown = {frame.group_id for _, _, frame in title_pills(world, rect, self.frames.values(), px)}
+        return shown | {box.group_id for _, box in box_labels(world, rect, self.boxes.values(), px)}
 
     def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:
         """Tooltips are computed from the model when asked, so items carry no text."""

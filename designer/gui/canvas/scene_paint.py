@@ -35,14 +35,30 @@ def paint_grid(painter: QPainter, rect: QRectF) -> None:
         painter.drawLine(p1, p2)
 
 
+def _depth(frame: GroupFrameItem) -> int:
+    """Nesting depth of a frame (0 = outermost), from the z value the group shapes give it."""
+    return max(0, round((frame.zValue() + 10) / 0.01))
+
+
+def _pin(pill: QRectF, area: QRectF, view: QRectF, top: float) -> QRectF:
+    """``pill`` moved into ``view`` (its top at least ``top``) while it stays inside ``area``."""
+    x = min(max(pill.left(), view.left() + 8), area.right() - pill.width() - 4)
+    y = min(max(pill.top(), top), area.bottom() - pill.height() - 4)
+    return QRectF(max(x, pill.left()), max(y, pill.top()), pill.width(), pill.height())
+
+
 def title_pills(
-    world: QTransform, rect: QRectF, frames: Iterable[GroupFrameItem]
+    world: QTransform, rect: QRectF, frames: Iterable[GroupFrameItem], view: QRectF | None = None
 ) -> list[tuple[QRectF, str, GroupFrameItem]]:
     """Where group titles go, in device pixels: ``(pill, text, frame)`` for each title shown.
 
-    A frame's title sits in its header band, or above the frame for an outermost group whose
-    header is too thin at this zoom, unless it would cover another frame there (a frame just
-    above, at low zoom) or another title: then that title is left out rather than overlapped.
+    A frame's title sits in its header band when the band is tall enough for the text. When it
+    is not (zoomed out), an outermost group's title goes above the frame, or, when that would
+    cover another frame, inside the frame's top-left corner (inner groups have no title then).
+    With ``view`` (the visible area, device pixels) a title whose place has scrolled out of
+    sight is pinned to the top-left of the visible part of its frame, below the titles of the
+    frames around it, so the groups under the window stay named at any zoom. A title that would
+    cover another title is left out.
     """
     scale = world.m11()
     fm = QFontMetricsF(style.label_font(8.5, bold=True))
@@ -50,44 +66,88 @@ def title_pills(
     shown = [f for f in frames if f.isVisible()]
     outer = [(f, world.mapRect(f.rect())) for f in shown if f.zValue() <= -9.999]
     pills: list[tuple[QRectF, str, GroupFrameItem]] = []
-    for frame in shown:
+    header_fits = style.GROUP_HEADER * scale >= height
+    for frame in sorted(shown, key=_depth):
         r = frame.rect()
         if not r.intersects(rect):
             continue
         text = "\u25be " + frame.title()
         width = fm.horizontalAdvance(text)
-        if r.width() * scale < width + 28 or r.height() * scale < height + 10:
+        area = world.mapRect(r)
+        if area.width() < width + 28 or area.height() < height + 10:
             continue
-        tl = world.map(r.topLeft())
-        if style.GROUP_HEADER * scale >= height:
-            pill = QRectF(tl.x() + 8, tl.y() + 2, width + 12, height + 2)
+        if header_fits:
+            pill = QRectF(area.left() + 8, area.top() + 2, width + 12, height + 2)
         elif frame.zValue() <= -9.999:  # outermost frames: title above the frame when the header is tiny
-            pill = QRectF(tl.x() + 4, tl.y() - height - 4, width + 12, height + 2)
-            if any(other is not frame and pill.intersects(area) for other, area in outer):
-                continue
+            pill = QRectF(area.left() + 4, area.top() - height - 4, width + 12, height + 2)
+            if any(other is not frame and pill.intersects(a) for other, a in outer):
+                if area.height() < 3 * (height + 6):
+                    continue
+                pill = QRectF(area.left() + 8, area.top() + 4, width + 12, height + 2)  # inside, top left
         else:
             continue
+        if view is not None and not view.contains(pill):
+            pill = _pin(pill, area, view, view.top() + 2 + _depth(frame) * (height + 5))
+            if not view.contains(pill):
+                continue
         if any(pill.intersects(p) for p, _, _ in pills):
             continue
         pills.append((pill, text, frame))
     return pills
 
 
+def box_labels(
+    world: QTransform, rect: QRectF, boxes: Iterable[CollapsedGroupItem], view: QRectF | None = None
+) -> list[tuple[QRectF, CollapsedGroupItem]]:
+    """Where collapsed-group labels go, in device pixels: ``(text area, box)`` for each label shown.
+
+    The label sits in the box's top-left corner; with ``view`` it is pinned inside the visible
+    part of the box, so a box larger than the window still says what it is.
+    """
+    scale = world.m11()
+    height = QFontMetricsF(style.label_font(8.5, bold=True)).height()
+    out = []
+    for box in boxes:
+        r = box.rect().translated(box.pos())
+        if not box.isVisible() or not r.intersects(rect):
+            continue
+        if r.width() * scale < 60 or r.height() * scale < height + 6:
+            continue
+        area = world.mapRect(r)
+        if view is not None:
+            area = area.intersected(view)
+            if area.width() < 60 or area.height() < height + 6:
+                continue
+        out.append((QRectF(area.left() + 8, area.top() + 5, area.width() - 16, area.height() - 10), box))
+    return out
+
+
 def paint_titles(
     painter: QPainter, rect: QRectF, frames: Iterable[GroupFrameItem], boxes: Iterable[CollapsedGroupItem]
-) -> None:
-    """Group titles (see :func:`title_pills`) and collapsed-group labels at a constant screen size."""
+) -> bool:
+    """Group titles (see :func:`title_pills`) and collapsed-group labels (:func:`box_labels`) at a
+    constant screen size, kept inside the painted device. Returns whether a title was pinned
+    (moved from its place to stay in sight), so the view knows to repaint them all on a scroll."""
     world = painter.worldTransform()
-    scale = world.m11()
     font = style.label_font(8.5, bold=True)
     fm = QFontMetricsF(font)
     height = fm.height()
-    pills = title_pills(world, rect, frames)
+    device = painter.device()
+    view = QRectF(0, 0, device.width(), device.height()) if device is not None else None
+    if view is not None:  # every title in sight, not only those in the part being repainted
+        inverse, ok = world.inverted()
+        if ok:
+            rect = rect.united(inverse.mapRect(view))
+    frames = list(frames)
+    pills = title_pills(world, rect, frames, view)
+    pinned = False
     painter.save()
     painter.resetTransform()
     painter.setFont(font)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     for pill, text, frame in pills:
+        tl = world.map(frame.rect().topLeft())
+        pinned = pinned or pill.left() > tl.x() + 9 or pill.top() > tl.y() + 5
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(_TITLE_FILL)
         painter.drawRoundedRect(pill, 4, 4)
@@ -95,25 +155,20 @@ def paint_titles(
         painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
     small = style.label_font(7.5)
     fm_small = QFontMetricsF(small)
-    for box in boxes:
-        r = box.rect().translated(box.pos())
-        if not box.isVisible() or not r.intersects(rect):
-            continue
-        w_px = r.width() * scale
-        if w_px < 60 or r.height() * scale < height + 6:
-            continue
+    for area, box in box_labels(world, rect, boxes, view):
         title, summary = box.texts()
-        tl = world.map(r.topLeft())
-        avail = w_px - 16
+        tl = world.map(box.rect().translated(box.pos()).topLeft())
+        pinned = pinned or area.left() > tl.x() + 9 or area.top() > tl.y() + 6
+        avail = area.width()
         painter.setFont(font)
         painter.setPen(style.SELECTION if box.isSelected() else style.GROUP_TITLE)
         text = fm.elidedText("\u25b8 " + title, Qt.TextElideMode.ElideMiddle, avail)
-        painter.drawText(QRectF(tl.x() + 8, tl.y() + 5, avail, height), Qt.AlignmentFlag.AlignLeft, text)
-        if r.height() * scale >= 2 * height + 12 and summary:
+        painter.drawText(QRectF(area.left(), area.top(), avail, height), Qt.AlignmentFlag.AlignLeft, text)
+        if area.height() >= 2 * height + 2 and summary:
             painter.setFont(small)
             painter.setPen(style.GROUP_TITLE)
             text = fm_small.elidedText(summary, Qt.TextElideMode.ElideRight, avail)
-            painter.drawText(QRectF(tl.x() + 8, tl.y() + 7 + height, avail, fm_small.height()),
+            painter.drawText(QRectF(area.left(), area.top() + 2 + height, avail, fm_small.height()),
                              Qt.AlignmentFlag.AlignLeft, text)
     painter.restore()
-
+    return pinned

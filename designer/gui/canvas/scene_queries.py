@@ -12,7 +12,7 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QGraphicsItem
 
-from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, DeviceItem
+from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, BundleItem, DeviceItem
 from designer.gui.canvas.scene_bundles import LinkBundles
 from designer.gui.canvas.scene_groups import GroupShapes
 from designer.gui.canvas.shown import BundleKey, ShownKey
@@ -29,6 +29,7 @@ class QueryHost(Protocol):
 
     def shown_key_of(self, device_id: str) -> ShownKey | None: ...
     def item_for(self, shown: ShownKey) -> QGraphicsItem | None: ...
+    def show_bundle(self, bundle: BundleItem) -> None: ...
     def selectedItems(self) -> list[QGraphicsItem]: ...  # noqa: N802 - Qt's name
     def clearSelection(self) -> None: ...  # noqa: N802 - Qt's name
 
@@ -104,6 +105,8 @@ class Selection:
             item: QGraphicsItem | None
             if not isinstance(key, ShownKey):
                 item = host.bundles.items.get(key)
+                if item is not None:
+                    host.show_bundle(item)  # links are out of the scene while it is sketched
             elif key.is_device:
                 item = host.device_items.get(key.id)
             else:
@@ -162,7 +165,10 @@ class Selection:
         first: QGraphicsItem | None = None
         for lid in link_ids:
             key = host.bundles.key_of(lid)
-            item: QGraphicsItem | None = host.bundles.items.get(key) if key is not None else None
+            bundle = host.bundles.items.get(key) if key is not None else None
+            if bundle is not None:
+                host.show_bundle(bundle)  # links are out of the scene while it is sketched
+            item: QGraphicsItem | None = bundle
             if item is None and host.design is not None and host.design.has_link(lid):
                 item = self.item_for_device(host.design.link(lid).a_device)
             if item is not None:

@@ -12,14 +12,13 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLineF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QPainter, QPen
 
 from designer.gui import style
+from designer.gui.canvas.items import box_fill
 
 if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
-
-_BOX_FILL = QColor("#C9D1DA")
 
 
 class Sketch:
@@ -28,7 +27,8 @@ class Sketch:
     def __init__(self, scene: DesignScene) -> None:
         self.frames: dict[str, list[QRectF]] = defaultdict(list)
         self.devices: dict[str, list[QRectF]] = defaultdict(list)  # kind (or "flagged") -> rects
-        self.boxes: list[QRectF] = []
+        self.boxes: dict[str, list[QRectF]] = defaultdict(list)  # group kind -> collapsed boxes
+        self.flagged_boxes: list[QRectF] = []  # boxes holding a device that breaks a rule (red edge)
         self.lines: dict[int, list[QLineF]] = defaultdict(list)  # id(pen) -> lines (pens are shared)
         self.pens: dict[int, QPen] = {}
         self.selected_rects: list[QRectF] = []
@@ -61,13 +61,12 @@ class Sketch:
         for box in scene.boxes.values():
             if box.isVisible():
                 r = box.rect().translated(box.pos())
+                self.boxes[box.kind].append(r)
                 if box.flagged:
-                    self.devices["flagged"].append(r)
-                else:
-                    self.boxes.append(r)
+                    self.flagged_boxes.append(r)
                 if box.isSelected():
                     self.selected_rects.append(r)
-        for group in (*self.frames.values(), *self.devices.values(), self.boxes):
+        for group in (*self.frames.values(), *self.devices.values(), *self.boxes.values()):
             for r in group:
                 self.bounds = self.bounds.united(r)
 
@@ -98,8 +97,15 @@ class Sketch:
             edge = QPen(style.GROUP_BORDER, 1)
             edge.setCosmetic(True)
             painter.setPen(edge)
-            painter.setBrush(_BOX_FILL)
-            painter.drawRects(self.boxes)
+            for kind, rects in self.boxes.items():
+                painter.setBrush(box_fill(kind))  # the colour the box has when zoomed in
+                painter.drawRects(rects)
+        if self.flagged_boxes:
+            edge = QPen(style.WARNING, 2.5)
+            edge.setCosmetic(True)
+            painter.setPen(edge)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRects(self.flagged_boxes)
         if self.selected_rects or self.selected_lines:
             sel = QPen(style.SELECTION, 2.5)
             sel.setCosmetic(True)

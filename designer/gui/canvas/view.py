@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMimeData, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QMimeData, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
@@ -33,6 +33,9 @@ EMPTY_HINT = (
     "Drag components from the palette onto the canvas, or build a fabric with "
     "Design \u25b8 Generate\u2026 (Ctrl+Alt+G). Open a design with Ctrl+O or drop its file here."
 )
+#: Height of the band along the top of the window where pinned titles go (pixels; three times as
+#: wide along the left edge).
+_PIN_BAND = 100
 MIN_SCALE = 0.004
 MAX_SCALE = 6.0
 
@@ -88,7 +91,21 @@ class DesignView(QGraphicsView):
         self.zoom_by(0.8)
 
     def zoom_reset(self) -> None:
+        """Actual size (100 %), centred on the selection, or on what the window centres now."""
+        selected = self.design_scene.selectedItems()
+        if selected:
+            area = QRectF()
+            for item in selected:
+                area = area.united(item.sceneBoundingRect())
+            centre = area.center()
+        else:
+            centre = self.mapToScene(self.viewport().rect().center())
+        anchor = self.transformationAnchor()
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
         self.zoom_by(1.0 / self.scale_factor())
+        self.setTransformationAnchor(anchor)
+        self.centerOn(centre)
+        self.viewport_changed.emit()
 
     def zoom_to_fit(self, rect: QRectF | None = None) -> None:
         """Show everything (or ``rect``) with a margin; never enlarge beyond 150 %."""
@@ -149,8 +166,14 @@ class DesignView(QGraphicsView):
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
-        if self.is_empty():  # the hint stays put: repaint it instead of scrolling its pixels
+        if self.is_empty() or self.design_scene.titles_pinned:
+            # the hint, and titles pinned inside the window, stay put: repaint them, not scroll their pixels
             self.viewport().update()
+        elif self.design_scene.frames or self.design_scene.boxes:
+            # a title may become pinned along the top or left edge
+            vp = self.viewport().rect()
+            self.viewport().update(QRect(0, 0, vp.width(), _PIN_BAND))
+            self.viewport().update(QRect(0, 0, _PIN_BAND * 3, vp.height()))
 
     def centre_on_item(self, item: QGraphicsItem, zoom: float | None = 1.0) -> None:
         if zoom is not None and self.scale_factor() < zoom:
