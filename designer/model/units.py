@@ -100,24 +100,39 @@ def size(n_bytes: float) -> str:
     return _scaled(n_bytes, _SIZE_UNITS)
 
 
+#: Nouns whose plural is not the noun + "s" / "es" (the last word decides: "NVLink switch").
+_IRREGULAR = {"storage": "storage", "chassis": "chassis", "switch": "switches", "series": "series",
+              "matrix": "matrices", "index": "indices"}
+
+
 def plural(n: int, noun: str, plural_form: str = "") -> str:
     """``noun`` as it reads after the number ``n``: ``GPU`` / ``GPUs``, ``switch`` / ``switches``.
 
+    The one place plurals are made: regular nouns take "s" ("es" after s, sh, ch, x), the
+    irregular ones (``storage``, ``chassis``, ``matrix``) read from a table; the last word of
+    a phrase decides (``NVLink switch`` / ``NVLink switches``).
+
     >>> plural(1, "link"), plural(2, "link"), plural(0, "switch"), plural(3, "bus", "buses")
     ('link', 'links', 'switches', 'buses')
+    >>> plural(16, "NVLink switch"), plural(2, "storage"), plural(2, "box"), plural(2, "matrix")
+    ('NVLink switches', 'storage', 'boxes', 'matrices')
     """
     if n == 1:
         return noun
     if plural_form:
         return plural_form
+    head, _, last = noun.rpartition(" ")
+    irregular = _IRREGULAR.get(last)
+    if irregular is not None:
+        return f"{head} {irregular}" if head else irregular
     return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
 
 
 def count(n: int, noun: str, plural_form: str = "") -> str:
     """``n`` with thousands separators and ``noun`` in the singular or plural.
 
-    >>> count(1, "GPU"), count(2048, "GPU"), count(3, "switch"), count(0, "flow")
-    ('1 GPU', '2,048 GPUs', '3 switches', '0 flows')
+    >>> count(1, "GPU"), count(2048, "GPU"), count(3, "switch"), count(0, "flow"), count(16, "switch")
+    ('1 GPU', '2,048 GPUs', '3 switches', '0 flows', '16 switches')
     """
     return f"{n:,} {plural(n, noun, plural_form)}"
 

@@ -14,12 +14,27 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from designer.analysis.rules import Finding, check_design
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document.document import Document
-from designer.model import Design
+from designer.model import Design, units
 from designer.model.catalog import Catalog
 from designer.model.snapshot import DesignSnapshot
 
 DEBOUNCE_MS = 400
 AUTO_CHECK_DEVICES = 5000
+#: The status bar's colours for the rule count: errors, warnings only, clean.
+ERROR_COLOUR, WARNING_COLOUR, CLEAN_COLOUR = "#D62828", "#B26A00", "#2E7D32"
+
+
+def rules_summary(errors: int, warnings: int) -> str:
+    """The status bar's rule count as rich text: red when there are errors, amber for warnings only.
+
+    >>> rules_summary(0, 1)
+    "<span style='color:#B26A00'>design rules: 1 warning</span>"
+    >>> rules_summary(2, 0)
+    "<span style='color:#D62828'>design rules: 2 errors</span>"
+    """
+    parts = [units.count(n, what) for n, what in ((errors, "error"), (warnings, "warning")) if n]
+    colour = ERROR_COLOUR if errors else WARNING_COLOUR if warnings else CLEAN_COLOUR
+    return f"<span style='color:{colour}'>design rules: {', '.join(parts) or 'clean'}</span>"
 
 
 class _Signals(QObject):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QGraphicsItem
@@ -16,14 +19,51 @@ if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
 
 
-def _html(lines: list[str], problems: list[str]) -> str:
-    text = "<br>".join(lines)
+#: How device kinds read in counts ("248 GPUs, 16 switches"), in the order they are listed.
+KIND_NAMES = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
+
+
+def count_text(kinds: Mapping[str, int]) -> str:
+    """``{'gpu': 248, 'switch': 16}`` as "248 GPUs, 16 switches" (device kinds in a fixed order)."""
+    order = list(KIND_NAMES) + sorted(k for k in kinds if k not in KIND_NAMES)
+    return ", ".join(units.count(kinds[k], KIND_NAMES.get(k, k)) for k in order if kinds.get(k))
+
+
+#: A number with its unit as :mod:`designer.model.units` writes it ("512 Gb/s", "1.05 ms", "2.5 m").
+_QUANTITY = re.compile(r"(?<![\w.,])(-?\d[\d,]*(?:\.\d+)?) ((?:[kMGT]?[bB]/s|[KMGT]iB|B|[mun]?s|m|W)(?![\w/]))")
+#: Longest tooltip line, in characters; longer lines are broken at spaces.
+TIP_COLUMNS = 90
+
+
+def _glue_units(text: str) -> str:
+    """``text`` with a no-break space between each number and its unit ("512\u00a0Gb/s")."""
+    return _QUANTITY.sub("\\1\u00a0\\2", text)
+
+
+def _wrapped(lines: Sequence[str]) -> list[str]:
+    """``lines`` broken at spaces into lines of at most TIP_COLUMNS characters, never inside a quantity."""
+    out = []
+    for line in lines:
+        out.extend(w.replace("\u00a0", " ") for w in textwrap.wrap(
+            _glue_units(line), TIP_COLUMNS, break_long_words=False, break_on_hyphens=False) or [""])
+    return out
+
+
+def tooltip_html(lines: Sequence[str], problems: Sequence[str] = ()) -> str:
+    """Rich text for a tooltip (with the design-rule findings in red) whose lines break only at
+    spaces between words.
+
+    Qt wraps a rich-text tooltip wherever it may, and splits "512 Gb/s" after the slash; so the
+    text is set not to wrap (``white-space: pre``) and long lines are broken here instead, never
+    inside a quantity. Markup in ``lines`` must not hold spaces inside its tags.
+    """
+    text = "<br>".join(_wrapped(lines))
     if problems:
-        text += "<br><span style='color:#D62828'><b>Design rule:</b> " + "<br>".join(problems[:6])
+        shown = [f"<b>Design\u00a0rule:</b> {problems[0]}", *problems[1:6]]
         if len(problems) > 6:
-            text += f"<br>... and {len(problems) - 6} more"
-        text += "</span>"
-    return text
+            shown.append(f"... and {len(problems) - 6} more")
+        text += "<br><span style='color:#D62828'>" + "<br>".join(_wrapped(shown)) + "</span>"
+    return f"<p style='white-space:pre'>{text}</p>"
 
 
 def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
@@ -41,7 +81,7 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
             lines.append(f"tier: {dev.tier}")
         ports = ", ".join(f"{g.count} x {units.line_rate(g.speed_gbps)} {g.kind}" for g in dev.ports)
         lines.append(f"ports: {ports}; {free} free")
-        return _html(lines, scene.findings_for_device(dev.id))
+        return tooltip_html(lines, scene.findings_for_device(dev.id))
     if t == BUNDLE_TYPE:
         ids = scene.bundle_link_ids(item.key)  # type: ignore[attr-defined]
         if not ids:
@@ -57,20 +97,20 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
             lines.append(next(iter(media)) + cable + (" \u2014 FAILED" if lk.failed else ""))
         else:
             a, b = item.key  # type: ignore[attr-defined]
-            lines = [f"<b>{len(links)} links</b> {a.id} \u2194 {b.id}"]
+            lines = [f"<b>{units.count(len(links), 'link')}</b> {a.id} \u2194 {b.id}"]
             lines.append(f"{units.line_rate(total)} per direction in total")
             lines.append(", ".join(f"{n} {m}" for m, n in media.items()))
-        return _html(lines, scene.findings_for_links(ids))
+        return tooltip_html(lines, scene.findings_for_links(ids))
     if t in (FRAME_TYPE, BOX_TYPE):
         g = d.group(item.group_id)  # type: ignore[attr-defined]
         members = d.all_members(g.id)
         counts = Counter(m.kind for m in members)
         lines = [f"<b>{g.label}</b> ({g.kind}{', collapsed' if g.collapsed else ''})"]
-        lines.append(", ".join(f"{n} {k}" for k, n in counts.items()) or "empty")
+        lines.append(count_text(counts) or "empty")
         lines.append("double-click to " + ("expand" if g.collapsed else "collapse"))
         problems: list[str] = []
         if g.collapsed:
             for m in members:
                 problems.extend(p for p in scene.findings_for_device(m.id) if p not in problems)
-        return _html(lines, problems)
+        return tooltip_html(lines, problems)
     return ""

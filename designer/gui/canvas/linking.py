@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from designer.gui.style import SCENE_UNITS_PER_M
-from designer.model import Design, Link
+from designer.model import Design, Device, Link
 from designer.model import catalog as _catalog
 from designer.model.catalog import Catalog
 
@@ -46,6 +46,19 @@ def estimate_length_m(design: Design, a: str, b: str) -> float:
     return max(0.5, math.ceil(metres * 2.0) / 2.0)
 
 
+def _kinds(dev: Device) -> str:
+    kinds = list(dict.fromkeys(g.kind for g in dev.ports))
+    return " and ".join(kinds) if kinds else "no"
+
+
+def _no_port(dev: Device, kind: str, other: str) -> str:
+    """Why ``dev`` takes no link of port ``kind`` from port ``other``: all in use, or none of that kind."""
+    if any(g.kind == kind for g in dev.ports):
+        return f"{dev.id} has no free {kind} port"
+    has = f"has only {_kinds(dev)} ports" if dev.ports else "has no ports"
+    return f"the port kinds do not match: {other} is a {kind} port and {dev.id} {has}"
+
+
 def choose_ports(
     design: Design, a_dev: str, a_port: str | None, b_dev: str, b_port: str | None
 ) -> tuple[str, str]:
@@ -69,13 +82,13 @@ def choose_ports(
         kind = da.port(a_port).kind  # type: ignore[union-attr]
         free = design.free_ports(b_dev, kind)
         if not free:
-            raise LinkError(f"{b_dev} has no free {kind} port")
+            raise LinkError(_no_port(db, kind, f"{a_dev}:{a_port}"))
         return a_port, free[0]
     if b_port is not None:
         kind = db.port(b_port).kind  # type: ignore[union-attr]
         free = design.free_ports(a_dev, kind)
         if not free:
-            raise LinkError(f"{a_dev} has no free {kind} port")
+            raise LinkError(_no_port(da, kind, f"{b_dev}:{b_port}"))
         return free[0], b_port
     # Device to device: the fastest port kind both have free.
     best: tuple[float, str, str] | None = None
@@ -89,6 +102,9 @@ def choose_ports(
             if best is None or speed > best[0]:
                 best = (speed, pa.id, free_b[0])
     if best is None:
+        if not {g.kind for g in da.ports} & {g.kind for g in db.ports}:
+            raise LinkError(f"the port kinds do not match: {a_dev} has {_kinds(da)} ports, {b_dev} "
+                            f"{_kinds(db)} ports")
         raise LinkError(f"{a_dev} and {b_dev} have no free ports of a common kind")
     return best[1], best[2]
 

@@ -14,11 +14,10 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui import style
+from designer.gui.canvas.describe import count_text
 from designer.gui.canvas.items import CollapsedGroupItem, DeviceItem, GroupFrameItem
 from designer.gui.document.fragments import bounds
-from designer.model import Design, Group
-
-_KIND_NAMES = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
+from designer.model import Design, Group, units
 
 
 class GroupHost(Protocol):
@@ -93,14 +92,10 @@ class GroupShapes:
         if gid in self.boxes:
             counts = Counter(dev.kind for dev in d.all_members(gid))
             subs = Counter(c.kind for c in subtree(d, gid)[1:])
-            parts = [f"{n:,} {k}{'s' if n != 1 else ''}" for k, n in subs.items() if k != "server" or n > 1]
+            parts = [units.count(n, k) for k, n in subs.items() if k != "server" or n > 1]
             if subs.get("server") == 1:
                 parts.append("1 server")
-            parts += [
-                f"{counts[k]:,} {_KIND_NAMES[k]}{'s' if counts[k] != 1 and k != 'storage' else ''}"
-                for k in _KIND_NAMES
-                if counts.get(k)
-            ]
+            parts += count_text(counts).split(", ") if counts else []
             self.boxes[gid].set_text(g.label, " \u00b7 ".join(parts) or "empty")
 
     def update(self, group_ids: Iterable[str], rebuilding: bool = False) -> None:

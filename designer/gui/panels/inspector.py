@@ -285,6 +285,7 @@ class Inspector(QWidget):
         self.title.setText("Design")
         with QSignalBlocker(self.d_name):
             self.d_name.setText(d.name)
+            self.d_name.setCursorPosition(0)  # show the beginning of a long name, not its end
         with QSignalBlocker(self.d_desc):
             self.d_desc.setText(d.description)
             self.d_desc.setCursorPosition(0)
@@ -303,6 +304,7 @@ class Inspector(QWidget):
         self.v_id.setText(dev.id)
         with QSignalBlocker(self.v_name):
             self.v_name.setText(dev.name)
+            self.v_name.setCursorPosition(0)
         self.v_model.setText(comp.name.split(" (")[0] if comp else (dev.model or "custom"))
         self.v_model.setToolTip(comp.name if comp else "")
         with QSignalBlocker(self.v_tier):
@@ -376,6 +378,7 @@ class Inspector(QWidget):
         self.g_id.setText(g.id)
         with QSignalBlocker(self.g_name):
             self.g_name.setText(g.name)
+            self.g_name.setCursorPosition(0)
         with QSignalBlocker(self.g_kind):
             self.g_kind.setCurrentText(g.kind)
         with QSignalBlocker(self.g_collapsed):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
-from designer.model import units
+from designer.gui.canvas.describe import count_text
+
+__all__ = ["Pages", "WheelGuard", "count_text", "form_page", "typed_value", "unit_spin", "value_label"]
 
 
 class Pages(QWidget):
@@ -76,21 +76,6 @@ def unit_spin(suffix: str, lo: float, hi: float, decimals: int) -> QDoubleSpinBo
     s.setSuffix(suffix)
     s.setKeyboardTracking(False)
     return s
-
-
-KIND_NAMES = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
-
-
-def count_text(kinds: Mapping[str, int]) -> str:
-    """``{'gpu': 248, 'switch': 1}`` as "248 GPUs, 1 switch" (device kinds in a fixed order)."""
-    order = list(KIND_NAMES) + sorted(k for k in kinds if k not in KIND_NAMES)
-    parts = []
-    for kind in order:
-        n = kinds.get(kind, 0)
-        if n:
-            name = KIND_NAMES.get(kind, kind)
-            parts.append(units.count(n, name, name if kind == "storage" else ""))
-    return ", ".join(parts)
 
 
 class WheelGuard(QObject):

@@ -20,13 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.gui.canvas.checks import RuleChecker
+from designer.gui.canvas.checks import RuleChecker, rules_summary
 from designer.gui.canvas.editor import MIME_COMPONENT, MIME_SERVER, Editor
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.canvas.view import DesignView
 from designer.gui.document.document import Document, auto_collapse
 from designer.gui.document.recovery import Recovery
 from designer.gui.panels.analysis_dock import AnalysisDock, AnalysisRunner
+from designer.gui.panels.bom_dock import BomDock
 from designer.gui.panels.generate_dialog import GenerateDialog, server_presets
 from designer.gui.panels.inspector import Inspector
 from designer.gui.panels.legend import Legend
@@ -86,6 +87,7 @@ class MainWindow(QMainWindow):
         self.inspector.link_activated.connect(self.show_link)
         self.overview = Overview(self.scene, self.view)
         self.legend = Legend()
+        self.bom = BomDock(self.document)
         self.docks: dict[str, QDockWidget] = {}
         for key, title, widget, area in (
             ("palette", "Palette", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea),
@@ -93,6 +95,7 @@ class MainWindow(QMainWindow):
             ("inspector", "Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
             ("overview", "Overview", self.overview, Qt.DockWidgetArea.RightDockWidgetArea),
             ("analysis", "Analysis", self.analysis, Qt.DockWidgetArea.RightDockWidgetArea),
+            ("bom", "Bill of Materials", self.bom, Qt.DockWidgetArea.RightDockWidgetArea),
         ):
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock_{key}")
@@ -107,6 +110,9 @@ class MainWindow(QMainWindow):
             dock.setWidget(widget)
             self.addDockWidget(area, dock)
             self.docks[key] = dock
+        # The bill of materials shares the analysis dock's place: the canvas keeps its width.
+        self.tabifyDockWidget(self.docks["analysis"], self.docks["bom"])
+        self.docks["analysis"].raise_()
         self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [270, 320], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["palette"], self.docks["legend"]], [560, 200], Qt.Orientation.Vertical)
 
@@ -172,10 +178,7 @@ class MainWindow(QMainWindow):
             (units.count(gpus, "GPU"), units.count(d.device_count(), "device"), units.count(d.link_count(), "link"))))
 
     def _on_checker_checked(self, errors: int, warnings: int) -> None:
-        if errors or warnings:
-            self.rules_label.setText(f"<span style='color:#D62828'>{errors} rule errors, {warnings} warnings</span>")
-        else:
-            self.rules_label.setText("<span style='color:#2E7D32'>design rules: clean</span>")
+        self.rules_label.setText(rules_summary(errors, warnings))
 
     # ------------------------------------------------------------------ files
     def maybe_save(self) -> bool:

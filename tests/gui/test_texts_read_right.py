@@ -1,0 +1,118 @@
+"""Texts the window shows read right: counts in the singular or plural, whole names, unit
+strings that do not break, rule counts in the colour of their severity, refusals that say why."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QTextDocument
+
+from designer.gui.canvas.describe import describe_item
+from designer.model import Design, Device, Group, Link, PortGroup, units
+
+NET = (PortGroup("p", 4, 400.0),)
+
+
+def _sixteen_switches() -> Design:
+    d = Design("switches")
+    d.add_group(Group("spines", "custom", collapsed=True))
+    for i in range(16):
+        d.add_device(Device(f"s{i}", "switch", NET, x=i * 100.0, group="spines"))
+    return d
+
+
+def test_counts_take_the_plural_of_their_noun():
+    assert units.count(16, "switch") == "16 switches"
+    assert units.count(16, "NVLink switch") == "16 NVLink switches"
+    assert units.count(2, "storage") == "2 storage"
+    assert units.count(1, "GPU") == "1 GPU" and units.count(1, "link") == "1 link"
+
+
+def test_a_collapsed_group_of_switches_reads_16_switches(window):
+    window.document.set_design(_sixteen_switches(), None, collapse=False)
+    box = window.scene.boxes["spines"]
+    assert box.texts()[1] == "16 switches"
+    assert "16 switches" in describe_item(window.scene, box)
+
+
+def test_one_gpu_and_one_link_read_in_the_singular(window):
+    d = Design("one of each")
+    d.add_device(Device("g", "gpu", (PortGroup("pcie", 1, 512.0, "pcie"),), x=0.0))
+    d.add_device(Device("n", "nic", (PortGroup("pcie", 1, 512.0, "pcie"), PortGroup("p", 1, 400.0)), x=200.0))
+    d.add_link(Link("l1", "g", "pcie1", "n", "pcie1", medium="pcie", length_m=0.5))
+    window.document.set_design(d, None)
+    assert window.inspector.d_counts.text() == "1 GPU, 1 NIC; 1 link; 0 groups"
+    assert window.count_label.text() == "1 GPU \u00b7 2 devices \u00b7 1 link"
+    window.scene.select_devices(["g", "n"])
+    assert window.inspector.m_counts.text() == "1 GPU, 1 NIC"
+
+
+def test_the_design_name_shows_its_beginning(window):
+    d = Design("rail-optimized 2,048 GPUs with a long name that does not fit the field")
+    window.document.set_design(d, None)
+    assert window.inspector.d_name.cursorPosition() == 0
+    window.document.set_design(Design("another design with a rather long name, also too long"), None)
+    assert window.inspector.d_name.cursorPosition() == 0
+
+
+def test_rule_counts_are_red_only_for_errors(window, qtbot):
+    d = Design("one warning")
+    d.add_device(Device("lonely", "switch", NET, model="qm9700"))
+    window.document.set_design(d, None)
+    window.checker.run()
+    text = window.rules_label.text()
+    assert "1 warning" in text and "warnings" not in text and "0 " not in text
+    assert "#D62828" not in text.upper(), "a warning alone is not shown in red"
+    d2 = Design("errors")
+    d2.add_device(Device("x", "switch", NET, model="no-such-model"))
+    d2.add_device(Device("y", "switch", NET, model="no-such-model"))
+    window.document.set_design(d2, None)
+    window.checker.run()
+    text = window.rules_label.text()
+    assert "2 errors" in text and "#D62828" in text.upper()
+
+
+def _laid_out_lines(html: str, width: float) -> list[str]:
+    """The lines Qt lays out for rich text ``html`` at ``width`` pixels (as a tooltip does)."""
+    doc = QTextDocument()
+    doc.setHtml(html)
+    doc.setTextWidth(width)
+    doc.documentLayout().documentSize()  # lay it out
+    out = []
+    block = doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            line = layout.lineAt(i)
+            out.append(block.text()[line.textStart():line.textStart() + line.textLength()].replace("\u00a0", " "))
+        block = block.next()
+    return out
+
+
+def test_unit_strings_in_tooltips_do_not_break(window):
+    d = Design("tooltip")
+    d.add_device(Device("g", "gpu", (PortGroup("pcie", 1, 512.0, "pcie"),), x=0.0, model="no-such-gpu"))
+    window.document.set_design(d, None)
+    window.checker.run()
+    tip = describe_item(window.scene, window.scene.device_items["g"])
+    assert "512 Gb/s" in tip
+    for width in (60, 90, 120, 150, 200):
+        lines = _laid_out_lines(tip, width)
+        assert any("512 Gb/s" in line for line in lines), (width, lines)
+        assert not any(line.rstrip().endswith(("Gb/", "512")) for line in lines), (width, lines)
+    longest = max(len(line) for line in _laid_out_lines(tip, 100))
+    assert longest <= 100, "long rule messages are broken into lines"
+
+
+def test_linking_to_a_device_without_the_port_kind_says_the_kinds_do_not_match(window):
+    ed = window.editor
+    gpu = ed.place_component("h100-sxm", QPointF(0, 0))
+    sw = ed.place_component("qm9700", QPointF(300, 0))
+    from designer.gui.canvas.linking import LinkError, choose_ports
+
+    try:
+        choose_ports(window.document.design, gpu, "nvl1", sw, None)
+    except LinkError as e:
+        message = str(e)
+    else:
+        raise AssertionError("an NVLink port cannot join a switch")
+    assert "no free" not in message and "nvlink" in message.lower() and "network" in message.lower()
