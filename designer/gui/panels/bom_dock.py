@@ -1,0 +1,322 @@
+"""The bill of materials dock: devices by model and tier, cables by medium and length, optics,
+power and cost, kept up to date with the design.
+
+The figures are ``designer.analysis.bom.bill_of_materials`` and their text is
+``designer.present.bom_text``: the same table as ``topo-designer bom``. The dock recounts about
+300 ms after the last change that can alter the bill (devices, links, their models, tiers, ports,
+media, lengths and cables; not moves, renames or collapsing), and only while it is shown. A
+small design is counted on the spot; a large one is read into a
+:class:`designer.model.snapshot.DesignSnapshot` and counted in a worker thread (measured on the
+16,384-GPU sample: about 0.15 s on the UI thread to take the snapshot, about 1 s in the worker).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRunnable,
+    Qt,
+    QThreadPool,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QColor, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.analysis.bom import Bom, bill_of_materials
+from designer.gui.document.document import Document
+from designer.model import Design, DesignError, units
+from designer.model.catalog import Catalog
+from designer.model.snapshot import DesignSnapshot
+from designer.present.bom_text import BOM_ALIGN, BOM_HEADERS, board_text, bom_csv, bom_rows, totals_text
+
+#: Wait this long after the last change before counting again (ms).
+DEBOUNCE_MS = 300
+#: Designs with more devices and links than this are counted in a worker thread.
+THREAD_ABOVE = 15000
+_UNPRICED = QColor("#B25E00")
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class BomTableModel(QAbstractTableModel):
+    """The bill's lines as the terminal table shows them (one row per line, no widget per cell)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bom: Bom | None = None
+        self._rows: list[list[str]] = []
+
+    def set_bom(self, bom: Bom | None) -> None:
+        self.beginResetModel()
+        self.bom = bom
+        self._rows = bom_rows(bom) if bom is not None else []
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt override)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt override)
+        return 0 if parent.isValid() else len(BOM_HEADERS)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self.bom is None:
+            return None
+        row, col = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._rows[row][col]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            horizontal = Qt.AlignmentFlag.AlignRight if BOM_ALIGN[col] == "r" else Qt.AlignmentFlag.AlignLeft
+            return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
+        line = self.bom.lines[row]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tip = line.name
+            if line.medium:
+                tip += f"\n{line.medium.replace('_', ' ')}"
+            if not line.unit_price_usd:
+                tip += "\nno price in the catalog: see the notes below the table"
+            return tip
+        if role == Qt.ItemDataRole.ForegroundRole and col >= 5 and not line.unit_price_usd:
+            return _UNPRICED
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return BOM_HEADERS[section]
+        return None
+
+
+class _Signals(QObject):
+    finished = Signal(int, object, float)  # generation, Bom or error text, seconds
+
+
+class _Count(QRunnable):
+    """Counts a snapshot's bill of materials in a worker thread."""
+
+    def __init__(self, generation: int, state: DesignSnapshot, catalog: Catalog, signals: _Signals) -> None:
+        super().__init__()
+        self.generation, self.state, self.catalog, self.signals = generation, state, catalog, signals
+
+    def run(self) -> None:
+        t0 = time.perf_counter()
+        result = count_bom(lambda: self.state.build(), self.catalog)
+        self.signals.finished.emit(self.generation, result, time.perf_counter() - t0)
+
+
+def count_bom(design: Callable[[], Design], catalog: Catalog) -> Bom | str:
+    """The bill of materials, or the one-line reason it cannot be counted."""
+    try:
+        return bill_of_materials(design(), catalog)
+    except DesignError as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001 - a broken catalog entry must not take the window down
+        return f"{type(e).__name__}: {e}"
+
+
+class BomDock(QWidget):
+    """The bill of materials of the document's design, with its totals and notes."""
+
+    #: a new bill is shown (or None when it could not be counted)
+    updated = Signal(object)
+
+    def __init__(self, document: Document, pool: QThreadPool | None = None) -> None:
+        super().__init__()
+        self.document = document
+        self.pool = pool or QThreadPool.globalInstance()
+        self.bom: Bom | None = None
+        self.seconds = 0.0
+        self.generation = 0
+        self.counting = False
+        self._dirty = True
+        self._design: Design | None = None
+        self._signals = _Signals()
+        self._signals.finished.connect(self._on_count_finished)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(DEBOUNCE_MS)
+        self.timer.timeout.connect(self.recount)
+
+        self.totals = QLabel("\u2014")
+        self.totals.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        f = self.totals.font()
+        f.setBold(True)
+        self.totals.setFont(f)
+        self.state = QLabel("")
+        self.state.setWordWrap(True)
+        self.model = BomTableModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        self.copy_action = QAction("Copy as CSV", self)
+        self.copy_action.setToolTip("Put the table on the clipboard as CSV, for a spreadsheet")
+        self.copy_action.triggered.connect(self.copy_csv)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.table.addAction(self.copy_action)
+        self.board = QLabel("")
+        self.board.setWordWrap(True)
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes.setStyleSheet("color: #8A4B00")
+        self.copy_button = QPushButton("Copy as CSV")
+        self.copy_button.setToolTip(self.copy_action.toolTip())
+        self.copy_button.clicked.connect(self.copy_csv)
+        top = QHBoxLayout()
+        top.addWidget(self.totals, 1)
+        top.addWidget(self.copy_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 6)
+        lay.addLayout(top)
+        lay.addWidget(self.state)
+        lay.addWidget(self.table, 1)
+        lay.addWidget(self.board)
+        lay.addWidget(self.notes)
+        document.design_replaced.connect(self._on_document_design_replaced)
+        self._on_document_design_replaced(document.design)
+
+    # ------------------------------------------------------------------ following the design
+    def _signals_of(self, design: Design) -> list[tuple[Any, Callable[..., None]]]:
+        """The model events that can change the bill (not moves, renames, groups or collapsing)."""
+        dirty = self._on_design_content_changed
+        return [
+            (design.device_added, dirty),
+            (design.device_removed, dirty),
+            (design.link_added, dirty),
+            (design.link_removed, dirty),
+            (design.link_changed, self._on_design_link_changed),
+            (design.device_changed, self._on_design_device_changed),
+            (design.changed, self._on_design_changed),
+        ]
+
+    def _on_document_design_replaced(self, design: Design) -> None:
+        if self._design is not None:
+            for signal, slot in self._signals_of(self._design):
+                signal.disconnect(slot)
+        self._design = design
+        for signal, slot in self._signals_of(design):
+            signal.connect(slot)
+        self.generation += 1  # a count of the previous design still running is dropped
+        self.counting = False
+        self._dirty = True
+        self._show(None, "")
+        self.schedule()
+
+    def _on_design_content_changed(self, *_args: Any) -> None:
+        self._dirty = True
+
+    def _on_design_link_changed(self, _link_id: str, field: str, _old: Any, _new: Any) -> None:
+        if field != "failed":  # a failed link is still bought
+            self._dirty = True
+
+    def _on_design_device_changed(self, device_id: str, field: str, _old: Any, _new: Any) -> None:
+        if field == "group":
+            return
+        if field == "name":
+            # only a device without a catalog model is listed under its own name
+            d = self._design
+            if d is None or not d.has_device(device_id):
+                return
+            if d.device(device_id).model in self.document.catalog.components:
+                return
+        self._dirty = True
+
+    def _on_design_changed(self) -> None:
+        """Once per edit (or batch): count again shortly if the edit touched the bill."""
+        if self._dirty:
+            self.schedule()
+
+    def schedule(self) -> None:
+        """Count again after :data:`DEBOUNCE_MS` (only once shown: a hidden dock waits)."""
+        if self.isVisible():
+            self.timer.start()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._dirty:
+            self.schedule()
+
+    # ------------------------------------------------------------------ counting
+    def recount(self) -> None:
+        """Count the bill of the design as it is now: here if small, else in a worker thread."""
+        self.timer.stop()
+        design = self.document.design
+        catalog = self.document.catalog
+        self._dirty = False
+        self.generation += 1
+        if design.device_count() + design.link_count() <= THREAD_ABOVE:
+            t0 = time.perf_counter()
+            result = count_bom(lambda: design, catalog)
+            self._on_count_finished(self.generation, result, time.perf_counter() - t0)
+            return
+        self.counting = True
+        self.state.setText(f"Counting {units.count(design.device_count(), 'device')}\u2026")
+        self.pool.start(_Count(self.generation, DesignSnapshot.capture(design), catalog, self._signals))
+
+    def _on_count_finished(self, generation: int, result: Bom | str, seconds: float) -> None:
+        if generation != self.generation:
+            return  # the design changed (or was replaced) while counting: a newer count follows
+        self.counting = False
+        self.seconds = seconds
+        if isinstance(result, str):
+            self._show(None, f"The bill of materials cannot be counted: {result}")
+        else:
+            self._show(result, "")
+        if self._dirty:
+            self.schedule()
+
+    def _show(self, bom: Bom | None, problem: str) -> None:
+        self.bom = bom
+        self.model.set_bom(bom)
+        self.state.setText(problem)
+        self.state.setVisible(bool(problem))
+        self.state.setStyleSheet("color: #D62828" if problem else "")
+        self.copy_button.setEnabled(bom is not None)
+        self.copy_action.setEnabled(bom is not None)
+        if bom is None:
+            self.totals.setText("\u2014")
+            self.board.setText("")
+            self.notes.setText("")
+        else:
+            self.totals.setText(totals_text(bom).replace("    ", "  \u00b7  "))
+            self.board.setText(board_text(bom))
+            self.notes.setText("\n".join(f"Note: {n}" for n in bom.notes))
+        self.board.setVisible(bool(self.board.text()))
+        self.notes.setVisible(bool(self.notes.text()))
+        self.updated.emit(bom)
+
+    # ------------------------------------------------------------------ clipboard
+    def csv_text(self) -> str:
+        """The table as CSV (with a totals row), or an empty string when there is no bill."""
+        return bom_csv(self.bom) if self.bom is not None else ""
+
+    def copy_csv(self) -> bool:
+        text = self.csv_text()
+        if not text:
+            return False
+        QApplication.clipboard().setText(text)
+        self.state.setStyleSheet("")
+        self.state.setText(f"Copied {units.count(len(self.bom.lines), 'line')} as CSV.")  # type: ignore[union-attr]
+        self.state.setVisible(True)
+        return True

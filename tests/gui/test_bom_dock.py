@@ -1,0 +1,161 @@
+"""The bill of materials dock: the figures of ``topo-designer bom``, kept up to date, copied as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QApplication
+
+from designer.analysis.bom import bill_of_materials
+from designer.generators import build_rail_optimized
+from designer.gui.document.commands import MoveDevicesCommand, SetDeviceFieldCommand
+from designer.io import load_design
+from designer.model import DesignError
+from designer.model.catalog import Catalog
+from designer.model.shipped import sample_designs_dir
+from designer.present.bom_text import BOM_HEADERS, bom_csv, bom_rows, totals_text
+
+
+def _shown(window):
+    """The BOM dock, raised in front of the dock it shares a place with."""
+    dock = window.docks["bom"]
+    dock.show()
+    dock.raise_()
+    QApplication.processEvents()
+    return dock.widget()
+
+
+def _table(bom_dock) -> list[list[str]]:
+    m = bom_dock.model
+    return [[m.data(m.index(r, c)) for c in range(m.columnCount())] for r in range(m.rowCount())]
+
+
+def _open_sample(window, name="superpod-h100-1su.json"):
+    design = load_design(sample_designs_dir() / name)
+    window.document.set_design(design, None)
+    return design
+
+
+def test_the_dock_is_in_the_window_and_the_view_menu(window):
+    assert "bom" in window.docks
+    dock = window.docks["bom"]
+    assert dock.windowTitle() == "Bill of Materials"
+    assert dock.toggleViewAction() in window.view_menu.actions()
+    # it shares the analysis dock's place rather than taking width from the canvas
+    assert dock in window.tabifiedDockWidgets(window.docks["analysis"])
+
+
+def test_it_shows_the_same_figures_as_the_command_line(window, qtbot):
+    bom_dock = _shown(window)
+    design = _open_sample(window)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and bom_dock.bom.design == design.name, timeout=3000)
+    expected = bill_of_materials(load_design(sample_designs_dir() / "superpod-h100-1su.json"), window.catalog)
+    assert _table(bom_dock) == bom_rows(expected)
+    headers = [bom_dock.model.headerData(c, Qt.Orientation.Horizontal) for c in range(len(BOM_HEADERS))]
+    assert tuple(headers) == BOM_HEADERS
+    assert bom_dock.totals.text().replace("  \u00b7  ", "    ") == totals_text(expected)
+    assert "nvlink" in bom_dock.board.text()
+    categories = {row[0] for row in _table(bom_dock)}
+    assert {"gpu", "nic", "switch", "cable", "transceiver"} <= categories
+
+
+def test_it_follows_edits_after_a_pause_but_not_moves(window, qtbot):
+    bom_dock = _shown(window)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None, timeout=3000)
+    assert bom_dock.model.rowCount() == 0
+    window.editor.place_component("qm9700", QPointF(0, 0))
+    assert bom_dock.model.rowCount() == 0  # not on every edit: after a pause
+    qtbot.waitUntil(lambda: bom_dock.bom.quantity("switch", tier="leaf") == 1, timeout=3000)
+    sw = window.editor.place_component("qm9700", QPointF(400, 0))
+    window.document.push(SetDeviceFieldCommand(window.document.design, sw, "tier", "spine"))
+    qtbot.waitUntil(lambda: bom_dock.bom.quantity("switch", tier="spine") == 1, timeout=3000)
+    counted = bom_dock.generation
+    window.document.push(MoveDevicesCommand(window.document.design, {sw: (800.0, 0.0)}))
+    window.document.push(SetDeviceFieldCommand(window.document.design, sw, "name", "spine A"))
+    qtbot.wait(500)
+    assert bom_dock.generation == counted  # moving and renaming cannot change the bill
+    window.document.undo_stack.undo()
+    window.document.undo_stack.undo()
+    window.document.undo_stack.undo()  # the tier change
+    qtbot.waitUntil(lambda: bom_dock.bom.quantity("switch", tier="leaf") == 2, timeout=3000)
+
+
+def test_a_hidden_dock_counts_when_it_is_shown_again(window, qtbot):
+    bom_dock = _shown(window)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None, timeout=3000)
+    window.docks["bom"].hide()
+    window.editor.place_component("h100-sxm", QPointF(0, 0))
+    qtbot.wait(400)
+    assert bom_dock.bom.quantity("gpu") == 0
+    _shown(window)
+    qtbot.waitUntil(lambda: bom_dock.bom.quantity("gpu") == 1, timeout=3000)
+
+
+def test_copy_as_csv_from_the_button_and_the_context_menu(window, qtbot):
+    bom_dock = _shown(window)
+    _open_sample(window)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and bom_dock.model.rowCount() > 0, timeout=3000)
+    QApplication.clipboard().clear()
+    qtbot.mouseClick(bom_dock.copy_button, Qt.MouseButton.LeftButton)
+    text = QApplication.clipboard().text()
+    assert text == bom_csv(bom_dock.bom)
+    rows = list(csv.reader(io.StringIO(text)))
+    assert tuple(rows[0]) == BOM_HEADERS and rows[-1][0] == "total"
+    assert len(rows) == bom_dock.model.rowCount() + 2
+    assert bom_dock.table.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
+    (menu_action,) = [a for a in bom_dock.table.actions() if a.text() == "Copy as CSV"]
+    QApplication.clipboard().clear()
+    menu_action.trigger()
+    assert QApplication.clipboard().text() == text
+
+
+def test_unpriced_parts_show_the_bills_own_notes(make_window, qtbot):
+    window = make_window()
+    window.document.catalog = Catalog()  # no catalog: nothing can be priced
+    bom_dock = _shown(window)
+    window.document.set_design(build_rail_optimized(sus=1, nodes_per_su=2), None)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and bool(bom_dock.bom.notes), timeout=3000)
+    expected = bill_of_materials(build_rail_optimized(sus=1, nodes_per_su=2), Catalog())
+    assert bom_dock.notes.isVisibleTo(bom_dock)
+    for note in expected.notes:
+        assert f"Note: {note}" in bom_dock.notes.text()
+    assert "not in the catalog" in bom_dock.notes.text()
+    assert bom_dock.model.data(bom_dock.model.index(0, 7), Qt.ItemDataRole.ForegroundRole) is not None
+
+
+def test_a_bill_that_cannot_be_counted_says_why(window, qtbot, monkeypatch):
+    import designer.gui.panels.bom_dock as module
+
+    def broken(design, catalog):
+        raise DesignError("catalog.json: cable 'x' has no rate")
+
+    monkeypatch.setattr(module, "bill_of_materials", broken)
+    bom_dock = _shown(window)
+    _open_sample(window)
+    qtbot.waitUntil(lambda: "cannot be counted" in bom_dock.state.text(), timeout=3000)
+    assert "cable 'x' has no rate" in bom_dock.state.text()
+    assert bom_dock.model.rowCount() == 0 and not bom_dock.copy_button.isEnabled()
+
+
+def test_a_large_design_is_counted_in_a_worker_thread(window, qtbot, monkeypatch):
+    import designer.gui.panels.bom_dock as module
+
+    monkeypatch.setattr(module, "THREAD_ABOVE", 100)
+    bom_dock = _shown(window)
+    design = _open_sample(window)
+    qtbot.waitUntil(lambda: bom_dock.counting, timeout=3000)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and not bom_dock.counting, timeout=10000)
+    assert _table(bom_dock) == bom_rows(bill_of_materials(design, window.catalog))
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1280, 800)])
+def test_the_canvas_keeps_half_the_width_with_the_dock_shown(make_window, qtbot, size):
+    window = make_window()
+    window.resize(*size)
+    _shown(window)
+    _open_sample(window)
+    qtbot.wait(50)
+    assert window.view.width() >= size[0] / 2
