@@ -1,14 +1,14 @@
 """Package list for setuptools; everything else is in pyproject.toml.
 
 pyproject.toml cannot combine found packages with packages mapped from other folders, so they
-are listed here: every ``designer`` package, plus the data-only ``designer.resources`` and
-``designer.sample_designs`` (folders and files in pyproject.toml's package-dir and package-data).
+are listed here: every ``designer`` package, plus the data-only ``designer.resources``,
+``designer.sample_designs`` and ``designer.docs`` (folders and files in pyproject.toml's package-dir and package-data).
 """
 
 from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
-DATA_ONLY = ("designer.resources", "designer.sample_designs")
+DATA_ONLY = ("designer.resources", "designer.sample_designs", "designer.docs")
 
 
 class BuildPy(build_py):

@@ -1,4 +1,5 @@
-"""The wheel carries the code, the resources (catalog, schemas, icons) and the sample designs.
+"""The wheel carries the code, the resources (catalog, schemas, icons), the sample designs and the
+documentation the Help menu shows.
 
 Builds the wheel once from a copy of the working tree (so new, uncommitted files count too)
 and compares its contents with the folders. scripts/check-wheel.sh installs the wheel and
@@ -78,6 +79,13 @@ def test_every_sample_design_is_in_the_wheel(names: set[str]) -> None:
     assert not [n for n in names if n.startswith("designer/sample_designs/") and n.endswith(".py")]
 
 
+def test_every_document_is_in_the_wheel(names: set[str]) -> None:
+    expected = {f"designer/docs/{rel}" for rel in _files(ROOT / "docs")}
+    assert "designer/docs/gui.md" in expected
+    missing = sorted(expected - names)
+    assert not missing, f"not packaged (add them to package-data in pyproject.toml): {missing}"
+
+
 def test_every_module_is_in_the_wheel(names: set[str]) -> None:
     expected = {f"designer/{rel}" for rel in _files(ROOT / "designer") if rel.endswith(".py")}
     missing = sorted(expected - names)
@@ -91,11 +99,12 @@ def test_the_unpacked_wheel_finds_its_own_resources(wheel: Path, tmp_path: Path)
         z.extractall(site)
     code = (
         "from designer.model.catalog import load_catalog, resources_dir\n"
-        "from designer.model.shipped import sample_designs_dir\n"
+        "from designer.model.shipped import docs_dir, sample_designs_dir\n"
         "from designer.io import load_design\n"
         "print(resources_dir()); print(sample_designs_dir())\n"
         "print(len(load_catalog(include_user=False).components))\n"
         "print(len(load_design(sample_designs_dir() / 'superpod-h100-1su.json').devices))\n"
+        "print(docs_dir()); print((docs_dir() / 'gui.md').is_file())\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "TOPO_DESIGNER_RESOURCES"}
     env["PYTHONPATH"] = str(site)
@@ -103,16 +112,18 @@ def test_the_unpacked_wheel_finds_its_own_resources(wheel: Path, tmp_path: Path)
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    res, samples, components, devices = done.stdout.split()
+    res, samples, components, devices, docs, has_guide = done.stdout.split()
     assert Path(res) == site / "designer" / "resources"
     assert Path(samples) == site / "designer" / "sample_designs"
     assert int(components) > 0
     assert int(devices) > 0
+    assert Path(docs) == site / "designer" / "docs" and has_guide == "True"
 
 
 def test_the_source_tree_uses_the_top_level_folders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("TOPO_DESIGNER_RESOURCES", raising=False)
     assert shipped.resources_dir() == ROOT / "resources"
     assert shipped.sample_designs_dir() == ROOT / "sample_designs"
+    assert shipped.docs_dir() == ROOT / "docs"
     monkeypatch.setenv("TOPO_DESIGNER_RESOURCES", str(tmp_path))
     assert shipped.resources_dir() == tmp_path

@@ -1,8 +1,8 @@
-"""Where the files shipped with the program live: ``resources/`` and ``sample_designs/``.
+"""Where the files shipped with the program live: ``resources/``, ``sample_designs/`` and ``docs/``.
 
 In the source tree (and an editable install) they are the repository's top-level folders. A wheel
-carries them as package data, ``designer/resources`` and ``designer/sample_designs`` (mapped
-in pyproject.toml), found here with importlib.resources. No Qt.
+carries them as package data, ``designer/resources``, ``designer/sample_designs`` and
+``designer/docs`` (mapped in pyproject.toml), found here with importlib.resources. No Qt.
 """
 
 from __future__ import annotations
@@ -38,3 +38,9 @@ def resources_dir() -> Path:
 def sample_designs_dir() -> Path:
     """The folder holding the reference sample designs (``*.json``)."""
     return _shipped("sample_designs")
+
+
+def docs_dir() -> Path:
+    """The folder holding the documentation (``*.md`` and the pictures they show), which the
+    window's Help menu displays."""
+    return _shipped("docs")
