@@ -1,0 +1,303 @@
+"""The training-step model: how long one step takes on a fabric, and how much of it the GPUs wait.
+
+Per GPU, with ``m`` micro-batches per step on each pipeline stage (global batch / (dp x micro-batch)):
+
+- **compute** C = 6 x active parameters x tokens per step / (GPUs x peak dense BF16 FLOP/s x kernel
+  efficiency) (or ``compute.step_compute_s``); one micro-batch on one stage takes c = C / m, one
+  third forward and two thirds backward (2 N and 4 N FLOPs per token).
+- per micro-batch, on the critical path: **tensor-parallel** all-reduces, 4 per layer of the stage
+  (2 forward, 2 backward) of micro-batch x sequence / cp x hidden x activation bytes each, less the
+  ``tp_overlap`` share; **context-parallel** all-gather (forward) and reduce-scatter (backward) of
+  the keys and values per layer; **expert all-to-all**, 4 per MoE layer (dispatch and combine, forward
+  and backward) of tokens x top-k x hidden x activation bytes; **pipeline sends**, one activation
+  forward and one gradient backward.
+- **1F1B pipeline**: the step runs (m + (pp - 1) / v) micro-batch slots (v virtual stages); the
+  (pp - 1) / v extra slots are the bubble.
+- **data parallel**, after the last micro-batch's backward pass: gradients in buckets (DDP), an
+  all-reduce each (or reduce-scatter, then an all-gather of the parameters for a sharded optimiser;
+  with full sharding, all-gathers and reduce-scatters in every micro-batch). Bucket k is ready at
+  (k + 1) / n of the backward window and the buckets go out one after another; what finishes after
+  the window is exposed. With overlap on, ``overlap_fraction`` of the part the window could hide is
+  hidden (:mod:`designer.analysis.training.constants`).
+
+Step time = (m + (pp - 1) / v) x slot + exposed data-parallel time. Idle fraction = 1 - C / step
+(bubbles and exposed communication); MFU = model FLOPs / (step x GPUs x peak). Every communicator's
+time is that of all its groups at once on the shared links (:mod:`designer.analysis.training.traffic`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.analysis.context import Context, build_context
+from designer.analysis.training import constants as T
+from designer.analysis.training.placement import Placement, place
+from designer.analysis.training.traffic import Communicator, communicator
+from designer.analysis.training.workload import Workload, WorkloadError
+from designer.model import Design
+from designer.model.catalog import Catalog, default_catalog
+from designer.model.units import count
+
+
+@dataclass(frozen=True)
+class CommPhase:
+    """One communicator's share of a step (units: s, bytes; times per step unless "per call")."""
+
+    name: str
+    collective: str
+    algorithm: str
+    groups: int
+    group_size: int
+    calls_per_step: int
+    message_bytes: float
+    time_per_call_s: float
+    alone_per_call_s: float
+    slowdown: float
+    total_s: float
+    exposed_s: float
+    bottleneck_link: str
+    network: bool
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """The training step of a workload on a design (units: s, bytes, FLOP, USD).
+
+    ``gpu_idle_fraction`` = 1 - compute / step (pipeline bubbles and exposed communication);
+    ``comm_idle_fraction`` = exposed communication / step (the network's share of it).
+    """
+
+    workload: str
+    design_name: str
+    gpus: int
+    idle_gpus: int
+    gpu_model: str
+    peak_flops_per_gpu: float
+    efficiency: float
+    parallelism: dict
+    micro_batches: int
+    tokens_per_step: int
+    flops_per_step: float
+    step_time_s: float
+    compute_s: float
+    bubble_s: float
+    exposed_comm_s: float
+    gpu_idle_fraction: float
+    comm_idle_fraction: float
+    mfu: float
+    tokens_per_s: float
+    train_tokens: float
+    time_to_train_s: float
+    gpu_hour_usd: float
+    price_source: str
+    idle_cost_per_day_usd: float
+    idle_cost_to_train_usd: float
+    phases: tuple[CommPhase, ...]
+    notes: tuple[str, ...]
+
+    def phase(self, name: str) -> CommPhase | None:
+        return next((p for p in self.phases if p.name == name), None)
+
+
+def _peak(ctx: Context, gpus: np.ndarray, workload: Workload, catalog: Catalog) -> tuple[float, str, list[str]]:
+    notes: list[str] = []
+    models = sorted({ctx.design.device(ctx.gpu_ids[i]).model for i in gpus})
+    if workload.compute.peak_tflops is not None:
+        return workload.compute.peak_tflops * 1e12, ", ".join(m or "?" for m in models), notes
+    peaks = {}
+    for m in models:
+        comp = catalog.components.get(m) if m else None
+        v = comp.specs.get("bf16_dense_tflops") if comp is not None else None
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+            raise WorkloadError(f"GPU model {m or '(none)'!r} has no specs.bf16_dense_tflops in the catalog: give "
+                                "compute.peak_tflops in the workload")
+        peaks[m] = float(v) * 1e12
+    if len(peaks) > 1:
+        notes.append(f"GPU models differ ({', '.join(peaks)}): the slowest peak sets the pace")
+    return min(peaks.values()), ", ".join(models), notes
+
+
+def _price(ctx: Context, gpus: np.ndarray, workload: Workload, catalog: Catalog) -> tuple[float, str]:
+    if workload.training.gpu_hour_usd is not None:
+        return workload.training.gpu_hour_usd, "workload"
+    prices = []
+    for m in {ctx.design.device(ctx.gpu_ids[i]).model for i in gpus}:
+        comp = catalog.components.get(m) if m else None
+        if comp is not None and comp.price_usd > 0:
+            prices.append(comp.price_usd)
+    if not prices:
+        return 0.0, "none"
+    return max(prices) / (T.AMORTISATION_YEARS * T.HOURS_PER_YEAR), "catalog price over 6 years"
+
+
+def exposed_after(times: np.ndarray, window: float) -> float:
+    """Time past ``window`` of buckets sent one after another, bucket k ready at (k + 1) / n of it.
+
+    >>> exposed_after(np.array([1.0, 1.0]), 4.0)   # ready at 2 and 4: done at 5
+    1.0
+    >>> exposed_after(np.array([3.0]), 0.0)
+    3.0
+    """
+    n = len(times)
+    if not n:
+        return 0.0
+    ready = window * np.arange(1, n + 1) / n
+    tail = np.cumsum(times[::-1])[::-1]  # sum of t_k for k >= j
+    return float(max(np.max(ready + tail) - window, 0.0))
+
+
+def _buckets(total: float, bucket: int) -> list[float]:
+    if total <= 0:
+        return []
+    full = int(total // bucket)
+    rest = total - full * bucket
+    return [float(bucket)] * full + ([rest] if rest >= 1 else [])
+
+
+def _overlapped(times: np.ndarray, window: float, overlap: bool, fraction: float) -> float:
+    total = float(times.sum())
+    if not overlap:
+        return total
+    exposed = exposed_after(times, window)
+    return total - fraction * (total - exposed)
+
+
+def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog | None = None) -> StepReport:
+    """Predict the training step of ``workload`` on ``design`` (or a built :class:`Context`).
+
+    Raises :class:`WorkloadError` when the job does not fit the design (too few GPUs, a GPU model
+    without a peak FLOP/s figure). Examples: ``tests/analysis/test_training_step.py``.
+    """
+    catalog = catalog if catalog is not None else default_catalog()
+    ctx = design if isinstance(design, Context) else build_context(design, catalog)
+    pl = place(ctx, workload)
+    notes = list(pl.notes)
+    par, mdl, w = workload.parallelism, workload.model, workload
+    tp, cp, pp, dp, ep, v = par.tp, par.cp, par.pp, pl.sizes["dp"], par.ep, par.virtual_stages
+    g = pl.n_ranks
+    mbs = w.batch.micro_batch_sequences
+    m = w.batch.global_batch_sequences // (dp * mbs)
+    if m < 1 or m * dp * mbs != w.batch.global_batch_sequences:
+        m = max(m, 1)
+        notes.append(f"global batch of {w.batch.global_batch_sequences:,} sequences is not a multiple of dp x "
+                     f"micro-batch = {dp * mbs:,}: modelled as {m * dp * mbs:,} ({count(m, 'micro-batch')} per rank)")
+    if pp > 1 and m < pp:
+        notes.append(f"only {count(m, 'micro-batch')} for {pp} pipeline stages: the bubble dominates")
+    seq = mdl.sequence_length
+    tokens = m * dp * mbs * seq
+    flops = T.FLOPS_PER_PARAM_PER_TOKEN * mdl.active_parameters * tokens
+    peak, gpu_model, peak_notes = _peak(ctx, pl.gpus, w, catalog)
+    notes += peak_notes
+    eff = w.compute.efficiency
+    compute = w.compute.step_compute_s if w.compute.step_compute_s is not None else flops / (g * peak * eff)
+    c = compute / m
+    layers_stage = mdl.layers / pp
+    act = w.precision.activation_bytes
+    h = mdl.hidden_size
+    mb_tokens = mbs * seq / cp
+    slots = m + (pp - 1) / v
+    phases: list[CommPhase] = []
+    slot_comm = 0.0
+
+    def add(comm: Communicator, size: float, calls_per_mb: float, exposed_share: float) -> None:
+        nonlocal slot_comm
+        per_call = comm.time(size)
+        per_mb = calls_per_mb * per_call
+        slot_comm += per_mb * exposed_share
+        phases.append(CommPhase(comm.name, comm.collective, comm.algorithm, comm.groups, comm.group_size,
+                                int(round(calls_per_mb * m)), size, per_call, comm.alone_s.get(int(round(size)),
+                                per_call), comm.slowdown, per_mb * m, per_mb * exposed_share * slots,
+                                comm.bottleneck_link, comm.network))
+
+    if tp > 1:
+        size = mb_tokens * h * act
+        add(communicator(ctx, "tp", pl.tp, "allreduce", [size]), size, 4 * layers_stage, 1.0 - w.compute.tp_overlap)
+    if cp > 1:
+        size = 2 * mbs * seq * h * mdl.kv_fraction * act / tp
+        comm_ag = communicator(ctx, "cp", pl.cp, "allgather", [size])
+        add(comm_ag, size, layers_stage, 1.0)
+        comm_rs = communicator(ctx, "cp", pl.cp, "reducescatter", [size])
+        add(comm_rs, size, layers_stage, 1.0)
+    if ep > 1 and mdl.is_moe:
+        size = mb_tokens / (tp if par.sequence_parallel else 1) * mdl.experts_per_token * h * act
+        add(communicator(ctx, "ep", pl.ep, "alltoall", [size]), size, 4 * mdl.moe_layers / pp, 1.0)
+    if pp > 1:
+        size = mb_tokens * h * act / (tp if par.sequence_parallel else 1)
+        # One activation forward and one gradient backward per micro-batch and virtual stage.
+        add(communicator(ctx, "pp", pl.pp, "sendrecv", [size]), size, 2.0 * v, 1.0)
+
+    # Data parallel: dense gradients over dp x cp; expert gradients over the expert-data-parallel groups.
+    dpc = w.data_parallel
+    grad = w.precision.gradient_bytes
+    expert = mdl.expert_parameters if (mdl.is_moe and ep > 1) else 0.0
+    sets = [("dp", pl.dp, (mdl.parameters - expert) / (tp * pp) * grad)]
+    if expert > 0:
+        sets.append(("edp", pl.edp, expert / (tp * pp * ep) * grad))
+    bwd_window = T.BACKWARD_SHARE * c
+    fwd_window = T.FORWARD_SHARE * c
+    dp_exposed_end = 0.0
+    for name, groups, nbytes in sets:
+        if groups.shape[1] < 2 or nbytes <= 0:
+            continue
+        sizes = _buckets(nbytes, dpc.bucket_bytes)
+        kinds = {"none": ("allreduce",), "optimizer": ("reducescatter", "allgather"),
+                 "full": ("reducescatter", "allgather")}[dpc.sharding]
+        comms = {k: communicator(ctx, name, groups, k, sizes) for k in kinds}
+        for k, comm in comms.items():
+            times = np.array([comm.time(s) for s in sizes])
+            total = float(times.sum())
+            if dpc.sharding == "full":
+                # Every micro-batch: parameters gathered for the forward and the backward pass, gradients
+                # reduce-scattered in the backward pass.
+                if k == "allgather":
+                    exp = (_overlapped(times[::-1], fwd_window, dpc.overlap, dpc.overlap_fraction)
+                           + _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction))
+                    per_mb, calls = 2 * total, 2 * len(sizes)
+                else:
+                    exp = _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction)
+                    per_mb, calls = total, len(sizes)
+                slot_comm += exp
+                phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, calls * m,
+                                        float(dpc.bucket_bytes), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
+                                        comm.slowdown, per_mb * m, exp * slots, comm.bottleneck_link, comm.network))
+                continue
+            if k == "allgather":  # sharded optimiser: parameters gathered while the next forward pass starts
+                exp = _overlapped(times[::-1], fwd_window, dpc.overlap, dpc.overlap_fraction)
+            else:
+                exp = _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction)
+            dp_exposed_end += exp
+            phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, len(sizes),
+                                    float(dpc.bucket_bytes), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
+                                    comm.slowdown, total, exp, comm.bottleneck_link, comm.network))
+    # The phases above counted the slot communication per slot; the step runs ``slots`` slots.
+    slot = c + slot_comm
+    step = slots * slot + dp_exposed_end
+    bubble = (pp - 1) / v * c
+    exposed = step - compute - bubble
+    if not math.isfinite(step):
+        notes.append("some communicator has no path between its GPUs: the step never completes")
+    idle = 1.0 - compute / step if step > 0 and math.isfinite(step) else 1.0
+    comm_idle = exposed / step if step > 0 and math.isfinite(step) else 1.0
+    mfu = flops / (step * g * peak) if step > 0 and math.isfinite(step) else 0.0
+    tps = tokens / step if step > 0 and math.isfinite(step) else 0.0
+    ttt = w.training.tokens / tps if tps > 0 else float("inf")
+    price, price_source = _price(ctx, pl.gpus, w, catalog)
+    idle_gpu_hours_per_day = 24.0 * (g * idle + pl.idle_gpus)
+    idle_cost_day = price * idle_gpu_hours_per_day
+    idle_cost_total = price * (g * idle + pl.idle_gpus) * ttt / 3600.0 if math.isfinite(ttt) else float("inf")
+    return StepReport(
+        workload=w.name, design_name=ctx.design.name, gpus=g, idle_gpus=pl.idle_gpus, gpu_model=gpu_model,
+        peak_flops_per_gpu=peak, efficiency=eff,
+        parallelism={"tp": tp, "cp": cp, "pp": pp, "dp": dp, "ep": ep, "virtual_stages": v},
+        micro_batches=m, tokens_per_step=tokens, flops_per_step=flops, step_time_s=step, compute_s=compute,
+        bubble_s=bubble, exposed_comm_s=exposed, gpu_idle_fraction=idle, comm_idle_fraction=comm_idle, mfu=mfu,
+        tokens_per_s=tps, train_tokens=w.training.tokens, time_to_train_s=ttt, gpu_hour_usd=price,
+        price_source=price_source, idle_cost_per_day_usd=idle_cost_day, idle_cost_to_train_usd=idle_cost_total,
+        phases=tuple(phases), notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+__all__ = ["CommPhase", "Placement", "StepReport", "exposed_after", "step_analysis"]
