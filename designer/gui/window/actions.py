@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QToolBar
 
+from designer.gui.window import help as help_menu
+
 if TYPE_CHECKING:
     from designer.gui.window.main_window import MainWindow
 
@@ -86,7 +88,11 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         "Generate a fabric (server, leaf-spine, fat-tree, rail-optimized...) into the design")
     act("analyze", "&Analyze", w.analyze, QKeySequence("F5"), "analyze", "Run the analyzer on the design")
     act("check", "Check &Rules", w.checker.run, QKeySequence("F7"), tip="Check the design rules now")
-    act("about", "&About", w.about)
+    act("docs", "&Documentation", lambda: help_menu.show_documentation(w), SK.HelpContents,
+        tip="Read the guide and the reference documents")
+    act("shortcuts", "&Keyboard Shortcuts", lambda: help_menu.show_shortcuts(w), QKeySequence("Ctrl+/"),
+        tip="Every shortcut and canvas gesture, searchable")
+    act("about", "&About", lambda: help_menu.show_about(w), tip="The version of Topology Designer")
 
     mb = w.menuBar()
     m = mb.addMenu("&File")
@@ -112,7 +118,8 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
               "generate", "check", "analyze"):
         m.addSeparator() if k is None else m.addAction(acts[k])
     m = mb.addMenu("&Help")
-    m.addAction(acts["about"])
+    for k in ("docs", "shortcuts", None, "about"):
+        m.addSeparator() if k is None else m.addAction(acts[k])
 
     tb = QToolBar("Main")
     tb.setObjectName("main_toolbar")

@@ -487,14 +487,6 @@ class MainWindow(QMainWindow):
         self.docks["analysis"].raise_()
         self.runner.start()
 
-    def about(self) -> None:
-        QMessageBox.about(
-            self,
-            f"About {APP_NAME}",
-            f"<b>{APP_NAME}</b><br>Design GPU-cluster network fabrics and see, before buying hardware, how fast "
-            "they will be.",
-        )
-
     def _on_palette_activated(self, kind: str, payload: str) -> None:
         centre = self.view.mapToScene(self.view.viewport().rect().center())
         if kind == MIME_COMPONENT:

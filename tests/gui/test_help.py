@@ -1,0 +1,129 @@
+"""Help: keyboard shortcuts made from the window's actions, the documentation, About with the version."""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QMessageBox
+
+from designer.model.shipped import docs_dir
+
+
+def _help_menu(window):
+    (menu,) = [a.menu() for a in window.menuBar().actions() if a.text().replace("&", "") == "Help"]
+    return menu
+
+
+def _action(window, text: str):
+    return next(a for a in _help_menu(window).actions() if a.text().replace("&", "").rstrip("\u2026") == text)
+
+
+def test_the_help_menu_offers_documentation_shortcuts_and_about(window):
+    texts = [a.text().replace("&", "").rstrip("\u2026") for a in _help_menu(window).actions() if not a.isSeparator()]
+    assert texts[:2] == ["Documentation", "Keyboard Shortcuts"] and "About" in texts
+    assert _action(window, "Documentation").shortcut() == QKeySequence(QKeySequence.StandardKey.HelpContents)
+
+
+def test_the_shortcuts_list_every_action_with_keys_from_the_window_itself(window, qtbot):
+    _action(window, "Keyboard Shortcuts").trigger()
+    dialog = window._shortcuts_dialog
+    qtbot.waitExposed(dialog)
+    listed = {(row.what, row.keys) for row in dialog.rows}
+    native = QKeySequence.SequenceFormat.NativeText
+    with_keys = [a for a in window.actions_by_name.values() if a.shortcuts()]
+    assert len(with_keys) >= 25
+    for a in with_keys:
+        keys = ", ".join(k.toString(native) for k in a.shortcuts())
+        assert (a.text().replace("&", "").rstrip("\u2026"), keys) in listed, a.text()
+    # generated, not a copy: a shortcut given to an action shows up
+    window.actions_by_name["expand_all"].setShortcut(QKeySequence("Ctrl+Alt+X"))
+    from designer.gui.window.help import action_rows
+
+    assert any(r.what == "Expand All Groups" and "X" in r.keys for r in action_rows(window))
+    # where each lives
+    assert next(r for r in dialog.rows if r.what == "Save").where == "File"
+    assert next(r for r in dialog.rows if r.what == "Analyze").where in ("Design", "Analysis")
+
+
+def test_the_shortcuts_include_the_canvas_gestures_of_the_guide(window):
+    from designer.gui.window.help import ShortcutsDialog, gesture_rows
+
+    gestures = gesture_rows()
+    assert len(gestures) >= 8
+    text = " ".join(f"{g.what} {g.keys}" for g in gestures).lower()
+    for word in ("port", "alt", "wheel", "middle", "space", "double-click", "rubber"):
+        assert word in text
+    dialog = ShortcutsDialog(window)
+    assert [r for r in dialog.rows if r.where == "Canvas"] == gestures
+
+
+def test_the_shortcuts_search_filters_as_you_type(window, qtbot):
+    from designer.gui.window.help import ShortcutsDialog
+
+    dialog = ShortcutsDialog(window)
+    qtbot.addWidget(dialog)
+    everything = len(dialog.visible_rows())
+    qtbot.keyClicks(dialog.search, "undo")
+    shown = dialog.visible_rows()
+    assert 0 < len(shown) < everything
+    assert all("undo" in f"{r.where} {r.what} {r.keys}".lower() for r in shown)
+    dialog.search.setText("zoom ctrl")
+    assert {r.what for r in dialog.visible_rows()} >= {"Zoom In", "Zoom Out", "Zoom to Fit"}
+    dialog.search.setText("no such thing at all")
+    assert dialog.visible_rows() == [] and "0 matches of" in dialog.count.text()
+    dialog.search.clear()
+    assert len(dialog.visible_rows()) == everything
+
+
+def test_the_documentation_shows_every_shipped_document_rendered(window, qtbot):
+    _action(window, "Documentation").trigger()
+    dialog = window._docs_dialog
+    qtbot.waitExposed(dialog)
+    names = {p.name for _, p in dialog.docs}
+    assert names == {p.name for p in docs_dir().glob("*.md")}
+    assert dialog.current_name() == "gui.md"
+    assert dialog.list.count() == len(names)
+    assert "The designer window" in dialog.browser.toPlainText()
+    assert "|---|" not in dialog.browser.toPlainText()  # rendered, not shown as source
+    assert dialog.open_name("file-format.md")
+    assert dialog.current_name() == "file-format.md"
+    dialog._on_anchor_clicked(QUrl("gui.md"))  # a link from one document to another
+    assert dialog.current_name() == "gui.md"
+
+
+def test_the_documentation_says_so_when_it_is_not_installed(window, tmp_path):
+    from designer.gui.window.help import DocsDialog
+
+    dialog = DocsDialog(window, folder=tmp_path / "missing")
+    assert dialog.list.count() == 0
+    assert "not installed" in dialog.browser.toPlainText()
+
+
+def test_about_names_the_version(window, monkeypatch):
+    shown = []
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.append(text))
+    _action(window, "About").trigger()
+    (text,) = shown
+    assert metadata.version("topo-designer") in text
+
+
+def test_the_version_falls_back_to_the_package_in_a_source_checkout(monkeypatch):
+    from designer import __version__
+    from designer.gui.window import help as help_module
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(help_module.metadata, "version", missing)
+    assert help_module.app_version() == f"{__version__} (source)"
+
+
+@pytest.mark.parametrize("name", ["gui.md", "architecture.md"])
+def test_documents_have_a_title(name):
+    from designer.gui.window.help import documents
+
+    titles = {p.name: t for t, p in documents()}
+    assert titles[name] and not titles[name].startswith("#")
