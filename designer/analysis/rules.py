@@ -26,6 +26,10 @@ first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not
 - ``mixed-cage`` (error): a twin-port cage holds two media or two optical modules (one cage takes one module).
 - ``unpriced`` (warning): a custom device with no catalog model and no power/price of its own.
 - ``no-cable`` (warning): a network link with no cable chosen.
+- ``tier-skip`` (warning): a NIC or GPU cabled straight to a spine or core switch, skipping the leaf
+  tier, or a switch cabled to a switch two tiers up, skipping the tier between (when the design has it).
+- ``rail-misaligned`` (warning): in a rail-optimized fabric, GPU i's NIC is cabled to a leaf of
+  another rail (or of another scalable unit) than its own.
 """
 
 from __future__ import annotations
@@ -464,6 +468,85 @@ def _join_advice(design: Design, ids: list[str], kinds: list[str], labels: np.nd
     return "; ".join(parts) if parts else "link them to the rest of the fabric"
 
 
+#: Clos tiers from the endpoints up: leaf (edge), spine (aggregation), core. Other tiers (a
+#: dragonfly's routers) have no rank and are not checked for skipping.
+TIER_RANK = {"leaf": 1, "edge": 1, "spine": 2, "aggregation": 2, "core": 3}
+
+
+def _int_property(dev, key: str) -> int | None:
+    value = dev.properties.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _check_fabric_shape(design: Design, out: list[Finding]) -> None:
+    """``tier-skip`` and ``rail-misaligned``: network links that bypass a tier, or leave their rail.
+
+    A rail is read from the devices' ``rail`` (and ``su``) properties, as the rail-optimized
+    generators record them: a NIC belongs to the rail of the GPU it serves over PCIe (else to its
+    own ``rail``), and must be cabled to a leaf of that rail in its own scalable unit.
+    """
+    devices = {d.id: d for d in design.iter_devices()}
+    ranked = {d.id: TIER_RANK[d.tier] for d in devices.values() if d.kind == "switch" and d.tier in TIER_RANK}
+    tier_at: dict[int, str] = {}
+    for did, rank in ranked.items():
+        tier_at.setdefault(rank, devices[did].tier)
+    served: dict[str, str] = {}  # NIC id -> the GPU it serves over PCIe
+    rail_leaves: dict[tuple[int | None, int], str] = {}  # (su, rail) -> the first leaf of that rail
+    for d in devices.values():
+        rail = _int_property(d, "rail")
+        if d.kind == "switch" and rail is not None:
+            rail_leaves.setdefault((_int_property(d, "su"), rail), d.id)
+    for lk in design.iter_links():
+        if lk.medium == "pcie":
+            a, b = devices[lk.a_device], devices[lk.b_device]
+            if {a.kind, b.kind} == {"nic", "gpu"}:
+                nic, gpu = (a, b) if a.kind == "nic" else (b, a)
+                served.setdefault(nic.id, gpu.id)
+    for lk in design.iter_links():
+        if lk.medium in _BOARD_MEDIA:
+            continue
+        a, b = devices[lk.a_device], devices[lk.b_device]
+        ends = (a.id, b.id)
+        if a.id in ranked and b.id in ranked:
+            low, high = (a, b) if ranked[a.id] < ranked[b.id] else (b, a)
+            skipped = [tier_at[r] for r in range(ranked[low.id] + 1, ranked[high.id]) if r in tier_at]
+            if skipped:
+                out.append(Finding(WARNING, "tier-skip", (
+                    f"{lk.id}: {low.id} ({low.tier}) is cabled straight to {high.id} ({high.tier}), skipping the "
+                    f"{skipped[0]} tier: traffic between them bypasses the {skipped[0]} switches; cable {low.id} "
+                    f"to a {skipped[0]} switch instead"), ends, (lk.id,)))
+            continue
+        switch, end = (a, b) if a.kind == "switch" else (b, a)
+        if switch.kind != "switch" or end.kind not in ("nic", "gpu"):
+            continue
+        rank = ranked.get(switch.id)
+        if rank is not None and rank > 1 and 1 in tier_at:
+            leaf = tier_at[1]
+            out.append(Finding(WARNING, "tier-skip", (
+                f"{lk.id}: {end.id} ({end.kind.upper()}) is cabled straight to {switch.id}, a {switch.tier} switch, "
+                f"skipping the {leaf} tier: endpoints attach to {leaf} switches, and a {switch.tier} port spent on one "
+                f"endpoint is an uplink lost; cable {end.id} to a {leaf} switch"), ends, (lk.id,)))
+        leaf_rail = _int_property(switch, "rail")
+        if leaf_rail is None:
+            continue
+        gpu = devices.get(served.get(end.id, ""))
+        owner = gpu if gpu is not None and _int_property(gpu, "rail") is not None else end
+        rail = _int_property(owner, "rail")
+        su, leaf_su = _int_property(owner, "su"), _int_property(switch, "su")
+        wrong_su = su is not None and leaf_su is not None and su != leaf_su
+        if rail is None or (rail == leaf_rail and not wrong_su):
+            continue
+        whose = f"{end.id}, the NIC of {owner.id}," if owner is not end else end.id
+        where = f"rail {rail}" + (f" of SU {su}" if su is not None else "")
+        there = f"rail {leaf_rail}" + (f" of SU {leaf_su}" if leaf_su is not None else "")
+        right = rail_leaves.get((su if su is not None else leaf_su, rail))
+        fix = f"cable it to {right}" if right else f"cable it to the {where} leaf"
+        out.append(Finding(WARNING, "rail-misaligned", (
+            f"{lk.id}: {whose} is on {where} but is cabled to {switch.id} on {there}: in a rail-optimized fabric "
+            f"GPU i's NIC goes to leaf i of its SU, so same-rail traffic stays one hop apart; {fix}"),
+            ends, (lk.id,)))
+
+
 #: How the bill of materials counts what it cannot price (the rules and the BOM say it alike).
 UNPRICED = "counted at 0 W, $0"
 
@@ -515,6 +598,7 @@ def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding
     out: list[Finding] = []
     _check_devices(design, catalog, out)
     _check_links(design, catalog, out)
+    _check_fabric_shape(design, out)
     _check_cages(design, catalog, out)
     _check_unpriced(design, out)
     _check_connectivity(design, out)
