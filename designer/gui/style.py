@@ -163,3 +163,48 @@ def device_size(kind: str, port_count: int) -> tuple[float, float]:
     ks = KIND_STYLES.get(kind, KIND_STYLES["storage"])
     rows, _, pitch = port_grid(port_count, ks.width)
     return ks.width, max(ks.height, 31 + rows * pitch + 4)
+
+
+# ---------------------------------------------------------------------------- utilisation overlay
+#: The perceptual colour map of link utilisation (pyqtgraph's "plasma", from 0 % to 100 %; its
+#: last, pale-yellow fifth is left out so that the busiest links stay visible on the white canvas).
+UTIL_COLORMAP_NAME = "plasma"
+UTIL_COLORMAP_RANGE = (0.0, 0.8)
+UTIL_STEPS = 64
+BOTTLENECK_HALO = QColor(214, 40, 40, 120)
+CUT_HALO = QColor(200, 0, 160, 120)
+_UTIL_LUT: list[QColor] = []
+_UTIL_PENS: dict[tuple[int, float, bool, bool], QPen] = {}
+
+
+def utilisation_colours() -> list[QColor]:
+    """:data:`UTIL_STEPS` colours from idle (index 0) to fully busy (last)."""
+    if not _UTIL_LUT:
+        import numpy as np
+        import pyqtgraph as pg
+
+        lo, hi = UTIL_COLORMAP_RANGE
+        rgba = pg.colormap.get(UTIL_COLORMAP_NAME).map(np.linspace(lo, hi, UTIL_STEPS), mode="byte")
+        _UTIL_LUT.extend(QColor(int(r), int(g), int(b)) for r, g, b, _a in rgba)
+    return _UTIL_LUT
+
+
+def utilisation_step(utilisation: float) -> int:
+    """The colour step of a utilisation (a fraction; clipped to 0..1)."""
+    u = 0.0 if utilisation != utilisation else min(1.0, max(0.0, utilisation))  # NaN reads as idle
+    return min(UTIL_STEPS - 1, int(u * UTIL_STEPS))
+
+
+def utilisation_pen(utilisation: float, total_gbps: float, *, failed: bool = False, flagged: bool = False) -> QPen:
+    """The pen of a link or bundle coloured by utilisation (width by bandwidth, as media pens)."""
+    step = utilisation_step(utilisation)
+    key = (step, total_gbps, failed, flagged)
+    pen = _UTIL_PENS.get(key)
+    if pen is None:
+        colour = WARNING if flagged else (FAILED_COLOUR if failed else utilisation_colours()[step])
+        pen = QPen(colour, max(1.5, link_width_px(total_gbps)))
+        pen.setCosmetic(True)
+        pen.setStyle(Qt.PenStyle.DashLine if failed else Qt.PenStyle.SolidLine)
+        pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+        _UTIL_PENS[key] = pen
+    return pen

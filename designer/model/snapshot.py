@@ -78,6 +78,16 @@ class DesignSnapshot:
                 rows(Link, design.iter_links()),
             )
 
+    @classmethod
+    def capture_steps(cls, design: Design, rows_per_step: int = 15_000) -> SnapshotCapture:
+        """The same read as :meth:`capture`, in steps of about ``rows_per_step`` records.
+
+        For an event loop that must stay responsive while a large design is read: call
+        :meth:`SnapshotCapture.step` until it returns True, then take ``.result``. The design must
+        not change between steps (start again if it does).
+        """
+        return SnapshotCapture(design, rows_per_step)
+
     def build(self) -> Design:
         """A new, independent, listener-free design from the snapshot (safe in any thread)."""
 
@@ -102,4 +112,45 @@ class DesignSnapshot:
         return design
 
 
-__all__ = ["DesignSnapshot"]
+class SnapshotCapture:
+    """A :class:`DesignSnapshot` read a slice at a time (:meth:`DesignSnapshot.capture_steps`)."""
+
+    def __init__(self, design: Design, rows_per_step: int) -> None:
+        self._design = design
+        self._per_step = max(1, int(rows_per_step))
+        self._parts: list[tuple[type, list[Any]]] = [
+            (Group, design.groups_parent_first()),
+            (Device, list(design.iter_devices())),
+            (Link, list(design.iter_links())),
+        ]
+        self._done: list[list[Row]] = [[], [], []]
+        self._part = 0
+        self._pos = 0
+        self.result: DesignSnapshot | None = None
+
+    def step(self) -> bool:
+        """Read the next slice; True when the snapshot is complete (then ``result`` holds it)."""
+        if self.result is not None:
+            return True
+        budget = self._per_step
+        with gc_paused():
+            while budget > 0 and self._part < 3:
+                kind, objs = self._parts[self._part]
+                chunk = objs[self._pos:self._pos + budget]
+                get = _GET[kind]
+                self._done[self._part].extend((get(o), _copy_properties(o.properties)) for o in chunk)
+                self._pos += len(chunk)
+                budget -= len(chunk)
+                if self._pos >= len(objs):
+                    self._part += 1
+                    self._pos = 0
+        if self._part < 3:
+            return False
+        d = self._design
+        self.result = DesignSnapshot(d.name, d.description, _copy_properties(d.properties),
+                                     tuple(self._done[0]), tuple(self._done[1]), tuple(self._done[2]))
+        self._parts = []
+        return True
+
+
+__all__ = ["DesignSnapshot", "SnapshotCapture"]

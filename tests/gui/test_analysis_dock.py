@@ -42,10 +42,13 @@ def test_bottleneck_row_expands_its_groups_and_selects_its_link(window, qtbot):
     with qtbot.waitSignal(window.runner.result_ready, timeout=120_000):
         window.runner.start()
     dock = window.analysis
-    assert dock.bottlenecks.rowCount() > 0
-    link_id = dock.bottlenecks.item(0, 0).text()
-    dock.bottlenecks.cellClicked.emit(0, 0)
+    table = window.live.panels["bottlenecks"].table
+    assert table.rowCount() > 0
+    link_id = table.item(0, 0).text()
+    table.cellDoubleClicked.emit(0, 0)
     assert link_id in window.scene.selected_link_ids()
+    # expanding the groups to show the link is view state, not an edit
+    assert not window.document.is_modified() and window.document.undo_stack.count() == 0
     design = window.document.design
     link = design.link(link_id)
     for dev in (link.a_device, link.b_device):

@@ -30,14 +30,16 @@ def test_the_dock_and_the_command_line_summary_show_the_same_figures(window, qtb
 
     chosen = next(r for r in report.collectives if r.selected and r.message_bytes == DEFAULT_SIZE)
     time, busbw = units.duration(chosen.time_s), units.rate(chosen.busbw_bytes_per_s)
-    assert dock.allreduce.text().startswith(f"{time} over {units.count(report.ranks, 'GPU')}")
+    assert dock.allreduce.text().startswith(
+        f"{time} for {units.size(DEFAULT_SIZE)} over {units.count(report.ranks, 'GPU')}")
     assert dock.allreduce.text().endswith(f"busbw {busbw}")
     row = next(line for line in cli if line.strip().startswith(units.size(DEFAULT_SIZE) + " "))
     assert f"*{time:>10} {busbw:>12}" in row
 
     assert dock.details.toPlainText().splitlines() == summary_lines(report, max_rows=8)
     if report.bottlenecks:
-        assert dock.bottlenecks.item(0, 1).text() == units.percent(report.bottlenecks[0].utilization)
+        table = window.live.panels["bottlenecks"].table
+        assert table.item(0, 1).text() == units.percent(report.bottlenecks[0].utilization)
 
 
 def test_the_inspector_and_the_tooltip_show_a_link_rate_alike(window):

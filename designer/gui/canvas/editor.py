@@ -434,3 +434,23 @@ class Editor(QObject):
         finally:
             stack.endMacro()
         return True
+
+    # ------------------------------------------------------------------ failures (what-if)
+    def failure_links(self, link_ids: Iterable[str] = (), device_ids: Iterable[str] = ()) -> list[str]:
+        """The links a Fail / Restore acts on: the links given, and every link of the devices given."""
+        d = self.design
+        out = [lid for lid in link_ids if d.has_link(lid)]
+        for did in device_ids:
+            if d.has_device(did):
+                out.extend(lk.id for lk in d.links_of(did))
+        return list(dict.fromkeys(out))
+
+    def set_failed(self, link_ids: list[str], failed: bool, what: str) -> bool:
+        """Fail (take out of service) or restore links for a what-if analysis, as one undo step."""
+        ids = [lid for lid in link_ids if self.design.has_link(lid) and self.design.link(lid).failed != failed]
+        if not ids:
+            self.status(f"{what}: nothing to {'fail' if failed else 'restore'}")
+            return False
+        command = cmd.SetLinkFieldCommand(self.design, ids, "failed", failed)
+        command.setText(f"{'Fail' if failed else 'Restore'} {what}")
+        return self._push(command)

@@ -236,6 +236,7 @@ class BundleItem(QGraphicsLineItem):
         self._pen = QPen()
         self._count = 1
         self._badge = ""
+        self._halo: QColor | None = None  # analysis mark (bottleneck, cut) drawn under the line
         # The C++ pen only sizes the bounds and the hit area (8 units wide); painting uses _pen.
         self.setPen(_HIT_PEN)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)  # z 0: above frames, below devices
@@ -246,8 +247,9 @@ class BundleItem(QGraphicsLineItem):
         self._p1, self._p2 = p1, p2
         self.setLine(QLineF(p1, p2))
 
-    def set_look(self, pen: QPen, count: int) -> None:
+    def set_look(self, pen: QPen, count: int, halo: QColor | None = None) -> None:
         self._pen = pen
+        self._halo = halo
         self._count = count
         self._badge = f"\u00d7{count}" if count > 1 else ""
         self.update()
@@ -258,10 +260,18 @@ class BundleItem(QGraphicsLineItem):
     def draw_pen(self) -> QPen:
         return self._pen
 
+    def halo(self) -> QColor | None:
+        return self._halo
+
     def type(self) -> int:
         return BUNDLE_TYPE
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if self._halo is not None:
+            mark = QPen(self._halo, self._pen.widthF() + 10)
+            mark.setCosmetic(True)
+            painter.setPen(mark)
+            painter.drawLine(self._p1, self._p2)
         if option.state & QStyle.StateFlag.State_Selected:
             halo = QPen(QColor(30, 111, 217, 110), self._pen.widthF() + 6)
             halo.setCosmetic(True)

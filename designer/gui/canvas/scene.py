@@ -32,6 +32,7 @@ from designer.gui.canvas.items import (
     GroupFrameItem,
     set_sketched,
 )
+from designer.gui.canvas.overlay import LinkMarks
 from designer.gui.canvas.scene_bundles import LinkBundles
 from designer.gui.canvas.scene_groups import GroupShapes, subtree
 from designer.gui.canvas.scene_paint import box_labels, paint_grid, paint_titles, title_pills
@@ -94,6 +95,8 @@ class DesignScene(QGraphicsScene):
         self.setBackgroundBrush(style.BACKGROUND)
         self.device_items: dict[str, DeviceItem] = {}
         self._shown: dict[str, ShownKey] = {}  # device id -> the shown object standing for it
+        #: analysis marks (utilisation colours, halos): view state, see designer.gui.canvas.overlay
+        self.marks = LinkMarks()
         self.bundles = LinkBundles(self)
         self.groups = GroupShapes(self)
         self.findings = Findings(self)
@@ -120,6 +123,11 @@ class DesignScene(QGraphicsScene):
         #: a title was pinned inside the window at the last paint (the view repaints them on a scroll)
         self.titles_pinned = False
         self.selectionChanged.connect(self.invalidate_sketch)
+
+    def restyle_links(self) -> None:
+        """Redraw every link after :attr:`marks` changed (utilisation overlay, halos)."""
+        self.bundles.restyle_all()
+        self.invalidate_sketch()
 
     # ------------------------------------------------------------------ item maps
     @property

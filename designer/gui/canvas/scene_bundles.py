@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from designer.gui import style
 from designer.gui.canvas.items import BundleItem
 from designer.gui.canvas.linking import link_rate_gbps
+from designer.gui.canvas.overlay import LinkMarks
 from designer.gui.canvas.shown import BundleKey, ShownKey, bundle_key
 from designer.model import Design, Link
 from designer.model.catalog import Catalog
@@ -29,6 +30,7 @@ class BundleHost(Protocol):
     design: Design | None
     catalog: Catalog
     sketched: bool
+    marks: LinkMarks
 
     def shown_key_of(self, device_id: str) -> ShownKey | None: ...
     def item_for(self, shown: ShownKey) -> QGraphicsItem | None: ...
@@ -178,9 +180,19 @@ class LinkBundles:
             media.add(link.medium)
             failed = failed and link.failed
             flagged = flagged or link_flagged(lid)
-        medium = media.pop() if len(media) == 1 else "mixed"
-        item.set_look(style.link_pen(medium, total, failed=failed, flagged=flagged), len(links))
+        marks = host.marks
+        if marks.utilisation is not None:
+            pen = style.utilisation_pen(marks.bundle_utilisation(links), total, failed=failed, flagged=flagged)
+        else:
+            medium = media.pop() if len(media) == 1 else "mixed"
+            pen = style.link_pen(medium, total, failed=failed, flagged=flagged)
+        item.set_look(pen, len(links), marks.bundle_halo(links))
         self._place(item)
+
+    def restyle_all(self) -> None:
+        """Re-pen every bundle (the analysis marks changed); nothing moves."""
+        for key in list(self._links):
+            self.refresh(key)
 
     def follow(self, shown: Iterable[ShownKey]) -> None:
         """Re-place the bundles touching shown objects (during a drag, before the model moves)."""

@@ -54,6 +54,20 @@ class Document(QObject):
             command.apply()
         self.undo_stack.push(command)
 
+    def reveal(self, group_ids: list[str]) -> bool:
+        """Expand collapsed groups to show what they hide, as view state: no undo step, not modified.
+
+        For navigation (a bottleneck or a found device inside a collapsed server). The expansion is
+        kept in the design like any collapsed flag, but it is not an edit of the design.
+        """
+        ids = [g for g in dict.fromkeys(group_ids) if self.design.has_group(g) and self.design.group(g).collapsed]
+        if not ids:
+            return False
+        with self.design.batch():
+            for g in ids:
+                self.design.set_group_field(g, "collapsed", False)
+        return True
+
     def display_name(self) -> str:
         if self.path is not None:
             return self.path.name

@@ -1,245 +1,263 @@
-"""The analysis dock: the analyzer's summary of the current design, recomputed on demand.
+"""The analysis dock: the traffic controls, the run's state, and the key figures of the last result.
 
-The analyzer (``designer.analysis.analyze``) runs in a worker thread (QThreadPool) on a snapshot
-of the design (:class:`designer.model.snapshot.DesignSnapshot`), so the window keeps responding; when the design
-changes after an analysis, the dock says the result is stale. Other panels (the live pyqtgraph
-panels of a later issue) subscribe with :meth:`AnalysisRunner.add_listener` or the
-``result_ready`` signal and receive the same frozen report.
+The analysis itself runs in :class:`designer.gui.panels.live_runner.AnalysisRunner` (live after every
+edit, or on demand with F5); this dock chooses what it times (collective, message size,
+participants, algorithm: every change re-runs), shows progress with Cancel for long runs, and the
+headline figures (bisection, the collective's time, the busiest link, what failures cost). The
+pyqtgraph panels (:mod:`designer.gui.panels.plots`) draw the same result.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
+    QProgressBar,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from designer.analysis import Report
+from designer.analysis.collectives import ALGORITHMS
 from designer.gui.document.document import Document
-from designer.model import Design, DesignError, units
-from designer.model.snapshot import DesignSnapshot
+from designer.gui.panels.live_runner import COLLECTIVES, DEFAULT_SIZE, AnalysisRunner, LiveResult, Traffic, analyzer
+from designer.model import Design, units
 from designer.present.report_text import summary_lines
 
-SIZES = [2**10, 2**16, 2**20, 2**24, 2**26, 2**28, 2**30, 2**32]
-DEFAULT_SIZE = 2**28
+SIZES = [2**k for k in range(3, 34)]
+COLLECTIVE_LABELS = {"allreduce": "All-reduce", "reducescatter": "Reduce-scatter", "allgather": "All-gather",
+                     "alltoall": "All-to-all", "broadcast": "Broadcast"}
+STAGE_LABELS = {"routes": "building routes", "bisection": "bounding the bisection",
+                "collectives": "timing the collectives", "link use": "loading the links"}
 
-
-def analyzer() -> Callable[[Design], Any]:
-    """The analyzer the dock runs (``designer.analysis.analyze`` with the document's catalog)."""
-    from designer.analysis import analyze
-
-    return analyze
-
-
-class _Signals(QObject):
-    finished = Signal(int, object, float)  # generation, report, seconds
-    failed = Signal(int, str)
-
-
-class _Job(QRunnable):
-    def __init__(self, generation: int, state: DesignSnapshot, func: Callable[[Design], Any],
-                 signals: _Signals) -> None:
-        super().__init__()
-        self.generation = generation
-        self.state = state
-        self.func = func
-        self.signals = signals
-
-    def run(self) -> None:
-        t0 = time.perf_counter()
-        try:
-            report = self.func(self.state.build())
-        except DesignError as e:
-            self.signals.failed.emit(self.generation, str(e))
-            return
-        except Exception as e:  # noqa: BLE001 - a bug in the analyzer must not take the window down
-            self.signals.failed.emit(self.generation, f"{type(e).__name__}: {e}")
-            return
-        self.signals.finished.emit(self.generation, report, time.perf_counter() - t0)
-
-
-class AnalysisRunner(QObject):
-    """Runs the analyzer off the UI thread and hands each report to its listeners."""
-
-    started = Signal()
-    result_ready = Signal(object)  # the report
-    failed = Signal(str)
-
-    def __init__(self, document: Document, pool: QThreadPool | None = None) -> None:
-        super().__init__(document)
-        self.document = document
-        self.pool = pool or QThreadPool.globalInstance()
-        self.generation = 0
-        self.running = False
-        self.report: Any = None
-        self.seconds = 0.0
-        self._signals = _Signals()
-        self._signals.finished.connect(self._on_job_finished)
-        self._signals.failed.connect(self._on_job_failed)
-        self._listeners: list[Callable[[Any], None]] = []
-
-    def add_listener(self, listener: Callable[[Any], None]) -> None:
-        """Call ``listener(report)`` with every new report (the hook for live panels)."""
-        self._listeners.append(listener)
-
-    def start(self) -> bool:
-        """Analyze a copy of the current design in the thread pool; the result arrives later."""
-        analyze = analyzer()
-        catalog = self.document.catalog
-
-        def func(design: Design) -> Any:
-            return analyze(design, catalog)
-
-        self.generation += 1
-        self.running = True
-        self.started.emit()
-        self.pool.start(_Job(self.generation, DesignSnapshot.capture(self.document.design), func, self._signals))
-        return True
-
-    def _on_job_finished(self, generation: int, report: Any, seconds: float) -> None:
-        if generation != self.generation:
-            return
-        self.running = False
-        self.report = report
-        self.seconds = seconds
-        self.result_ready.emit(report)
-        for listener in self._listeners:
-            listener(report)
-
-    def _on_job_failed(self, generation: int, message: str) -> None:
-        if generation == self.generation:
-            self.running = False
-            self.failed.emit(message)
+__all__ = ["AnalysisDock", "AnalysisRunner", "analyzer"]
 
 
 class AnalysisDock(QWidget):
-    """Bisection with its bounds, the selected all-reduce at a chosen size, top bottlenecks."""
+    """Traffic controls, run state (progress, Cancel, live or on demand) and the headline figures."""
 
-    #: a bottleneck link was clicked (its id)
-    link_activated = Signal(str)
+    #: the user asked to use the canvas selection as participants: the window answers with GPU ids
+    selection_wanted = Signal()
 
     def __init__(self, document: Document, runner: AnalysisRunner) -> None:
         super().__init__()
         self.document = document
         self.runner = runner
+        self.collective = QComboBox()
+        for c in COLLECTIVES:
+            self.collective.addItem(COLLECTIVE_LABELS[c], c)
+        self.collective.setToolTip("The collective to time (NCCL's algorithms for it)")
         self.size = QComboBox()
         for s in SIZES:
             self.size.addItem(units.size(s), s)
         self.size.setCurrentIndex(SIZES.index(DEFAULT_SIZE))
+        self.size.setToolTip("Message size per GPU (bytes, as nccl-tests counts it); utilisation and bottlenecks "
+                             "are at this size")
+        self.gpus = QComboBox()
+        self.gpus.setToolTip("Which GPUs take part: all, the canvas selection (taken when chosen), or a group")
+        self.algorithm = QComboBox()
+        self.algorithm.setToolTip("Auto: the fastest at each size, as NCCL's tuner picks; or a fixed algorithm "
+                                  "(NCCL_ALGO)")
         self.button = QPushButton("Analyze")
-        self.button.setToolTip("Run the analyzer on the current design (F5)")
+        self.button.setToolTip("Run the analyzer on the current design now (F5)")
+        self.live = QCheckBox("Live")
+        self.live.setToolTip("Re-analyse after every edit (Analysis \u25b8 Live)")
+        self.live.setChecked(runner.live)
+        self.live.toggled.connect(self._on_live_toggled)
         self.state = QLabel("Not analyzed yet.")
         self.state.setWordWrap(True)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 4)
+        self.progress.setTextVisible(True)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setToolTip("Stop this analysis (Esc in the dock)")
+        self.cancel.clicked.connect(runner.cancel)
         self.bisection = QLabel("\u2014")
-        self.bisection.setWordWrap(True)
         self.allreduce = QLabel("\u2014")
-        self.allreduce.setWordWrap(True)
-        self.bottlenecks = QTableWidget(0, 2)
-        self.bottlenecks.setHorizontalHeaderLabels(["Link", "Utilisation"])
-        self.bottlenecks.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.bottlenecks.verticalHeader().hide()
-        self.bottlenecks.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.bottlenecks.setToolTip("click a link to find it on the canvas")
-        self.bottlenecks.cellClicked.connect(self._on_bottleneck_clicked)
+        self.busiest = QLabel("\u2014")
+        self.failures = QLabel("")
+        for lab in (self.bisection, self.allreduce, self.busiest, self.failures):
+            lab.setWordWrap(True)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("All-reduce size"))
-        top.addWidget(self.size, 1)
-        top.addWidget(self.button)
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.collective, 0, 0)
+        grid.addWidget(self.size, 0, 1)
+        grid.addWidget(self.gpus, 1, 0)
+        grid.addWidget(self.algorithm, 1, 1)
+        run = QHBoxLayout()
+        run.addWidget(self.button)
+        run.addWidget(self.live)
+        run.addStretch(1)
+        busy = QHBoxLayout()
+        busy.addWidget(self.progress, 1)
+        busy.addWidget(self.cancel)
+        self._busy = QWidget()
+        self._busy.setLayout(busy)
+        busy.setContentsMargins(0, 0, 0, 0)
+        self._busy.hide()
         form = QFormLayout()
+        self.collective_label = QLabel("All-reduce")
         form.addRow("Bisection", self.bisection)
-        form.addRow("All-reduce", self.allreduce)
+        form.addRow(self.collective_label, self.allreduce)
+        form.addRow("Busiest link", self.busiest)
+        self.failures_label = QLabel("Failures")
+        form.addRow(self.failures_label, self.failures)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 6)
-        lay.addLayout(top)
+        lay.addLayout(grid)
+        lay.addLayout(run)
         lay.addWidget(self.state)
+        lay.addWidget(self._busy)
         lay.addLayout(form)
-        lay.addWidget(QLabel("Top bottlenecks"))
-        lay.addWidget(self.bottlenecks, 1)
         lay.addWidget(QLabel("Report"))
         lay.addWidget(self.details, 1)
-        #: where later issues put live panels (pyqtgraph plots fed by ``runner.add_listener``)
-        self.panel_area = QVBoxLayout()
-        lay.addLayout(self.panel_area)
+        self._selected_gpus: tuple[str, ...] = ()
+        self._fill_algorithms()
         self.button.clicked.connect(self.runner.start)
-        self.size.currentIndexChanged.connect(lambda _i: self.show_report(self.runner.report))
+        for combo in (self.collective, self.size, self.algorithm):
+            combo.currentIndexChanged.connect(self._on_traffic_edited)
+        self.collective.currentIndexChanged.connect(lambda _i: self._fill_algorithms())
+        self.gpus.activated.connect(self._on_gpus_activated)
         runner.started.connect(self._on_runner_started)
-        runner.result_ready.connect(self.show_report)
+        runner.live_result.connect(self.show_result)
+        runner.result_ready.connect(self._on_runner_result_ready)
         runner.failed.connect(self._on_runner_failed)
+        runner.stale.connect(self._on_runner_stale)
+        runner.slow.connect(self._busy.setVisible)
+        runner.progress.connect(self._on_runner_progress)
+        runner.live_changed.connect(self._on_runner_live_changed)
+        runner.cancelled.connect(lambda: self.state.setText("Analysis cancelled: press Analyze (F5) to run it."))
         document.design_replaced.connect(self._on_document_design_replaced)
         self._design: Design | None = None
         self._on_document_design_replaced(document.design)
+        self._set_failures_visible(False)
 
-    def _content_signals(self, design: Design) -> list[tuple[Any, Callable[..., None]]]:
-        """The model events that can change an analysis (not moves, names or collapsing)."""
-        stale = self._on_design_content_changed
-        return [
-            (design.device_added, stale),
-            (design.device_removed, stale),
-            (design.link_added, stale),
-            (design.link_removed, stale),
-            (design.link_changed, stale),
-            (design.device_changed, self._on_design_device_changed),
-            (design.group_changed, self._on_design_group_changed),
-        ]
+    # ------------------------------------------------------------------ traffic
+    def _fill_algorithms(self) -> None:
+        current = self.algorithm.currentData()
+        self.algorithm.blockSignals(True)
+        self.algorithm.clear()
+        self.algorithm.addItem("Auto (fastest)", None)
+        for a in ALGORITHMS[self.collective.currentData()]:
+            self.algorithm.addItem(a, a)
+        i = self.algorithm.findData(current)
+        self.algorithm.setCurrentIndex(max(0, i))
+        self.algorithm.blockSignals(False)
 
-    def _on_document_design_replaced(self, design: Design) -> None:
-        if self._design is not None:
-            for signal, slot in self._content_signals(self._design):
-                signal.disconnect(slot)
-        self._design = design
-        for signal, slot in self._content_signals(design):
-            signal.connect(slot)
-        self.runner.report = None
-        self.show_report(None)
+    def _fill_participants(self) -> None:
+        design = self.document.design
+        self.gpus.blockSignals(True)
+        self.gpus.clear()
+        self.gpus.addItem("All GPUs", "all")
+        self.gpus.addItem("Selected GPUs\u2026", "selection")
+        shown = 0
+        for g in design.groups:
+            if g.kind == "server" or shown >= 300:
+                continue
+            self.gpus.addItem(f"{g.name or g.id} ({g.kind})" if g.kind else (g.name or g.id), g.id)
+            shown += 1
+        self.gpus.setCurrentIndex(0)
+        self.gpus.blockSignals(False)
 
-    def _on_design_device_changed(self, _device_id: str, field: str, _old: Any, _new: Any) -> None:
-        if field != "name":
-            self._on_design_content_changed()
+    def set_selected_gpus(self, gpu_ids: list[str]) -> None:
+        """The participants for "Selected GPUs" (the window passes the canvas selection's GPUs)."""
+        self._selected_gpus = tuple(gpu_ids)
+        i = self.gpus.findData("selection")
+        self.gpus.setItemText(i, f"Selected GPUs ({len(gpu_ids):,})")
+        self.gpus.setCurrentIndex(i)
+        self._on_traffic_edited()
 
-    def _on_design_group_changed(self, _group_id: str, field: str, _old: Any, _new: Any) -> None:
-        if field in ("parent", "kind"):
-            self._on_design_content_changed()
+    def _on_gpus_activated(self, _index: int) -> None:
+        if self.gpus.currentData() == "selection":
+            self.selection_wanted.emit()
+        else:
+            self._on_traffic_edited()
 
-    def _on_design_content_changed(self, *_args: Any) -> None:
-        if self.runner.report is not None:
-            self.state.setText("The design changed since this analysis: press Analyze to update.")
+    def traffic(self) -> Traffic:
+        """The traffic the controls describe."""
+        gpus: str | tuple[str, ...] = self.gpus.currentData() or "all"
+        if gpus == "selection":
+            gpus = self._selected_gpus or "all"
+        return Traffic(self.collective.currentData(), int(self.size.currentData()), gpus,
+                       self.algorithm.currentData())
+
+    def set_size(self, size: int) -> None:
+        """Choose the message size (the curves panel's click); re-runs like any traffic change."""
+        i = self.size.findData(int(size))
+        if i >= 0:
+            self.size.setCurrentIndex(i)
+
+    def _on_traffic_edited(self, *_args: Any) -> None:
+        self.collective_label.setText(COLLECTIVE_LABELS[self.collective.currentData()])
+        self.runner.set_traffic(self.traffic())
+
+    def _on_live_toggled(self, on: bool) -> None:
+        self.runner.set_live(on)
+
+    # ------------------------------------------------------------------ runner
+    def _on_document_design_replaced(self, _design: Design) -> None:
+        self._fill_participants()
+        self._selected_gpus = ()
+        self.state.setText("Not analyzed yet." if self.runner.live is False else "Analyzing\u2026")
+        self.show_result(None)
 
     def _on_runner_started(self) -> None:
         self.state.setText("Analyzing\u2026")
-        self.button.setEnabled(False)
+        self.progress.setValue(0)
+        self.progress.setFormat("starting")
+
+    def _on_runner_progress(self, stage: str, done: int, total: int) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
+        self.progress.setFormat(STAGE_LABELS.get(stage, stage))
+
+    def _on_runner_stale(self) -> None:
+        if self.runner.result is not None:
+            self.state.setText("The design changed since this analysis: "
+                               + ("updating\u2026" if self.runner.live else "press Analyze (F5) to update."))
+
+    def _on_runner_live_changed(self, on: bool, why: str) -> None:
+        self.live.blockSignals(True)
+        self.live.setChecked(on)
+        self.live.blockSignals(False)
+        if why:
+            self.state.setText(why[0].upper() + why[1:] + ".")
 
     def _on_runner_failed(self, message: str) -> None:
         self.state.setText(f"Analysis failed: {message}")
-        self.button.setEnabled(True)
 
-    def show_report(self, report: Report | None) -> None:
-        self.button.setEnabled(True)
+    def _on_runner_result_ready(self, report: Report | None) -> None:
         if report is None:
-            self.bisection.setText("\u2014")
-            self.allreduce.setText("\u2014")
-            self.bottlenecks.setRowCount(0)
+            self.show_result(None)
+
+    def _set_failures_visible(self, on: bool) -> None:
+        self.failures.setVisible(on)
+        self.failures_label.setVisible(on)
+
+    def show_result(self, result: LiveResult | None) -> None:
+        if result is None:
+            for lab in (self.bisection, self.allreduce, self.busiest):
+                lab.setText("\u2014")
+            self._set_failures_visible(False)
             self.details.setPlainText("")
             return
-        self.state.setText(f"Analyzed in {self.runner.seconds:.2f} s.")
+        report = result.report
+        mode = "live" if self.runner.live else "on demand"
+        self.state.setText(f"Analyzed in {units.duration(result.seconds)} ({mode}).")
         b = report.bisection
         if b.endpoints < 2:
             self.bisection.setText("needs at least two GPUs")
@@ -250,24 +268,46 @@ class AnalysisDock(QWidget):
                 f"{units.rate(b.lower_bytes_per_s)} \u2013 {units.rate(b.upper_bytes_per_s)} "
                 "per direction (certified bounds)"
             )
-        size = self.size.currentData()
-        rows = [r for r in report.collectives if r.message_bytes == size]
-        chosen = next((r for r in rows if r.selected), rows[0] if rows else None)
+        chosen = self._chosen(report)
         if chosen is None:
-            self.allreduce.setText(f"no {report.collective} estimate at {units.size(size)}")
+            self.allreduce.setText(f"no {report.collective} estimate at {units.size(report.link_use_bytes)}")
         else:
             self.allreduce.setText(
-                f"{units.duration(chosen.time_s)} over {units.count(report.ranks, 'GPU')} with {chosen.algorithm} "
-                f"({chosen.protocol}); busbw {units.rate(chosen.busbw_bytes_per_s)}"
+                f"{units.duration(chosen.time_s)} for {units.size(chosen.message_bytes)} over "
+                f"{units.count(report.ranks, 'GPU')} with {chosen.algorithm} ({chosen.protocol}); "
+                f"busbw {units.rate(chosen.busbw_bytes_per_s)}"
             )
-        bns = list(report.bottlenecks)[:10]
-        self.bottlenecks.setRowCount(len(bns))
-        for i, bn in enumerate(bns):
-            self.bottlenecks.setItem(i, 0, QTableWidgetItem(bn.link))
-            self.bottlenecks.setItem(i, 1, QTableWidgetItem(units.percent(bn.utilization)))
+        if report.bottlenecks:
+            bn = report.bottlenecks[0]
+            self.busiest.setText(f"{bn.link}: {units.percent(bn.utilization)} busy ({bn.protocol})")
+        else:
+            self.busiest.setText("\u2014")
+        self._show_failures(result)
         self.details.setPlainText("\n".join(summary_lines(report, max_rows=8)))
 
-    def _on_bottleneck_clicked(self, row: int, _column: int) -> None:
-        item = self.bottlenecks.item(row, 0)
-        if item is not None:
-            self.link_activated.emit(item.text())
+    @staticmethod
+    def _chosen(report: Report):
+        rows = [r for r in report.collectives if r.message_bytes == report.link_use_bytes]
+        return next((r for r in rows if r.selected), rows[0] if rows else None)
+
+    def _show_failures(self, result: LiveResult) -> None:
+        base = result.baseline
+        if base is None:
+            self._set_failures_visible(False)
+            return
+        rep = result.report
+        failed = sum(1 for lk in self.document.design.iter_links() if lk.failed)
+        parts = [f"{units.count(failed, 'link')} failed"]
+        bl, bb = rep.bisection.lower_bytes_per_s, base.bisection.lower_bytes_per_s
+        if bb > 0:
+            parts.append(f"bisection {units.percent(bl / bb - 1)}")
+        now, before = self._chosen(rep), self._chosen(base)
+        if now is not None and before is not None and before.time_s > 0:
+            parts.append(f"{rep.collective} {units.percent(now.time_s / before.time_s - 1)} time")
+        elif before is not None and now is None:
+            parts.append(f"{rep.collective} cannot run")
+        if len(rep.links) and len(base.links):
+            parts.append(f"max utilisation {units.percent(float(rep.links.utilization.max()))} "
+                         f"(was {units.percent(float(base.links.utilization.max()))})")
+        self.failures.setText("; ".join(parts))
+        self._set_failures_visible(True)

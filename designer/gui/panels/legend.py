@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from designer.gui import style
@@ -17,9 +17,18 @@ class Legend(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        #: links are coloured by utilisation (the colour bar replaces the media rows)
+        self.utilisation = False
+
+    def set_utilisation_scale(self, on: bool) -> None:
+        """Show the utilisation colour bar (the canvas overlay is on) or the media."""
+        self.utilisation = on
+        self.updateGeometry()
+        self.update()
 
     def _rows(self) -> int:
-        return len(style.KIND_STYLES) + len(style.MEDIUM_STYLES) + 3
+        media = 3 if self.utilisation else len(style.MEDIUM_STYLES)
+        return len(style.KIND_STYLES) + media + 3
 
     def sizeHint(self) -> QSize:
         return QSize(230, 10 + self._rows() * self.ROW)
@@ -46,13 +55,16 @@ class Legend(QWidget):
             p.fillRect(QRectF(9, y + 5, 3, 9), ks.accent)
             label(ks.title)
             y += self.ROW
-        for ms in style.MEDIUM_STYLES.values():
-            pen = QPen(ms.colour, 2.6)
-            pen.setStyle(ms.dash)
-            p.setPen(pen)
-            p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
-            label(ms.title)
-            y += self.ROW
+        if self.utilisation:
+            y = self._paint_scale(p, y, text)
+        else:
+            for ms in style.MEDIUM_STYLES.values():
+                pen = QPen(ms.colour, 2.6)
+                pen.setStyle(ms.dash)
+                p.setPen(pen)
+                p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
+                label(ms.title)
+                y += self.ROW
         p.setPen(QPen(style.WARNING, 2.6))
         p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
         label("breaks a design rule (hover: why)")
@@ -70,3 +82,26 @@ class Legend(QWidget):
             p.drawText(QRectF(x + 19, y, 40, self.ROW), Qt.AlignmentFlag.AlignVCenter, name)
             x += 56
         p.end()
+
+    def _paint_scale(self, p: QPainter, y: float, text: QColor) -> float:
+        """The utilisation colour bar (0 % .. 100 %) and the halo of the busiest links."""
+        p.setPen(text)
+        p.drawText(QRectF(8, y, self.width() - 10, self.ROW), Qt.AlignmentFlag.AlignVCenter,
+                   "link utilisation (busier direction)")
+        y += self.ROW
+        colours = style.utilisation_colours()
+        left, width = 8.0, max(60.0, self.width() - 60.0)
+        step = width / len(colours)
+        for i, c in enumerate(colours):
+            p.fillRect(QRectF(left + i * step, y + 3, step + 0.6, 11), c)
+        p.setPen(text)
+        p.drawText(QRectF(left + width + 4, y, 50, self.ROW), Qt.AlignmentFlag.AlignVCenter, "100%")
+        p.drawText(QRectF(left, y + 12, 40, self.ROW), Qt.AlignmentFlag.AlignVCenter, "0%")
+        p.drawText(QRectF(left + width / 2 - 20, y + 12, 40, self.ROW), Qt.AlignmentFlag.AlignCenter, "50%")
+        y += self.ROW
+        pen = QPen(style.BOTTLENECK_HALO, 9)
+        p.setPen(pen)
+        p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
+        p.setPen(text)
+        p.drawText(QRectF(40, y, self.width() - 42, self.ROW), Qt.AlignmentFlag.AlignVCenter, "busiest links")
+        return y + self.ROW

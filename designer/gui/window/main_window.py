@@ -60,6 +60,9 @@ class MainWindow(QMainWindow):
         self.recovery = Recovery(self.document, recovery_dir, **kwargs)
         self._build_docks()
         self.actions_by_name = self._build_actions()
+        from designer.gui.window.live import install_live
+
+        self.live = install_live(self)
         self._build_status()
         self._design: Design | None = None
         self.document.design_replaced.connect(self._on_document_design_replaced)
@@ -83,7 +86,6 @@ class MainWindow(QMainWindow):
         self.palette.activated.connect(self._on_palette_activated)
         self.inspector = Inspector(self.document, self.scene, lambda t: self.statusBar().showMessage(t, 6000))
         self.analysis = AnalysisDock(self.document, self.runner)
-        self.analysis.link_activated.connect(self.show_link)
         self.inspector.link_activated.connect(self.show_link)
         self.overview = Overview(self.scene, self.view)
         self.legend = Legend()
@@ -179,6 +181,7 @@ class MainWindow(QMainWindow):
 
     def _on_checker_checked(self, errors: int, warnings: int) -> None:
         self.rules_label.setText(rules_summary(errors, warnings))
+        self.inspector.refresh_rules()  # the Rules row follows the check, not only the selection
 
     # ------------------------------------------------------------------ files
     def maybe_save(self) -> bool:
@@ -346,6 +349,7 @@ class MainWindow(QMainWindow):
             self.recovery.discard()
             self.recovery.timer.stop()
             self.checker.stop()
+            self.runner.shutdown()
             self.scene.detach()
             if self in _WINDOWS:
                 _WINDOWS.remove(self)
@@ -446,14 +450,15 @@ class MainWindow(QMainWindow):
         self.view.setFocus()
         return found.id
 
-    def show_link(self, link_id: str) -> None:
-        """Select a link (a bottleneck from the analysis) and centre the view on it.
+    def show_link(self, link_id: str, centre: bool = True) -> None:
+        """Select a link (a bottleneck, a point of a panel) and centre the view on it.
 
-        Groups that hide either end are expanded first (one undoable step), so that the link
-        itself, not a bundle, is what gets selected.
+        Groups that hide either end are expanded first, as view state (no undo step, the design
+        is not marked modified), so that the link itself, not a bundle, is what gets selected.
+        ``centre=False`` only selects (the bundle or box standing for it when it is hidden).
         """
         design = self.document.design
-        if design.has_link(link_id):
+        if centre and design.has_link(link_id):
             link = design.link(link_id)
             hidden = [
                 gid
@@ -462,11 +467,11 @@ class MainWindow(QMainWindow):
                 if design.group(gid).collapsed
             ]
             if hidden:
-                self.editor.set_collapsed(list(dict.fromkeys(hidden)), False)
-        if self.view.scale_factor() < 0.5:
+                self.document.reveal(hidden)
+        if centre and self.view.scale_factor() < 0.5:
             self.view.zoom_by(0.5 / self.view.scale_factor())  # links are hidden in the zoomed-out sketch
         item = self.scene.select_links([link_id])
-        if item is not None:
+        if item is not None and centre:
             self.view.centerOn(item)
             self.view.viewport_changed.emit()
 

@@ -1,0 +1,60 @@
+"""Analysis marks on the canvas: links coloured by utilisation, halos on bottlenecks and on a cut.
+
+View state only: nothing here touches the design, the undo stack or the modified flag. The
+scene holds one :class:`LinkMarks`; a bundle (parallel links, or the links a collapsed group
+hides) shows the *maximum* utilisation of the links it holds and a halo when any of them has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from PySide6.QtGui import QColor
+
+
+class LinkMarks:
+    """Per-link utilisation (when the overlay is on) and halo colours."""
+
+    def __init__(self) -> None:
+        #: link id -> utilisation (fraction of the time busy, busier direction); None: overlay off
+        self.utilisation: dict[str, float] | None = None
+        self._halo: dict[str, dict[str, QColor]] = {}  # layer ("bottleneck", "cut") -> link id -> colour
+
+    def set_utilisation(self, ids: Iterable[str] | None, values: np.ndarray | None = None) -> None:
+        """Colour links by ``values`` (same order as ``ids``); None turns the overlay off."""
+        if ids is None or values is None:
+            self.utilisation = None
+        else:
+            self.utilisation = dict(zip(ids, np.asarray(values, dtype=float).tolist(), strict=True))
+
+    def set_halo(self, layer: str, ids: Iterable[str], colour: QColor) -> None:
+        links = {i: colour for i in ids}
+        if links:
+            self._halo[layer] = links
+        else:
+            self._halo.pop(layer, None)
+
+    def halo_ids(self, layer: str) -> set[str]:
+        return set(self._halo.get(layer, ()))
+
+    def bundle_utilisation(self, link_ids: Iterable[str]) -> float:
+        util = self.utilisation
+        if not util:
+            return 0.0
+        return max((util.get(lid, 0.0) for lid in link_ids), default=0.0)
+
+    def bundle_halo(self, link_ids: Iterable[str]) -> QColor | None:
+        if not self._halo:
+            return None
+        ids = link_ids if isinstance(link_ids, (set, dict)) else set(link_ids)
+        for layer in ("cut", "bottleneck"):  # the cut the user asked to see wins
+            links = self._halo.get(layer)
+            if links and not links.keys().isdisjoint(ids):
+                return next(links[i] for i in ids if i in links)
+        return None
+
+
+BOTTLENECK = "bottleneck"
+CUT = "cut"
+__all__ = ["BOTTLENECK", "CUT", "LinkMarks"]

@@ -1,0 +1,530 @@
+"""The live analysis panels: pyqtgraph plots fed with numpy arrays from each analysis result.
+
+Each panel is a :class:`PlotPanel`: a pyqtgraph plot whose context menu adds *Export picture
+(PNG)* and *Export data (CSV)* through pyqtgraph's exporters (``ImageExporter``, ``CSVExporter``;
+the CSV columns are named after the curves). Panels update with ``setData`` on arrays, never
+item by item, and read every figure from the report (:class:`designer.analysis.Report`), so they
+show what ``topo-designer analyze`` prints.
+
+- :class:`UtilisationPanel`: per-link utilisation split by tier, as a sorted profile or a
+  histogram, with each tier's mean and maximum; hover names the link, a click selects it.
+- :class:`BottlenecksPanel`: the most loaded links, their flows and fair share.
+- :class:`CurvesPanel`: time and busbw against message size, one curve per algorithm.
+- :class:`BisectionPanel`: the certified interval and its cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters as pg_exporters
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.analysis import Report
+from designer.analysis.tiers import TIER_LABELS, TIERS
+from designer.gui.panels.live_runner import LiveResult
+from designer.model import units
+
+pg.setConfigOptions(antialias=True, background="w", foreground="#3A4350")
+
+#: A colour per tier (the canvas' media palette where they match).
+TIER_COLOURS = {
+    "nvlink": "#6B3FA0",
+    "pcie": "#8C8C8C",
+    "direct": "#C2185B",
+    "access": "#2E7D32",
+    "leaf-spine": "#1E6FD9",
+    "spine-core": "#E07A00",
+    "switch": "#5C6B7A",
+}
+ALGORITHM_COLOURS = {
+    "ring": "#1E6FD9", "tree": "#2E7D32", "hierarchical": "#E07A00", "nvls": "#6B3FA0", "sharp": "#C2185B",
+    "pairwise": "#1E6FD9",
+}
+
+
+def _pen(colour: str, width: float = 1.6, dash: bool = False) -> pg.mkPen:
+    return pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+
+
+class PlotPanel(QWidget):
+    """A titled pyqtgraph plot with PNG and CSV export in its context menu."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(True)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.getPlotItem().hideButtons()
+        self.info = QLabel("No analysis yet.")
+        self.info.setWordWrap(True)
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(4, 4, 4, 4)
+        self.layout_.setSpacing(3)
+        menu = self.plot.getPlotItem().getViewBox().menu
+        menu.addSeparator()
+        self.export_png_action = QAction("Export picture (PNG)\u2026", menu)
+        self.export_png_action.triggered.connect(lambda: self._export_dialog("png"))
+        self.export_csv_action = QAction("Export data (CSV)\u2026", menu)
+        self.export_csv_action.triggered.connect(lambda: self._export_dialog("csv"))
+        menu.addAction(self.export_png_action)
+        menu.addAction(self.export_csv_action)
+
+    def _export_dialog(self, kind: str) -> None:
+        filt = "PNG image (*.png)" if kind == "png" else "CSV table (*.csv)"
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {self.name}", f"{self.name.lower()}.{kind}", filt)
+        if path:
+            (self.export_png if kind == "png" else self.export_csv)(path)
+
+    def export_png(self, path: str | Path, width: int | None = None) -> Path:
+        """The plot as a PNG picture (pyqtgraph ImageExporter)."""
+        exporter = pg_exporters.ImageExporter(self.plot.getPlotItem())
+        if width:
+            exporter.parameters()["width"] = int(width)
+        exporter.export(str(path))
+        return Path(path)
+
+    def export_csv(self, path: str | Path) -> Path:
+        """The plotted data as CSV, one column pair per curve (pyqtgraph CSVExporter)."""
+        pg_exporters.CSVExporter(self.plot.getPlotItem()).export(str(path))
+        return Path(path)
+
+    def show_result(self, result: LiveResult | None) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------- utilisation
+class UtilisationPanel(PlotPanel):
+    """Per-link utilisation by tier (sorted profile or histogram), mean and max per tier."""
+
+    #: a link was clicked (its id)
+    link_activated = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__("Utilisation")
+        self.mode = QComboBox()
+        self.mode.addItem("Sorted profile", "profile")
+        self.mode.addItem("Histogram", "histogram")
+        self.mode.setToolTip("Sorted profile: each tier's links from the busiest to the idlest; histogram: how many "
+                             "links at each utilisation")
+        self.mode.currentIndexChanged.connect(lambda _i: self._redraw())
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Show"))
+        top.addWidget(self.mode)
+        top.addStretch(1)
+        self.layout_.addLayout(top)
+        self.layout_.addWidget(self.plot, 1)
+        self.layout_.addWidget(self.info)
+        self.hover = QLabel("")
+        self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.layout_.addWidget(self.hover)
+        self.legend = self.plot.addLegend(offset=(-6, 6), labelTextSize="8pt")
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.mean_lines: dict[str, pg.PlotDataItem] = {}
+        self._order: dict[str, np.ndarray] = {}  # tier -> link rows, busiest first
+        self._report: Report | None = None
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    def show_result(self, result: LiveResult | None) -> None:
+        self._report = result.report if result is not None else None
+        self._baseline = result.baseline if result is not None else None
+        self._redraw()
+
+    def tiers(self) -> dict[str, np.ndarray]:
+        """Rows of the report's link table per tier present, busiest first."""
+        return dict(self._order)
+
+    def _redraw(self) -> None:
+        rep = self._report
+        links = rep.links if rep is not None else None
+        self._order = {}
+        if links is not None and len(links):
+            util = links.utilization
+            for t, name in enumerate(TIERS):
+                rows = np.flatnonzero(links.tier == t)
+                if len(rows):
+                    self._order[name] = rows[np.argsort(-util[rows], kind="stable")]
+        histogram = self.mode.currentData() == "histogram"
+        pi = self.plot.getPlotItem()
+        pi.setLabel("left", "links" if histogram else "utilisation", units="" if histogram else "%")
+        pi.setLabel("bottom", "utilisation (%)" if histogram else "links of the tier, busiest first (%)")
+        for name in list(self.curves):
+            if name not in self._order:
+                pi.removeItem(self.curves.pop(name))
+                pi.removeItem(self.mean_lines.pop(name))
+        entries = []
+        for name, rows in self._order.items():
+            u = links.utilization[rows] * 100.0
+            curve = self.curves.get(name)
+            if curve is None:
+                curve = self.curves[name] = pi.plot(name=TIER_LABELS[name])
+                self.mean_lines[name] = pi.plot(name=f"{TIER_LABELS[name]} mean")
+            colour = TIER_COLOURS[name]
+            mean, top = float(u.mean()), float(u.max())
+            if histogram:
+                counts, edges = np.histogram(u, bins=20, range=(0.0, 100.0))
+                curve.setData(edges, counts, stepMode="center", fillLevel=0, brush=QColor(colour).lighter(170),
+                              pen=_pen(colour))
+                self.mean_lines[name].setData([mean, mean], [0, max(1, int(counts.max()))], pen=_pen(colour, 1, True))
+            else:
+                x = (np.arange(len(u)) + 0.5) * (100.0 / len(u))
+                curve.setData(x, u, stepMode=None, fillLevel=None, brush=None, pen=_pen(colour, 2.0))
+                self.mean_lines[name].setData([0.0, 100.0], [mean, mean], pen=_pen(colour, 1, True))
+            entries.append((curve, f"{TIER_LABELS[name]} ({units.count(len(u), 'link')}): "
+                                   f"max {units.percent(top / 100)}, mean {units.percent(mean / 100)}"))
+        self.legend.clear()  # curves made above added themselves; keep one labelled entry per tier
+        for curve, label in entries:
+            self.legend.addItem(curve, label)
+        if not histogram:
+            pi.setYRange(0, 100, padding=0.02)
+            pi.setXRange(0, 100, padding=0.01)
+        else:
+            pi.enableAutoRange()
+        self.info.setText(self._summary())
+
+    def _summary(self) -> str:
+        rep = self._report
+        if rep is None:
+            return "No analysis yet."
+        if not len(rep.links):
+            return "No link carries this traffic (see the report's notes)."
+        sel = next((r for r in rep.selected() if r.message_bytes == rep.link_use_bytes), None)
+        algo = sel.algorithm if sel else "\u2014"
+        text = (f"{rep.collective} of {units.size(rep.link_use_bytes)} with {algo}: fraction of the collective's time "
+                f"each link is busy (busier direction). Max {units.percent(float(rep.links.utilization.max()))}.")
+        base = getattr(self, "_baseline", None)
+        if base is not None and len(base.links):
+            text += f" Without failures: max {units.percent(float(base.links.utilization.max()))}."
+        return text
+
+    def link_at(self, x: float, y: float) -> int | None:
+        """The link-table row under plot coordinates (profile mode), or None."""
+        rep = self._report
+        if rep is None or not self._order or self.mode.currentData() != "profile":
+            return None
+        best, best_d = None, 6.0  # within 6 percentage points
+        for rows in self._order.values():
+            i = int(x / 100.0 * len(rows))
+            if 0 <= i < len(rows):
+                d = abs(rep.links.utilization[rows[i]] * 100.0 - y)
+                if d < best_d:
+                    best, best_d = int(rows[i]), d
+        return best
+
+    def _mouse_point(self, pos) -> tuple[float, float] | None:
+        vb = self.plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            return None
+        p = vb.mapSceneToView(pos)
+        return p.x(), p.y()
+
+    def describe_row(self, row: int) -> str:
+        lk = self._report.links[row]  # type: ignore[union-attr]
+        return (f"{lk.id}: {units.percent(lk.utilization)} busy, {units.rate(lk.load_bytes_per_s)} of "
+                f"{units.rate(lk.capacity_bytes_per_s)} ({lk.direction}, {lk.protocol})")
+
+    def _on_mouse_moved(self, pos) -> None:
+        pt = self._mouse_point(pos)
+        row = self.link_at(*pt) if pt else None
+        text = self.describe_row(row) if row is not None else ""
+        self.hover.setText(text)
+        self.plot.setToolTip(text)
+
+    def _on_mouse_clicked(self, event) -> None:
+        pt = self._mouse_point(event.scenePos())
+        row = self.link_at(*pt) if pt else None
+        if row is not None and self._report is not None:
+            self.link_activated.emit(self._report.links.ids[row])
+
+
+# ---------------------------------------------------------------------------- bottlenecks
+class BottlenecksPanel(PlotPanel):
+    """The most loaded links: a bar per link, and a table of their flows and fair share."""
+
+    link_activated = Signal(str)  # clicked: select it
+    link_centred = Signal(str)  # double-clicked: centre the canvas on it
+
+    def __init__(self) -> None:
+        super().__init__("Bottlenecks")
+        self.bars = self.plot.plot(name="utilisation (%)", stepMode="center", fillLevel=0,
+                                   brush=QColor("#D62828").lighter(150), pen=_pen("#D62828"))
+        pi = self.plot.getPlotItem()
+        pi.setLabel("left", "utilisation", units="%")
+        pi.setLabel("bottom", "rank")
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(["Link", "Utilisation", "Load", "Flows", "Fair share per flow"])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setToolTip("click: select the link on the canvas; double-click: centre the canvas on it")
+        self.table.cellClicked.connect(lambda r, _c: self._emit(self.link_activated, r))
+        self.table.cellDoubleClicked.connect(lambda r, _c: self._emit(self.link_centred, r))
+        self.plot.setMaximumHeight(150)
+        self.layout_.addWidget(self.plot)
+        self.layout_.addWidget(self.table, 1)
+        self.layout_.addWidget(self.info)
+
+    def _emit(self, signal: Signal, row: int) -> None:
+        item = self.table.item(row, 0)
+        if item is not None:
+            signal.emit(item.text())
+
+    def show_result(self, result: LiveResult | None) -> None:
+        rep = result.report if result is not None else None
+        bns = list(rep.bottlenecks) if rep is not None else []
+        util = np.array([b.utilization * 100.0 for b in bns])
+        if len(util):
+            self.bars.setData(np.arange(len(util) + 1) + 0.5, util)
+        else:
+            self.bars.setData([], [])
+        self.table.setRowCount(len(bns))
+        for i, bn in enumerate(bns):
+            share = (units.rate(bn.fair_rate_bytes_per_s) if bn.fair_rate_bytes_per_s is not None else "\u2014")
+            flows = units.count(bn.flows, "flow") if bn.flows else "\u2014"
+            cells = [bn.link, units.percent(bn.utilization), units.rate(bn.utilization * bn.capacity_bytes_per_s),
+                     flows, share]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 0:
+                    examples = "\n".join(bn.example_flows)
+                    item.setToolTip(f"{bn.direction} ({bn.protocol}), {bn.algorithm} {bn.collective} of "
+                                    f"{units.size(bn.message_bytes)}" + (f"\nflows such as:\n{examples}" if examples
+                                                                          else ""))
+                self.table.setItem(i, c, item)
+        if rep is None:
+            self.info.setText("No analysis yet.")
+        elif not bns:
+            self.info.setText("No link carries this traffic.")
+        else:
+            self.info.setText(f"{units.count(len(bns), 'link')} ranked by utilisation under the {rep.collective} of "
+                              f"{units.size(rep.link_use_bytes)}; fair share: the max-min fair rate of the flows "
+                              "this link limits.")
+
+
+# ---------------------------------------------------------------------------- collective curves
+class CurvesPanel(PlotPanel):
+    """Time and busbw against message size, per algorithm; a click sets the size."""
+
+    size_chosen = Signal(int)
+
+    def __init__(self) -> None:
+        super().__init__("Collective curves")
+        self.what = QComboBox()
+        self.what.addItem("Bus bandwidth", "busbw")
+        self.what.addItem("Time", "time")
+        self.what.currentIndexChanged.connect(lambda _i: self._redraw())
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Show"))
+        top.addWidget(self.what)
+        top.addStretch(1)
+        self.layout_.addLayout(top)
+        self.layout_.addWidget(self.plot, 1)
+        self.layout_.addWidget(self.info)
+        pi = self.plot.getPlotItem()
+        pi.setLogMode(x=True, y=True)
+        pi.setLabel("bottom", "message size", units="B")
+        self.legend = self.plot.addLegend(offset=(6, 6), labelTextSize="8pt")
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.baseline_curve = pi.plot(name="without failures")
+        self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#D62828", 1, True), movable=False,
+                                       label="line rate", labelOpts={"position": 0.08, "color": "#D62828"})
+        self.marker = pg.InfiniteLine(angle=90, pen=_pen("#5C6B7A", 1, True), movable=False)
+        self.point = pg.ScatterPlotItem(size=9, brush=pg.mkBrush("#D62828"), pen=pg.mkPen("w"))
+        pi.addItem(self.ceiling, ignoreBounds=True)
+        pi.addItem(self.marker, ignoreBounds=True)
+        pi.addItem(self.point)
+        self._result: LiveResult | None = None
+        self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    def show_result(self, result: LiveResult | None) -> None:
+        self._result = result
+        self._redraw()
+
+    def series(self, report: Report, algorithm: str) -> tuple[np.ndarray, np.ndarray]:
+        """(sizes, values) of one algorithm's curve as plotted."""
+        rows = [r for r in report.collectives if r.algorithm == algorithm]
+        x = np.array([r.message_bytes for r in rows], dtype=float)
+        y = np.array([r.busbw_bytes_per_s if self.what.currentData() == "busbw" else r.time_s for r in rows])
+        return x, y
+
+    def _redraw(self) -> None:
+        pi = self.plot.getPlotItem()
+        busbw = self.what.currentData() == "busbw"
+        pi.setLabel("left", "busbw" if busbw else "time", units="B/s" if busbw else "s")
+        res = self._result
+        rep = res.report if res is not None else None
+        algos = list(dict.fromkeys(r.algorithm for r in rep.collectives)) if rep is not None else []
+        for name in list(self.curves):
+            if name not in algos:
+                pi.removeItem(self.curves.pop(name))
+        entries = []
+        chosen = None
+        if rep is not None:
+            chosen = next((r for r in rep.selected() if r.message_bytes == rep.link_use_bytes), None)
+        for algo in algos:
+            curve = self.curves.get(algo)
+            if curve is None:
+                curve = self.curves[algo] = pi.plot(name=algo)
+            x, y = self.series(rep, algo)
+            ok = y > 0
+            sel = chosen is not None and chosen.algorithm == algo
+            curve.setData(x[ok], y[ok], pen=_pen(ALGORITHM_COLOURS.get(algo, "#5C6B7A"), 3.2 if sel else 1.3),
+                          symbol="o" if sel else None, symbolSize=4, symbolBrush=ALGORITHM_COLOURS.get(algo, "#5C6B7A"))
+            entries.append((curve, f"{algo} (selected)" if sel else algo))
+        base = res.baseline if res is not None else None
+        if base is not None and chosen is not None:
+            x, y = self.series(base, chosen.algorithm)
+            ok = y > 0
+            self.baseline_curve.setData(x[ok], y[ok], pen=_pen("#8C8C8C", 1.5, True))
+            entries.append((self.baseline_curve, f"{chosen.algorithm} without failures"))
+        else:
+            self.baseline_curve.setData([], [])
+        self.legend.clear()
+        for curve, label in entries:
+            self.legend.addItem(curve, label)
+        if rep is not None and rep.link_use_bytes:
+            self.marker.setPos(np.log10(rep.link_use_bytes))
+            self.marker.show()
+        else:
+            self.marker.hide()
+        if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
+            self.ceiling.setPos(np.log10(rep.ceiling_busbw_bytes_per_s))
+            self.ceiling.label.setFormat(f"line rate {units.rate(rep.ceiling_busbw_bytes_per_s)}")
+            self.ceiling.show()
+        else:
+            self.ceiling.hide()
+        if chosen is not None:
+            v = chosen.busbw_bytes_per_s if busbw else chosen.time_s
+            self.point.setData([np.log10(chosen.message_bytes)], [np.log10(v)] if v > 0 else [0])
+        else:
+            self.point.setData([], [])
+        self.info.setText(self._summary(rep, chosen, base))
+
+    def _summary(self, rep: Report | None, chosen, base: Report | None) -> str:
+        if rep is None:
+            return "No analysis yet."
+        if chosen is None:
+            return f"No {rep.collective} estimate (see the report's notes)."
+        text = (f"{rep.collective} of {units.size(chosen.message_bytes)} over {units.count(rep.ranks, 'GPU')}: "
+                f"{chosen.algorithm} ({chosen.protocol}) {units.duration(chosen.time_s)}, busbw "
+                f"{units.rate(chosen.busbw_bytes_per_s)}. Line rate: {chosen.algorithm} with its bottleneck "
+                f"{rep.ceiling_link} at line rate, no latency. Click the plot to choose the size.")
+        if base is not None:
+            b = next((r for r in base.collectives if r.algorithm == chosen.algorithm
+                      and r.message_bytes == chosen.message_bytes), None)
+            if b is not None and b.time_s > 0:
+                text += f" Without failures: {units.duration(b.time_s)} ({units.percent(chosen.time_s / b.time_s - 1)}"\
+                        " slower)." if chosen.time_s > b.time_s else f" Without failures: {units.duration(b.time_s)}."
+        return text
+
+    def size_at(self, x_log10: float) -> int:
+        """The power-of-two message size nearest a plot position (log10 bytes), within 8 B .. 8 GiB."""
+        k = int(round(x_log10 / np.log10(2)))
+        return int(2 ** min(33, max(3, k)))
+
+    def _on_mouse_clicked(self, event) -> None:
+        vb = self.plot.getPlotItem().getViewBox()
+        pos = event.scenePos()
+        if event.button() != Qt.MouseButton.LeftButton or not vb.sceneBoundingRect().contains(pos):
+            return
+        self.size_chosen.emit(self.size_at(vb.mapSceneToView(pos).x()))
+
+
+# ---------------------------------------------------------------------------- bisection
+class BisectionPanel(PlotPanel):
+    """The certified bisection interval (and without failures), with a button to show the cut."""
+
+    show_cut = Signal(bool)
+
+    def __init__(self) -> None:
+        super().__init__("Bisection")
+        self.interval = self.plot.plot(name="certified bounds")
+        self.baseline = self.plot.plot(name="without failures")
+        pi = self.plot.getPlotItem()
+        pi.setLabel("bottom", "bisection bandwidth per direction", units="B/s")
+        pi.getAxis("left").setTicks([[(1, "design"), (0, "no failures")]])
+        pi.setYRange(-0.6, 1.6, padding=0)
+        self.plot.setMaximumHeight(140)
+        self.cut_button = QPushButton("Show the cut")
+        self.cut_button.setCheckable(True)
+        self.cut_button.setToolTip("Highlight on the canvas the links of the cut that proves the upper bound")
+        self.cut_button.toggled.connect(self.show_cut.emit)
+        self.figures = QLabel("")
+        self.figures.setWordWrap(True)
+        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = QFont(self.figures.font())
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.figures.setFont(font)
+        self.layout_.addWidget(self.figures)
+        self.layout_.addWidget(self.plot)
+        row = QHBoxLayout()
+        row.addWidget(self.cut_button)
+        row.addStretch(1)
+        self.layout_.addLayout(row)
+        self.layout_.addWidget(self.info, 1)
+        self.cut_links: tuple[str, ...] = ()
+
+    def show_result(self, result: LiveResult | None) -> None:
+        rep = result.report if result is not None else None
+        base = result.baseline if result is not None else None
+        self.cut_links = rep.bisection.cut_links if rep is not None else ()
+        self.cut_button.setEnabled(bool(self.cut_links))
+        if rep is None or rep.bisection.endpoints < 2:
+            self.interval.setData([], [])
+            self.baseline.setData([], [])
+            self.figures.setText("needs at least two GPUs" if rep is not None else "")
+            self.info.setText("No analysis yet." if rep is None else "")
+            return
+        b = rep.bisection
+        self.interval.setData([b.lower_bytes_per_s, b.upper_bytes_per_s], [1, 1], pen=_pen("#1E6FD9", 10),
+                              symbol="|", symbolSize=22, symbolPen=_pen("#1E6FD9", 2))
+        if base is not None:
+            bb = base.bisection
+            self.baseline.setData([bb.lower_bytes_per_s, bb.upper_bytes_per_s], [0, 0], pen=_pen("#8C8C8C", 10),
+                                  symbol="|", symbolSize=22, symbolPen=_pen("#8C8C8C", 2))
+        else:
+            self.baseline.setData([], [])
+        hi = max(b.upper_bytes_per_s, base.bisection.upper_bytes_per_s if base is not None else 0.0)
+        self.plot.getPlotItem().setXRange(0, hi * 1.08 if hi > 0 else 1, padding=0)
+        if b.exact:
+            text = f"<b>{units.rate(b.lower_bytes_per_s)}</b> per direction, exact (the bounds meet)"
+        else:
+            text = (f"<b>{units.rate(b.lower_bytes_per_s)} \u2013 {units.rate(b.upper_bytes_per_s)}</b> per "
+                    "direction, certified bounds")
+        if base is not None:
+            bb = base.bisection
+            delta = b.lower_bytes_per_s / bb.lower_bytes_per_s - 1 if bb.lower_bytes_per_s > 0 else 0.0
+            upper = "" if bb.exact else " \u2013 " + units.rate(bb.upper_bytes_per_s)
+            text += f"<br>without failures: {units.rate(bb.lower_bytes_per_s)}{upper} ({units.percent(delta)})"
+        self.figures.setText(text)
+        self.info.setText(f"Lower bound: {b.lower_method}. Upper bound: {b.upper_method}; its cut has "
+                          f"{units.count(len(b.cut_links), 'link')}. Over {units.count(b.endpoints, 'GPU')}, "
+                          "at line rate.")
+
+
+PANELS: dict[str, tuple[str, Callable[[], PlotPanel]]] = {
+    "utilisation": ("Utilisation", UtilisationPanel),
+    "curves": ("Collective curves", CurvesPanel),
+    "bottlenecks": ("Bottlenecks", BottlenecksPanel),
+    "bisection": ("Bisection", BisectionPanel),
+}

@@ -1,0 +1,246 @@
+"""The live analysis in the main window: panels, canvas overlay, failures, Analysis menu.
+
+:func:`install_live` adds to a :class:`MainWindow` the pyqtgraph panels (docked at the bottom,
+under the canvas), the Analysis menu (Live, Analyze, Cancel, utilisation overlay, the panels), the
+canvas context menu (Fail / Restore a link, a switch or a NIC) and wires every result of the
+runner to the panels and the overlay. Everything it draws is view state: nothing marks the design
+modified except Fail / Restore, which are undoable edits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QPoint, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMenu
+
+from designer.gui import style
+from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE
+from designer.gui.canvas.overlay import BOTTLENECK, CUT
+from designer.gui.panels.live_runner import LiveResult
+from designer.gui.panels.plots import PANELS, BisectionPanel, BottlenecksPanel, CurvesPanel, UtilisationPanel
+
+if TYPE_CHECKING:
+    from designer.gui.window.main_window import MainWindow
+
+#: How many of the busiest links get a halo on the canvas while the overlay is on.
+HALO_LINKS = 5
+#: Device kinds a right-click can fail (with all their links).
+FAILABLE = ("switch", "nic", "nvswitch")
+
+
+class LiveAnalysis(QObject):
+    """Owns the panels and the overlay of one window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+        self.runner = window.runner
+        self.panels = {key: factory() for key, (_title, factory) in PANELS.items()}
+        self.docks: dict[str, QDockWidget] = {}
+        self.overlay_on = False
+        self.result: LiveResult | None = None
+        self._build_docks()
+        self._build_actions()
+        self._wire()
+
+    # ------------------------------------------------------------------ construction
+    def _build_docks(self) -> None:
+        w = self.w
+        w.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        for key, (title, _factory) in PANELS.items():
+            dock = QDockWidget(title, w)
+            dock.setObjectName(f"dock_{key}")
+            dock.setWidget(self.panels[key])
+            self.docks[key] = dock
+            w.docks[key] = dock
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        w.addDockWidget(bottom, self.docks["utilisation"])
+        w.splitDockWidget(self.docks["utilisation"], self.docks["curves"], Qt.Orientation.Horizontal)
+        w.tabifyDockWidget(self.docks["utilisation"], self.docks["bisection"])
+        w.tabifyDockWidget(self.docks["curves"], self.docks["bottlenecks"])
+        self.docks["utilisation"].raise_()
+        self.docks["curves"].raise_()
+
+    def _build_actions(self) -> None:
+        w = self.w
+        acts = w.actions_by_name
+        self.live_action = QAction("&Live Analysis", w)
+        self.live_action.setCheckable(True)
+        self.live_action.setChecked(self.runner.live)
+        self.live_action.setShortcut(QKeySequence("Ctrl+Shift+L"))
+        self.live_action.setStatusTip("Re-analyse after every edit (off: F5 analyses on demand)")
+        self.live_action.toggled.connect(self.runner.set_live)
+        self.cancel_action = QAction("&Cancel Analysis", w)
+        self.cancel_action.setShortcut(QKeySequence("Ctrl+."))
+        self.cancel_action.setStatusTip("Stop the analysis in progress")
+        self.cancel_action.triggered.connect(self.runner.cancel)
+        self.cancel_action.setEnabled(False)
+        self.overlay_action = QAction("&Utilisation on Canvas", w)
+        self.overlay_action.setCheckable(True)
+        self.overlay_action.setShortcut(QKeySequence("Ctrl+Shift+U"))
+        self.overlay_action.setStatusTip("Colour every link by its utilisation under the chosen traffic; the "
+                                         "busiest links get a halo")
+        self.overlay_action.toggled.connect(self.set_overlay)
+        acts.update(live=self.live_action, cancel_analysis=self.cancel_action, overlay=self.overlay_action)
+        menu = QMenu("&Analysis", w)
+        menu.addAction(acts["analyze"])
+        menu.addAction(self.live_action)
+        menu.addAction(self.cancel_action)
+        menu.addSeparator()
+        menu.addAction(self.overlay_action)
+        menu.addSeparator()
+        for key in ("analysis", *PANELS):
+            menu.addAction(w.docks[key].toggleViewAction())
+        help_menu = next((a for a in w.menuBar().actions() if a.text().replace("&", "") == "Help"), None)
+        if help_menu is not None:
+            w.menuBar().insertMenu(help_menu, menu)
+        else:
+            w.menuBar().addMenu(menu)
+        self.menu = menu
+        for key in PANELS:
+            w.view_menu.addAction(w.docks[key].toggleViewAction())
+        w.view_menu.addSeparator()
+        w.view_menu.addAction(self.overlay_action)
+        w.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        w.view.customContextMenuRequested.connect(self._on_view_context_menu)
+
+    def _wire(self) -> None:
+        w, r = self.w, self.runner
+        r.live_result.connect(self.show_result)
+        r.result_ready.connect(self._on_runner_result_ready)
+        r.live_changed.connect(self._on_runner_live_changed)
+        r.started.connect(lambda: self.cancel_action.setEnabled(True))
+        r.slow.connect(self._on_runner_slow)
+        util: UtilisationPanel = self.panels["utilisation"]  # type: ignore[assignment]
+        util.link_activated.connect(lambda lid: w.show_link(lid, centre=False))
+        bn: BottlenecksPanel = self.panels["bottlenecks"]  # type: ignore[assignment]
+        bn.link_activated.connect(lambda lid: w.show_link(lid, centre=False))
+        bn.link_centred.connect(w.show_link)
+        curves: CurvesPanel = self.panels["curves"]  # type: ignore[assignment]
+        curves.size_chosen.connect(w.analysis.set_size)
+        bis: BisectionPanel = self.panels["bisection"]  # type: ignore[assignment]
+        bis.show_cut.connect(self.show_cut)
+        w.analysis.selection_wanted.connect(self._on_analysis_selection_wanted)
+
+    # ------------------------------------------------------------------ results
+    def show_result(self, result: LiveResult | None) -> None:
+        """Give a result to every panel and, when on, the canvas overlay."""
+        self.result = result
+        for panel in self.panels.values():
+            panel.show_result(result)
+        self.cancel_action.setEnabled(False)
+        self._update_marks()
+
+    def _on_runner_result_ready(self, report: object) -> None:
+        if report is None:
+            self.show_result(None)
+
+    def _on_runner_live_changed(self, on: bool, why: str) -> None:
+        self.live_action.blockSignals(True)
+        self.live_action.setChecked(on)
+        self.live_action.blockSignals(False)
+        if why:
+            self.w.statusBar().showMessage(why, 12000)
+
+    def _on_runner_slow(self, slow: bool) -> None:
+        self.cancel_action.setEnabled(slow or self.runner.running)
+        if slow:
+            self.w.docks["analysis"].show()
+
+    # ------------------------------------------------------------------ canvas marks (view state)
+    def set_overlay(self, on: bool) -> None:
+        """Colour links by utilisation (on) or by medium (off)."""
+        self.overlay_on = on
+        if self.overlay_action.isChecked() != on:
+            self.overlay_action.setChecked(on)
+        self.w.legend.set_utilisation_scale(on)
+        self._update_marks()
+
+    def _update_marks(self) -> None:
+        marks = self.w.scene.marks
+        rep = self.result.report if self.result is not None else None
+        if self.overlay_on and rep is not None:
+            marks.set_utilisation(rep.links.ids, rep.links.utilization)
+            marks.set_halo(BOTTLENECK, [b.link for b in rep.bottlenecks[:HALO_LINKS]], style.BOTTLENECK_HALO)
+        else:
+            marks.set_utilisation(None)
+            marks.set_halo(BOTTLENECK, (), style.BOTTLENECK_HALO)
+        bis: BisectionPanel = self.panels["bisection"]  # type: ignore[assignment]
+        if bis.cut_button.isChecked() and rep is not None:
+            marks.set_halo(CUT, rep.bisection.cut_links, style.CUT_HALO)
+        else:
+            marks.set_halo(CUT, (), style.CUT_HALO)
+        self.w.scene.restyle_links()
+
+    def show_cut(self, on: bool) -> None:
+        """Highlight the links of the bisection's cut on the canvas."""
+        self._update_marks()
+        if on and self.result is not None:
+            cut = self.result.report.bisection.cut_links
+            self.w.statusBar().showMessage(f"the cut: {len(cut):,} links highlighted", 6000)
+
+    # ------------------------------------------------------------------ participants
+    def _on_analysis_selection_wanted(self) -> None:
+        self.w.analysis.set_selected_gpus(self.selected_gpus())
+
+    def selected_gpus(self) -> list[str]:
+        """GPUs in the canvas selection: selected GPUs, and every GPU inside selected devices' groups."""
+        d = self.w.document.design
+        scene = self.w.scene
+        out: list[str] = []
+        for did in scene.selected_device_ids():
+            dev = d.device(did)
+            if dev.kind == "gpu":
+                out.append(did)
+        for gid in scene.selected_group_ids():
+            out.extend(dev.id for dev in d.all_members(gid) if dev.kind == "gpu")
+        return list(dict.fromkeys(out))
+
+    # ------------------------------------------------------------------ failures
+    def _on_view_context_menu(self, pos: QPoint) -> None:
+        menu = self.context_menu(pos)
+        if menu is not None:
+            menu.exec(self.w.view.viewport().mapToGlobal(pos))
+
+    def context_menu(self, pos: QPoint) -> QMenu | None:
+        """The canvas menu for what is under ``pos`` (viewport coordinates): Fail / Restore."""
+        w = self.w
+        item = w.view.itemAt(pos)
+        links: list[str] = []
+        what = ""
+        if item is not None and item.type() == BUNDLE_TYPE:
+            links = w.scene.bundle_link_ids(item.key)  # type: ignore[attr-defined]
+            what = links[0] if len(links) == 1 else f"{len(links):,} links"
+        elif item is not None and item.type() == DEVICE_TYPE:
+            dev = w.document.design.device(item.device_id)  # type: ignore[attr-defined]
+            if dev.kind in FAILABLE or dev.kind == "gpu":
+                links = w.editor.failure_links(device_ids=[dev.id])
+                what = dev.id
+        elif item is not None and item.type() == BOX_TYPE:
+            gid = item.group_id  # type: ignore[attr-defined]
+            d = w.document.design
+            members = [dev.id for dev in d.all_members(gid)]
+            inside = set(members)
+            links = [lid for lid in w.editor.failure_links(device_ids=members)
+                     if not ({d.link(lid).a_device, d.link(lid).b_device} <= inside)]
+            what = f"the links of {gid}"
+        if not links:
+            return None
+        d = w.document.design
+        failed = sum(1 for lid in links if d.link(lid).failed)
+        menu = QMenu(w.view)
+        fail = menu.addAction(f"Fail {what}")
+        fail.setEnabled(failed < len(links))
+        fail.triggered.connect(lambda: w.editor.set_failed(links, True, what))
+        restore = menu.addAction(f"Restore {what}")
+        restore.setEnabled(failed > 0)
+        restore.triggered.connect(lambda: w.editor.set_failed(links, False, what))
+        return menu
+
+
+def install_live(window: MainWindow) -> LiveAnalysis:
+    """Add the live analysis (panels, overlay, Analysis menu, failures) to ``window``."""
+    return LiveAnalysis(window)
