@@ -136,10 +136,12 @@ class Catalog:
         ]
         return sorted(out, key=lambda c: (c.reach_m, c.rate_gbps, c.id))
 
-    def choose_cable(self, rate_gbps: float, length_m: float, *, board: str | None = None) -> Cable | None:
+    def choose_cable(self, rate_gbps: float, length_m: float, *, board: str | None = None,
+                     medium: str | None = None) -> Cable | None:
         """The cheapest-to-run cable for a link: copper if it reaches, else AOC/optics.
 
-        ``board`` selects the ``nvlink`` or ``pcie`` board connection instead.
+        ``board`` selects the ``nvlink`` or ``pcie`` board connection instead; ``medium`` keeps to
+        one cable medium (None: any). None when no cable of the rate reaches.
         """
         if board is not None:
             cands = [c for c in self.cables.values() if c.medium == board]
@@ -148,7 +150,8 @@ class Catalog:
         cands = [
             c
             for c in self.cables.values()
-            if c.medium in order and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
+            if c.medium in order and (medium is None or c.medium == medium)
+            and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
         ]
         if not cands:
             return None

@@ -11,7 +11,8 @@ Rules (documented in docs/gui.md):
   up to half a metre (at least 0.5 m).
 - Medium and cable: NVLink and PCIe ports use the board pseudo-cables; network ports take the
   catalog's cheapest cable that reaches (``Catalog.choose_cable``): copper within its reach,
-  then AOC, then optics.
+  then AOC, then optics (:func:`cable_for`; a medium chosen later in the inspector takes the
+  cheapest cable of that medium that reaches, by the same function).
 """
 
 from __future__ import annotations
@@ -19,9 +20,51 @@ from __future__ import annotations
 import math
 
 from designer.gui.style import SCENE_UNITS_PER_M
-from designer.model import Design, Device, Link
+from designer.model import Design, Device, Link, units
 from designer.model import catalog as _catalog
-from designer.model.catalog import Catalog
+from designer.model.catalog import Cable, Catalog
+
+#: Media of board connections: the port kind they join, and their pseudo-cable's medium.
+BOARD_MEDIA = ("nvlink", "pcie")
+
+
+def cable_for(catalog: Catalog, medium: str | None, rate_gbps: float, length_m: float) -> Cable | None:
+    """The cable a link gets: the board connection of an ``nvlink`` / ``pcie`` medium, else the
+    catalog's cheapest cable of ``medium`` (None: of any cable medium) that carries ``rate_gbps``
+    over ``length_m`` (``Catalog.choose_cable``). New links and a medium changed in the inspector
+    both take it; None when no such cable reaches.
+    """
+    if medium in BOARD_MEDIA:
+        return catalog.choose_cable(rate_gbps, length_m, board=medium)
+    return catalog.choose_cable(rate_gbps, length_m, medium=medium)
+
+
+def cable_misfit(cable: Cable, port_kind: str, medium: str, rate_gbps: float, length_m: float) -> str:
+    """Why ``cable`` cannot serve a link of ``medium`` and ``length_m`` between ``port_kind`` ports
+    running at ``rate_gbps``; "" when it fits.
+
+    A cable fits when it is made for the ports (a board connection for NVLink or PCIe ports, a
+    cable for network ports), is of the link's medium, carries the ports' rate without being of a
+    faster class (an 800G cable is not for 400G ports) and reaches the link's length.
+    """
+    board = cable.medium in BOARD_MEDIA
+    if board and port_kind != cable.medium:
+        return f"a board connection of {cable.medium} ports; this link joins {port_kind} ports"
+    if not board and port_kind != "network":
+        return f"a network cable; this link joins {port_kind} ports"
+    if cable.medium != medium:
+        return (f"{cable.medium.replace('_', ' ')}; the link's medium is {medium.replace('_', ' ')} "
+                "(change the medium to use it)")
+    if cable.rate_gbps < rate_gbps - 1e-9:
+        return f"carries {units.line_rate(cable.rate_gbps)}, slower than the link's {units.line_rate(rate_gbps)} ports"
+    if board:
+        return ""
+    if cable.rate_gbps >= 2 * rate_gbps - 1e-9:
+        return (f"a {units.line_rate(cable.rate_gbps)} cable, for faster ports than the link's "
+                f"{units.line_rate(rate_gbps)}")
+    if cable.reach_m < length_m - 1e-9:
+        return f"reaches {cable.reach_m:g} m; the link is {length_m:g} m long"
+    return ""
 
 
 class LinkError(Exception):
@@ -123,13 +166,13 @@ def make_link(
     pb = design.device(b_dev).port(b_port)
     assert pa is not None and pb is not None
     rate = min(pa.speed_gbps, pb.speed_gbps)
-    if pa.kind in ("nvlink", "pcie"):
+    if pa.kind in BOARD_MEDIA:
         medium = pa.kind
         length = 0.5
-        cable = catalog.choose_cable(rate, length, board=pa.kind)
+        cable = cable_for(catalog, medium, rate, length)
     else:
         length = estimate_length_m(design, a_dev, b_dev)
-        cable = catalog.choose_cable(rate, length)
+        cable = cable_for(catalog, None, rate, length)
         medium = cable.medium if cable is not None else "optical"
     link_id = design.unique_id(f"{a_dev}.{a_port}--{b_dev}.{b_port}"[:120].rstrip(".-_"), "link")
     link = Link(link_id, a_dev, a_port, b_dev, b_port, medium=medium, length_m=length, cable=cable.id if cable else "")

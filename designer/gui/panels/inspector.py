@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.gui.canvas.linking import link_rate_gbps
+from designer.gui.canvas.linking import cable_for, cable_misfit, link_rate_gbps
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
 from designer.gui.document.document import Document
@@ -40,8 +40,8 @@ from designer.gui.panels.inspector_widgets import (
     value_label,
 )
 from designer.gui.style import MEDIUM_STYLES
-from designer.model import GROUP_KINDS, MEDIA, Design, DesignError, units
-from designer.model.catalog import port_rate_gbps
+from designer.model import GROUP_KINDS, MEDIA, Design, DesignError, Link, units
+from designer.model.catalog import Cable, port_rate_gbps
 
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
 
@@ -162,7 +162,7 @@ class Inspector(QWidget):
                         ("Length", self.l_length), ("Cable", self.l_cable), ("Failed", self.l_failed),
                         ("Rules", self.l_rules)):
             f.addRow(name, w)
-        self.l_medium.activated.connect(lambda _i: self._set_links("medium", self.l_medium.currentData()))
+        self.l_medium.activated.connect(lambda _i: self._set_medium(self.l_medium.currentData()))
         self.l_length.valueChanged.connect(lambda v: self._set_links("length_m", float(v)))
         self.l_cable.activated.connect(lambda _i: self._set_cable(self.l_cable.currentData()))
         self.l_failed.toggled.connect(lambda on: self._set_links("failed", bool(on)))
@@ -320,7 +320,7 @@ class Inspector(QWidget):
         )
         self.v_power.setText(f"{comp.power_w:g} W" if comp and comp.power_w else "\u2014")
         self.v_props.setText(", ".join(f"{k} = {v}" for k, v in dev.properties.items()) or "\u2014")
-        self.v_rules.setText("\n".join(self.scene.findings_for_device(dev.id)) or "\u2014")
+        self.refresh_rules()
         links = d.links_of(dev.id)
         order = {p.id: i for i, p in enumerate(dev.iter_ports())}
         rows = sorted(
@@ -340,7 +340,7 @@ class Inspector(QWidget):
         links = [d.link(i) for i in self.link_ids]
         first = links[0]
         n = len(links)
-        self.title.setText(f"Link {first.id}" if n == 1 else f"{n} links")
+        self.title.setText(f"Link {first.id}" if n == 1 else units.count(n, "link"))
         pairs = {frozenset((lk.a_device, lk.b_device)) for lk in links}
         if n == 1:
             ends = f"{first.a} \u2194 {first.b}"
@@ -358,18 +358,53 @@ class Inspector(QWidget):
             self.l_medium.setCurrentIndex(max(0, self.l_medium.findData(first.medium)))
         with QSignalBlocker(self.l_length):
             self.l_length.setValue(first.length_m)
-        with QSignalBlocker(self.l_cable):
-            self.l_cable.clear()
-            self.l_cable.addItem("(none)", "")
-            rate = min(port_rate_gbps(d, lk) for lk in links)  # what the cable must carry
-            for cab in sorted(self.document.catalog.cables.values(), key=lambda c: (c.medium, c.reach_m)):
-                if cab.rate_gbps >= rate - 1e-9 or cab.id == first.cable:
-                    self.l_cable.addItem(f"{cab.id} ({MEDIUM_STYLES[cab.medium].title}, {cab.reach_m:g} m)", cab.id)
-            self.l_cable.setCurrentIndex(max(0, self.l_cable.findData(first.cable)))
+        self._fill_cables(links)
         with QSignalBlocker(self.l_failed):
             self.l_failed.setChecked(first.failed)
-        self.l_rules.setText("\n".join(self.scene.findings_for_links(self.link_ids)) or "\u2014")
+        self.refresh_rules()
         self._show_page(self.link_page)
+
+    def _fill_cables(self, links: list[Link]) -> None:
+        """The Cable list: the catalog cables that fit every selected link first, then the others
+        greyed out, each with the reason it does not fit as its tooltip."""
+        fits: list[tuple[Cable, str]] = []
+        misfits: list[tuple[Cable, str]] = []
+        for cab in sorted(self.document.catalog.cables.values(), key=lambda c: (c.medium, c.rate_gbps, c.reach_m)):
+            why = next(filter(None, (self._misfit(cab, lk) for lk in links)), "")
+            (misfits if why else fits).append((cab, why))
+        combo = self.l_cable
+        model = combo.model()
+        with QSignalBlocker(combo):
+            combo.clear()
+            combo.addItem("(none)", "")
+            combo.setItemData(0, "no cable: the bill of materials cannot price the link", Qt.ItemDataRole.ToolTipRole)
+            for group in (fits, misfits):
+                if group and combo.count() > 1:
+                    combo.insertSeparator(combo.count())
+                for cab, why in group:
+                    combo.addItem(f"{cab.id} ({MEDIUM_STYLES[cab.medium].title}, {cab.reach_m:g} m)", cab.id)
+                    i = combo.count() - 1
+                    combo.setItemData(i, f"{cab.name}" + (f"<br><i>does not fit: {why}</i>" if why else ""),
+                                      Qt.ItemDataRole.ToolTipRole)
+                    if why:
+                        model.item(i).setEnabled(False)
+            current = links[0].cable
+            if current and combo.findData(current) < 0:  # a cable the catalog lacks
+                combo.addItem(f"{current} (not in the catalog)", current)
+                model.item(combo.count() - 1).setEnabled(False)
+            combo.setCurrentIndex(max(0, combo.findData(current)))
+
+    def _misfit(self, cab: Cable, lk: Link) -> str:
+        d = self.document.design
+        port = d.device(lk.a_device).port(lk.a_port)
+        return cable_misfit(cab, port.kind if port else "network", lk.medium, port_rate_gbps(d, lk), lk.length_m)
+
+    def refresh_rules(self) -> None:
+        """Show the design-rule findings of the shown device or links, as the last check found them."""
+        if self.device_id is not None:
+            self.v_rules.setText("\n".join(self.scene.findings_for_device(self.device_id)) or "\u2014")
+        if self.link_ids:
+            self.l_rules.setText("\n".join(self.scene.findings_for_links(self.link_ids)) or "\u2014")
 
     def _show_group(self) -> None:
         d = self.document.design
@@ -450,13 +485,43 @@ class Inspector(QWidget):
         if ids:
             self._push(cmd.SetLinkFieldCommand(d, ids, field, value))
 
+    def _set_medium(self, medium: str) -> None:
+        """Change the links' medium and give each the cable a new link of that medium would get
+        (the cheapest of the medium that reaches): one undo step."""
+        d = self.document.design
+        catalog = self.document.catalog
+        ids = [i for i in self.link_ids if d.link(i).medium != medium]
+        if not ids:
+            return
+        by_cable: dict[str, list[str]] = {}
+        stranded: list[str] = []
+        for lid in ids:
+            lk = d.link(lid)
+            cab = cable_for(catalog, medium, port_rate_gbps(d, lk), lk.length_m)
+            if cab is None:
+                stranded.append(lid)
+            by_cable.setdefault(cab.id if cab is not None else "", []).append(lid)
+        macro = cmd.MacroCommand(d, f"Set medium of {ids[0] if len(ids) == 1 else units.count(len(ids), 'link')}")
+        cmd.SetLinkFieldCommand(d, ids, "medium", medium, macro)
+        for cable_id, lids in by_cable.items():
+            changed = [i for i in lids if d.link(i).cable != cable_id]
+            if changed:
+                cmd.SetLinkFieldCommand(d, changed, "cable", cable_id, macro)
+        self._push(macro)
+        if stranded:
+            lk = d.link(stranded[0])
+            self.refuse(f"No {medium.replace('_', ' ')} cable in the catalog carries "
+                        f"{units.line_rate(port_rate_gbps(d, lk))} over {lk.length_m:g} m: "
+                        f"{'the link has' if len(stranded) == 1 else units.count(len(stranded), 'link') + ' have'} "
+                        "no cable now; choose another medium or shorten the link.")
+
     def _set_cable(self, cable_id: str) -> None:
         d = self.document.design
         cab = self.document.catalog.cables.get(cable_id)
         ids = list(self.link_ids)
         if not ids:
             return
-        macro = cmd.MacroCommand(d, f"Set cable of {ids[0] if len(ids) == 1 else f'{len(ids)} links'}")
+        macro = cmd.MacroCommand(d, f"Set cable of {ids[0] if len(ids) == 1 else units.count(len(ids), 'link')}")
         cmd.SetLinkFieldCommand(d, ids, "cable", cable_id, macro)
         if cab is not None:
             cmd.SetLinkFieldCommand(d, ids, "medium", cab.medium, macro)
