@@ -155,7 +155,10 @@ def test_a_large_design_is_counted_in_a_worker_thread(window, qtbot, monkeypatch
 def test_the_canvas_keeps_half_the_width_with_the_dock_shown(make_window, qtbot, size):
     window = make_window()
     window.resize(*size)
-    _shown(window)
-    _open_sample(window)
-    qtbot.wait(50)
+    bom_dock = _shown(window)
+    _open_sample(window, "superpod-h100-4su.json")
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and bom_dock.model.rowCount() > 0, timeout=5000)
+    for _ in range(5):
+        QApplication.processEvents()
     assert window.view.width() >= size[0] / 2
+    assert window.docks["bom"].width() <= size[0] / 3
