@@ -24,14 +24,21 @@ class _ReachError(GeneratorError):
 
 
 # --------------------------------------------------------------------------- canvas layout
-#: Scene units between device centres in a row (devices are drawn about 60 x 40).
+# The canvas draws every group as a frame FRAME_PADDING around its members with a FRAME_HEADER
+# title band on top (designer.generators.layout); the spacings below leave room for them, so
+# that no frame reaches over another group's devices (tests check every generator's output).
+#: Scene units between device centres in a row (devices are drawn about 70 x 46).
 DX = 80.0
 #: Scene units between tier rows.
 TIER_DY = 160.0
-#: Height of one server block (NIC row + GPU row) and the gap under it.
-NODE_DY = 140.0
+#: Pitch of stacked server blocks (NIC row + GPU row, 106 high; its frame 160 high) in one rack.
+NODE_DY = 180.0
+#: Extra space where a stack of servers passes from one rack to the next (the two rack frames).
+RACK_GAP = 80.0
 #: Gap between server columns.
 COLUMN_GAP = 80.0
+#: Least gap between two neighbouring frames.
+FRAME_GAP = 20.0
 
 
 def spread(count: int, left: float, right: float) -> list[float]:

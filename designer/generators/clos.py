@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from designer.generators.base import DX, NODE_DY, Builder, spread
+from designer.generators.base import DX, NODE_DY, RACK_GAP, Builder, spread
 from designer.generators.server import NodeKit, add_node, node_height_m
 from designer.model import Device
 from designer.model.catalog import Component
@@ -31,10 +31,13 @@ def switch_row(
 ) -> list[Device]:
     """Switches ``ids`` spread over [left, right] at canvas row ``y``, stacked in network racks.
 
-    The racks are groups ``<group_prefix>-rackN`` (N from 1), ``SWITCHES_PER_RACK`` switches each.
+    The racks are groups ``<group_prefix>-rackN`` (N from 1), ``SWITCHES_PER_RACK`` switches each;
+    on the canvas each rack's switches are ``RACK_GAP`` further apart from the next rack's.
     """
     out = []
-    xs = spread(len(ids), left, right)
+    gaps = (len(ids) - 1) // SWITCHES_PER_RACK * RACK_GAP
+    xs = [x + i // SWITCHES_PER_RACK * RACK_GAP
+          for i, x in enumerate(spread(len(ids), left, max(left, right - gaps)))]
     rack = -1
     for i, (sid, x) in enumerate(zip(ids, xs, strict=True)):
         slot = i % SWITCHES_PER_RACK
@@ -100,7 +103,8 @@ def tor_leaves(
                 out.append(leaf)
             node_no += 1
             nics = add_node(b, kit, f"{prefix}node{node_no}", name="", parent=rack_gid, x=x0,
-                            y=node_y + n * NODE_DY, rack=rack, height_m=node_height_m(slot), props=props)
+                            y=node_y + n * NODE_DY + n // nodes_per_rack * RACK_GAP, rack=rack,
+                            height_m=node_height_m(slot), props=props)
             for nic_dev in nics:
                 b.cable_link(f"{nic_dev.id}--{leaf.id}", nic_dev, leaf)
     return out

@@ -68,8 +68,10 @@ def _build_dragonfly(
     nodes_per_group = terminals // gpus_per_node
     per_pair = (a * h) // (groups - 1)
 
-    group_w = max(a * DX, kit.width) + 2 * DX
-    cols = max(1, int((group_w - 2 * DX + 1e-9) // kit.width))
+    # Canvas: the routers in a row, the servers under them in one column per rack.
+    racks_per_group = -(-nodes_per_group // nodes_per_rack)
+    col_w = kit.width + DX
+    group_w = max(a * DX, racks_per_group * col_w) + 2 * DX
     routers: list[list] = []
     for gi in range(1, groups + 1):
         left = (gi - 1) * group_w
@@ -92,9 +94,9 @@ def _build_dragonfly(
             if slot == 0:
                 rack_gid = f"g{gi}-rack{nn // nodes_per_rack + 1}"
                 rack = b.rack(rack_gid, "", grp)
-            row, col = divmod(nn, cols)
-            nics = add_node(b, kit, f"g{gi}-node{nn + 1}", name="", parent=rack_gid, x=left + col * kit.width,
-                            y=TIER_DY + row * NODE_DY, rack=rack, height_m=node_height_m(slot), props={"group": gi})
+            nics = add_node(b, kit, f"g{gi}-node{nn + 1}", name="", parent=rack_gid,
+                            x=left + nn // nodes_per_rack * col_w, y=TIER_DY + slot * NODE_DY, rack=rack,
+                            height_m=node_height_m(slot), props={"group": gi})
             for nic_dev in nics:
                 b.cable_link(f"{nic_dev.id}--{rts[term // p].id}", nic_dev, rts[term // p])
                 term += 1

@@ -53,44 +53,48 @@ def _build_fat_tree(
                       f"{setting('gpus_per_node', gpus_per_node)}")
     nodes_per_pod = hosts_per_pod // gpus_per_node
 
-    pod_w = max(half * DX, kit.width) + 2 * DX
-    cols = max(1, int((pod_w - 2 * DX + 1e-9) // kit.width))
+    # Canvas: one column per rack, its edge switches on top of its servers; the aggregation row
+    # above the pod, the cores above everything.
+    racks_per_pod = -(-nodes_per_pod // nodes_per_rack)
+    first_hosts = [r * nodes_per_rack * gpus_per_node for r in range(racks_per_pod)] + [hosts_per_pod]
+    # edges whose first host is in rack r stand in rack r
+    rack_edges = [[e for e in range(half) if first_hosts[r] <= e * half < first_hosts[r + 1]]
+                  for r in range(racks_per_pod)]
+    col_ws = [max(kit.width, len(edges) * DX) + DX for edges in rack_edges]
+    pod_w = sum(col_ws) + 2 * DX
     agg_y, edge_y, node_y = TIER_DY, 2 * TIER_DY, 3 * TIER_DY
     all_aggs = []
     for p in range(1, k + 1):
         left = (p - 1) * pod_w
         pod = b.group(f"pod{p}", "pod", f"pod {p}")
-        # Servers fill racks; edge E is the top-of-rack switch of the rack holding its first host.
         edges = []
-        edge_xs = [left + DX * (e + 0.5) + (pod_w - 2 * DX - half * DX) / 2 for e in range(half)]
-        host = 0
-        rack = -1
-        rack_gid = ""
-        for n in range(nodes_per_pod):
-            slot = n % nodes_per_rack
-            if slot == 0:
-                rack_gid = f"pod{p}-rack{n // nodes_per_rack + 1}"
-                rack = b.rack(rack_gid, "", pod)
-            row, col = divmod(n, cols)
-            nics = add_node(b, kit, f"pod{p}-node{n + 1}", name="", parent=rack_gid,
-                            x=left + col * kit.width, y=node_y + row * NODE_DY, rack=rack,
-                            height_m=node_height_m(slot), props={"pod": p})
-            for nic_dev in nics:
-                e = host // half
-                if e == len(edges):
-                    edge = b.device(sw, f"pod{p}-edge{e + 1}", tier="edge", x=edge_xs[e], y=edge_y, group=rack_gid,
-                                    properties={"pod": p})
-                    b.place(edge.id, rack, TOR_HEIGHT_M)
-                    edges.append(edge)
-                b.cable_link(f"{nic_dev.id}--{edges[e].id}", nic_dev, edges[e])
-                host += 1
+        col_x = left
+        for r in range(racks_per_pod):
+            rack_gid = f"pod{p}-rack{r + 1}"
+            rack = b.rack(rack_gid, "", pod)
+            block = (kit.gpus - 1) * DX  # from the first GPU's centre to the last's
+            for i, e in enumerate(rack_edges[r]):
+                x = col_x + block / 2 + (i - (len(rack_edges[r]) - 1) / 2) * DX
+                edge = b.device(sw, f"pod{p}-edge{e + 1}", tier="edge", x=x, y=edge_y, group=rack_gid,
+                                properties={"pod": p})
+                b.place(edge.id, rack, TOR_HEIGHT_M)
+                edges.append(edge)
+            for slot in range(min(nodes_per_rack, nodes_per_pod - r * nodes_per_rack)):
+                n = r * nodes_per_rack + slot
+                nics = add_node(b, kit, f"pod{p}-node{n + 1}", name="", parent=rack_gid, x=col_x,
+                                y=node_y + slot * NODE_DY, rack=rack, height_m=node_height_m(slot), props={"pod": p})
+                for g, nic_dev in enumerate(nics):
+                    e = (n * gpus_per_node + g) // half
+                    b.cable_link(f"{nic_dev.id}--{edges[e].id}", nic_dev, edges[e])
+            col_x += col_ws[r]
+        edge_xs = [edge.x for edge in edges]
         aggs = switch_row(b, sw, [f"pod{p}-agg{a}" for a in range(1, half + 1)], tier="aggregation", y=agg_y,
                           left=edge_xs[0], right=edge_xs[-1], group_prefix=f"pod{p}-agg", parent=pod,
                           props={"pod": p})
         connect_all(b, edges, aggs, 1)
         all_aggs.append(aggs)
     cores = switch_row(b, sw, [f"core{c}" for c in range(1, half * half + 1)], tier="core", y=0.0,
-                       left=0.0, right=k * pod_w - 2 * DX, group_prefix="core", new_row=True)
+                       left=0.0, right=k * pod_w - 3 * DX, group_prefix="core", new_row=True)
     for aggs in all_aggs:
         for a, agg in enumerate(aggs):
             connect_all(b, [agg], cores[a * half:(a + 1) * half], 1)

@@ -7,15 +7,35 @@ order; copper inside a rack, optics between racks. Canvas: low bits across, high
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from designer.generators.base import DX, NODE_DY, Builder
+from designer.generators.base import DX, NODE_DY, RACK_GAP, Builder
 from designer.generators.direct import accelerator, direct_params
 from designer.generators.params import GeneratorSpec, Param, cabling_params
 from designer.model import Design, units
 from designer.model.catalog import Catalog
 
 KIND = "hypercube"
+
+
+def _place(i: int, low: int, per_rack: int) -> tuple[float, float]:
+    """Canvas position of accelerator ``i``: low bits across, high bits down, with a gap where a row
+    or column passes into the next rack (racks hold ``per_rack`` labels in order)."""
+    cols = 1 << low
+    col, row = i & (cols - 1), i >> low
+    if per_rack % cols == 0:  # racks of whole rows
+        return col * DX, row * NODE_DY / 2 + row // (per_rack // cols) * RACK_GAP
+    if cols % per_rack == 0:  # rows of whole racks
+        return col * DX + col // per_rack * RACK_GAP, row * (NODE_DY / 2 + RACK_GAP)
+    # racks straddle rows: each rack is a block of its own, racks in rows as wide as a label row
+    rack, slot = divmod(i, per_rack)
+    width = math.ceil(math.sqrt(per_rack))
+    racks_across = max(1, cols // width)
+    r_row, r_col = divmod(rack, racks_across)
+    s_row, s_col = divmod(slot, width)
+    block_h = math.ceil(per_rack / width) * NODE_DY / 2
+    return r_col * (width * DX + RACK_GAP) + s_col * DX, r_row * (block_h + RACK_GAP) + s_row * NODE_DY / 2
 
 
 def _build_hypercube(
@@ -43,8 +63,7 @@ def _build_hypercube(
         if i % nodes_per_rack == 0:
             gid = f"rack{i // nodes_per_rack + 1}"
             rack = b.rack(gid)
-        x = (i & ((1 << low) - 1)) * DX
-        y = (i >> low) * NODE_DY / 2
+        x, y = _place(i, low, nodes_per_rack)
         devs.append(accelerator(b, gpu, f"node{i:0{n}b}", n, "h", link_speed_gbps, x=x, y=y, group=gid, rack=rack,
                                 slot=i % nodes_per_rack, props={"label": i}))
     for i, dev in enumerate(devs):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.generators.base import DX, NODE_DY, TIER_DY, Builder, switch_ports, upper_tier_size, whole
+from designer.generators.base import DX, FRAME_GAP, NODE_DY, TIER_DY, Builder, switch_ports, upper_tier_size, whole
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
+from designer.generators.layout import FRAME_PADDING
 from designer.generators.params import GeneratorSpec, Param, cabling_params, setting
 from designer.model import Design
 from designer.model.catalog import Catalog
@@ -74,14 +75,17 @@ def _build_nvl72(
         spines, per_pair = upper_tier_size(KIND, racks * rails, uplinks, switch_ports(spine_c), "leaves", "spines",
                                            spine_c.id)
 
-    rack_w = (gpus_per_tray + 1) * DX + 2 * DX
+    # Canvas: the trays of a rack stacked, its NVLink fabric to their right (clear of the tray
+    # frames), the rack's network rack with its rail leaves above.
+    fabric_dx = (gpus_per_tray - 1) * DX + 34 + 2 * FRAME_PADDING + FRAME_GAP + 36
+    rack_w = fabric_dx + 36 + 34 + 4 * FRAME_PADDING + 2 * FRAME_GAP + DX
     top = 2 * TIER_DY if scaleout else 0.0
     leaves = []
     for d in range(1, racks + 1):
         dom = f"nvl{d}"
         left = (d - 1) * rack_w
         rack = b.rack(dom, f"NVL{gpus} rack {d}")
-        fab = b.device(fab_c, f"{dom}-nvsw", x=left + gpus_per_tray * DX, y=top + trays * NODE_DY / 2, group=dom,
+        fab = b.device(fab_c, f"{dom}-nvsw", x=left + fabric_dx, y=top + (trays - 1) * NODE_DY / 2 + 30, group=dom,
                        properties={"domain": d})
         b.place(fab.id, rack, TRAY_BASE_M + trays / 2 * TRAY_STEP_M)
         rack_leaves = []

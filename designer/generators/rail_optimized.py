@@ -27,7 +27,9 @@ from typing import Any
 from designer.generators.base import (
     COLUMN_GAP,
     DX,
+    FRAME_GAP,
     NODE_DY,
+    RACK_GAP,
     TIER_DY,
     Builder,
     switch_ports,
@@ -35,6 +37,7 @@ from designer.generators.base import (
     whole,
 )
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
+from designer.generators.layout import FRAME_HEADER, FRAME_PADDING
 from designer.generators.params import (
     GeneratorError,
     GeneratorSpec,
@@ -138,23 +141,29 @@ def _build_rail_optimized(
     # Canvas layout: each SU is a block of node columns, a column holding whole racks, about
     # four columns per SU so that a unit reads as a wide block rather than one tall stack.
     compute_racks = -(-nodes_per_su // nodes_per_rack)
-    per_column = nodes_per_rack * max(1, -(-compute_racks // 4))
+    racks_per_column = max(1, -(-compute_racks // 4))
+    per_column = nodes_per_rack * racks_per_column
     node_columns = -(-nodes_per_su // per_column)
     node_w = kit.width + COLUMN_GAP
-    col_w = node_columns * node_w + COLUMN_GAP
-    su_w = col_w - 2 * COLUMN_GAP
+    col_w = node_columns * node_w + 2 * COLUMN_GAP
+    su_w = col_w - 3 * COLUMN_GAP
     leaf_dx = max(DX, (su_w - DX) / max(1, rails - 1)) if rails > 1 else DX
     top = TIER_DY if n_tiers == 3 else 0.0
     # The picture should be about twice as wide as tall so that it fits a window: one pod's
-    # SUs wrap into rows (each with its own leaf row), several pods tile a grid.
-    su_row_h = TIER_DY + per_column * NODE_DY + TIER_DY / 2
+    # SUs wrap into rows (each with its own leaf row), several pods tile a grid. Rows leave
+    # room for the frames: from a leaf row to the bottom of its SU's frame (server, rack and SU
+    # frames under the last server), then a gap and the frames above the next leaf row.
+    frame = FRAME_PADDING + FRAME_HEADER
+    su_block = TIER_DY + (per_column - 1) * NODE_DY + (racks_per_column - 1) * RACK_GAP + 83 + 3 * FRAME_PADDING
+    su_row_h = su_block + FRAME_GAP + 26 + 2 * frame
 
     def best_columns(count: int, w: float, h: float) -> int:
         return min(range(1, count + 1), key=lambda c: abs(c * w / (-(-count // c) * h) - 2.0))
 
     sus_per_row = best_columns(pod_sus, col_w, su_row_h) if pods == 1 else pod_sus
     pod_w = sus_per_row * col_w
-    pod_h = TIER_DY + -(-pod_sus // sus_per_row) * su_row_h + TIER_DY / 2
+    pod_h = TIER_DY + (-(-pod_sus // sus_per_row) - 1) * su_row_h + su_block + FRAME_PADDING + FRAME_GAP \
+        + 26 + 3 * frame
     pods_per_row = best_columns(pods, pod_w, pod_h) if pods > 1 else 1
     leaves_by_pod: list[list[Device]] = []
     spines_by_pod: list[list[Device]] = []
@@ -194,7 +203,7 @@ def _build_rail_optimized(
                 rack_gid, rack = compute[(m - 1) // nodes_per_rack]
                 column, row = divmod(m - 1, per_column)
                 nics = add_node(b, kit, f"su{n}-node{m}", name="", parent=rack_gid, x=left + column * node_w,
-                                y=node_y + row * NODE_DY, rack=rack,
+                                y=node_y + row * NODE_DY + row // nodes_per_rack * RACK_GAP, rack=rack,
                                 height_m=node_height_m((m - 1) % nodes_per_rack), props={"su": n})
                 for nic_dev, leaf in zip(nics, su_leaves, strict=True):
                     b.cable_link(f"{nic_dev.id}--{leaf.id}", nic_dev, leaf)

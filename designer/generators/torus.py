@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from designer.generators.base import DX, NODE_DY, Builder
+from designer.generators.base import DX, NODE_DY, RACK_GAP, Builder
 from designer.generators.direct import accelerator, direct_params
 from designer.generators.params import GeneratorSpec, Param, cabling_params, dims_text
 from designer.model import Design
@@ -56,19 +56,32 @@ def _build_torus(
     def node_id(c: tuple[int, ...]) -> str:
         return "chip-" + "-".join(str(v) for v in c)
 
-    # Canvas: dimension 0 across, 1 down, 2 tiles across, 3 tiles down, higher dimensions across again.
-    def pos(c: tuple[int, ...]) -> tuple[float, float]:
-        x = c[0] * DX
-        y = (c[1] if n > 1 else 0) * NODE_DY / 2
-        span_x, span_y = dims[0] * DX + 2 * DX, (dims[1] if n > 1 else 1) * NODE_DY / 2 + NODE_DY
+    # Canvas: dimension 0 across, 1 down, 2 tiles across, 3 tiles down, higher dimensions across
+    # again, first inside a rack, then the racks by the same rule, so a rack's chips stay together.
+    def grid(c: tuple[int, ...], sizes: tuple[int, ...], cell_w: float, cell_h: float, gap_w: float,
+             gap_h: float) -> tuple[float, float, float, float]:
+        """Position of ``c`` in a grid of ``sizes`` cells, and the width and height of the grid."""
+        x = c[0] * cell_w
+        y = (c[1] if n > 1 else 0) * cell_h
+        span_x, span_y = sizes[0] * cell_w + gap_w, (sizes[1] if n > 1 else 1) * cell_h + gap_h
         for d in range(2, n):
             if d % 2 == 0:
                 x += c[d] * span_x
-                span_x *= dims[d]
+                span_x *= sizes[d]
             else:
                 y += c[d] * span_y
-                span_y *= dims[d]
-        return x, y
+                span_y *= sizes[d]
+        return x, y, span_x, span_y
+
+    zero = (0,) * n
+    rack_w, rack_h = grid(zero, block, DX, NODE_DY / 2, 2 * DX, NODE_DY)[2:]
+
+    def pos(c: tuple[int, ...]) -> tuple[float, float]:
+        within = tuple(v % bl for v, bl in zip(c, block, strict=True))
+        rack = tuple(v // bl for v, bl in zip(c, block, strict=True))
+        x, y = grid(within, block, DX, NODE_DY / 2, 2 * DX, NODE_DY)[:2]
+        rx, ry = grid(rack, rack_grid, rack_w, rack_h, RACK_GAP, RACK_GAP)[:2]
+        return rx + x, ry + y
 
     racks: dict[tuple[int, ...], tuple[str, int]] = {}
     for rc in itertools.product(*(range(g) for g in rack_grid)):
