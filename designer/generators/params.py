@@ -30,18 +30,99 @@ def cli_flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def param_label(name: str) -> str:
-    """The words naming parameter ``name`` in the Generate dialog: ``gpus_per_node`` -> ``gpus per node``."""
-    return name.replace("_", " ")
+#: How the Generate dialog labels each parameter (with its unit where it has one). The one table of
+#: labels: the dialog, the refusal messages (:func:`setting`) and the tests read it; the parameter
+#: name and its command-line flag go in the field's tooltip.
+PARAM_LABELS = {
+    # servers and racks
+    "gpus_per_node": "GPUs per server",
+    "gpu": "GPU model",
+    "nic": "NIC model",
+    "nvswitch": "NVLink switch fabric",
+    "with_nics": "Scale-out NICs",
+    "nodes_per_rack": "Servers per rack",
+    "racks": "NVLink racks",
+    "trays": "Compute trays per rack",
+    "gpus_per_tray": "GPUs per tray",
+    "scaleout": "Scale-out network",
+    # switch fabrics
+    "switch": "Leaf switch model",
+    "spine_switch": "Spine switch model",
+    "core_switch": "Core switch model",
+    "leaves": "Leaf switches",
+    "hosts_per_leaf": "Host ports per leaf",
+    "spines": "Spine switches",
+    "oversubscription": "Leaf oversubscription (x:1)",
+    "pods": "Pods",
+    "leaves_per_pod": "Leaf switches per pod",
+    "spines_per_pod": "Spine switches per pod",
+    "spine_oversubscription": "Spine oversubscription (x:1)",
+    "k": "Switch radix k (ports)",
+    "tiers": "Switch tiers",
+    # rail-optimized
+    "sus": "Scalable units",
+    "nodes_per_su": "Servers per SU",
+    "sus_per_pod": "SUs per pod",
+    "ufm": "UFM appliance",
+    "ufm_links": "UFM appliance links",
+    # direct networks
+    "dims": "Size per dimension (AxBxC)",
+    "wrap": "Wrap-around links",
+    "rack_dims": "Block per rack (AxBxC)",
+    "link_speed_gbps": "Link speed (Gb/s)",
+    "n": "Dimensions n (2^n GPUs)",
+    "p": "Terminals per router (p)",
+    "a": "Routers per group (a)",
+    "h": "Global links per router (h)",
+    "g": "Groups (g)",
+    # cabling
+    "cable": "Cable for every link",
+    "copper_max_m": "Copper reach (m)",
+    "long_medium": "Long-reach medium",
+    "racks_per_row": "Racks per row",
+}
+
+#: Labels a generator gives a parameter that means something else there (kind, name) -> label.
+KIND_PARAM_LABELS = {
+    ("dragonfly", "switch"): "Router switch model",
+    ("fat-tree", "switch"): "Switch model (every tier)",
+}
+
+#: How the Generate dialog names each generator (its kind id goes in the tooltip).
+GENERATOR_TITLES = {
+    "server": "HGX server",
+    "nvl72": "GB200 NVL72 racks",
+    "leaf-spine": "Leaf-spine (2-tier Clos)",
+    "clos3": "3-tier Clos",
+    "fat-tree": "k-ary fat-tree",
+    "rail-optimized": "Rail-optimized (SuperPOD)",
+    "torus": "Torus / mesh",
+    "hypercube": "Hypercube",
+    "dragonfly": "Dragonfly",
+}
+
+
+def param_label(name: str, kind: str = "") -> str:
+    """The words naming parameter ``name`` (of generator ``kind``) in the Generate dialog.
+
+    >>> param_label("sus"), param_label("copper_max_m"), param_label("switch", "dragonfly")
+    ('Scalable units', 'Copper reach (m)', 'Router switch model')
+    """
+    return KIND_PARAM_LABELS.get((kind, name)) or PARAM_LABELS.get(name) or name.replace("_", " ").capitalize()
+
+
+def in_sentence(label: str) -> str:
+    """A label as it reads inside a sentence: ``Switch tiers`` -> ``switch tiers``, ``UFM links`` kept."""
+    return label[:1].lower() + label[1:] if label[1:2].islower() else label
 
 
 def setting(name: str, value: Any = None, *, metavar: str = "") -> str:
     """Advice naming a parameter as the dialog labels it and as the command line takes it.
 
     >>> setting("tiers", 3), setting("scaleout", True), setting("nvswitch", metavar="MODEL")
-    ('tiers = 3 (--tiers 3)', 'scaleout on (--scaleout)', 'nvswitch (--nvswitch MODEL)')
+    ('switch tiers = 3 (--tiers 3)', 'scale-out network on (--scaleout)', 'NVLink switch fabric (--nvswitch MODEL)')
     """
-    label, flag = param_label(name), cli_flag(name)
+    label, flag = in_sentence(param_label(name)), cli_flag(name)
     if value is True:
         return f"{label} on ({flag})"
     if value is False:
@@ -81,6 +162,7 @@ class Param:
 
     @property
     def label(self) -> str:
+        """The Generate dialog's label (a generator may rename it: :meth:`GeneratorSpec.label_of`)."""
         return param_label(self.name)
 
     def limits_text(self) -> str:
@@ -173,6 +255,15 @@ class GeneratorSpec:
     description: str
     params: tuple[Param, ...]
     func: Callable[..., Design] = field(repr=False)
+
+    @property
+    def title(self) -> str:
+        """The generator's name in the Generate dialog (``kind`` is its id)."""
+        return GENERATOR_TITLES.get(self.kind, self.kind)
+
+    def label_of(self, p: Param) -> str:
+        """Parameter ``p`` as the Generate dialog labels it for this generator."""
+        return param_label(p.name, self.kind)
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -90,9 +90,9 @@ def test_three_tier_partial_last_pod_is_sound():
 def test_rail_optimized_refuses_impossible_parameters():
     with pytest.raises(GeneratorError, match="each leaf needs 40 host \\+ 40 uplink ports but qm9700 has 64"):
         build_rail_optimized(nodes_per_su=40)
-    with pytest.raises(GeneratorError, match=r"ufm links \(--ufm-links N\) must be 1..8"):
+    with pytest.raises(GeneratorError, match=r"UFM appliance links \(--ufm-links N\) must be 1..8"):
         build_rail_optimized(ufm=True, ufm_links=9)
-    with pytest.raises(GeneratorError, match=r"72 leaves need one port each on .* use tiers = 3 \(--tiers 3\)"):
+    with pytest.raises(GeneratorError, match=r"72 leaves need one port each on .* use switch tiers = 3 \(--tiers 3\)"):
         build_rail_optimized(sus=9, nodes_per_su=2, tiers=2)
     with pytest.raises(GeneratorError, match="rail-optimized: sus must be >= 1, got 0"):
         build_rail_optimized(sus=0)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from designer.generators import GENERATORS, GeneratorError, generate
-from designer.generators.params import cli_flag, setting
+from designer.generators.params import cli_flag, in_sentence, param_label, setting
 
 SOURCES = sorted((Path(__file__).resolve().parents[2] / "designer" / "generators").glob("*.py"))
 #: Python keyword advice such as ``nvswitch=<model>``, ``scaleout=true``, ``tiers=3`` (the radix ``k=6`` is notation).
@@ -62,13 +62,14 @@ def test_refusal_names_the_cli_flag_and_the_dialog_label(kind, params, flags):
     for flag in flags:
         assert flag in message
         name = flag.split()[0][2:].replace("-", "_")
-        assert name.replace("_", " ") in message  # the Generate dialog's label of the setting
+        assert in_sentence(param_label(name)) in message  # the Generate dialog's label of the setting
         assert GENERATORS[kind].param(name).cli_flag == flag.split()[0]
     assert not PYTHON_ADVICE.search(message), message
 
 
 def test_setting_text_comes_from_the_parameter_flag():
     assert cli_flag("gpus_per_node") == "--gpus-per-node"
-    assert setting("scaleout", True) == "scaleout on (--scaleout)"
-    assert setting("scaleout", False) == "scaleout off (--no-scaleout)"
-    assert setting("copper_max_m", 3.0) == "copper max m = 3 (--copper-max-m 3)"
+    assert setting("scaleout", True) == "scale-out network on (--scaleout)"
+    assert setting("scaleout", False) == "scale-out network off (--no-scaleout)"
+    assert setting("copper_max_m", 3.0) == "copper reach (m) = 3 (--copper-max-m 3)"
+    assert setting("ufm_links", metavar="N") == "UFM appliance links (--ufm-links N)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
@@ -27,7 +27,8 @@ def server_window(window, nodes: int = 2):
 
 def test_generate_dialog_builds_from_the_registry_and_inserts_one_step(window):
     dialog = GenerateDialog(window.catalog, window)
-    assert [dialog.kinds.item(i).text() for i in range(dialog.kinds.count())] == list(GENERATORS)
+    assert [dialog.kinds.item(i).data(Qt.ItemDataRole.UserRole) for i in range(dialog.kinds.count())] \
+        == list(GENERATORS)
     form = dialog.select_kind("fat-tree")
     form.set_value("k", 4)
     design = dialog.build()

@@ -1,7 +1,9 @@
 """The Generate dialog: one form per generator kind, built from the generators' registry.
 
 Each parameter's type gives its widget (spin boxes with the declared limits, check boxes,
-choices, catalog model and cable pickers); its help text is the tooltip. The built design is
+choices, catalog model and cable pickers); its label comes from the registry's table of labels
+(``designer.generators.params.PARAM_LABELS``, generator titles in ``GENERATOR_TITLES``), its help
+text, limits, parameter name and command-line flag make the tooltip. The built design is
 inserted into the current one as one undo step by the caller.
 """
 
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QSpinBox,
     QStackedWidget,
     QVBoxLayout,
@@ -65,11 +68,18 @@ class ParamForm(QWidget):
         self.widgets: dict[str, QWidget] = {}
         form = QFormLayout(self)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.labels: dict[str, QLabel] = {}
         for p in spec.params:
             w = self._widget(p, catalog)
-            w.setToolTip(p.help + (f"<br><i>{p.limits_text()}</i>" if p.limits_text() else ""))
+            tip = (p.help + (f"<br><i>{p.limits_text()}</i>" if p.limits_text() else "")
+                   + f"<br>parameter <code>{p.name}</code>, command line <code>{p.cli_flag}</code>")
+            w.setToolTip(tip)
+            label = QLabel(spec.label_of(p))
+            label.setToolTip(tip)
+            label.setBuddy(w)
             self.widgets[p.name] = w
-            form.addRow(p.label, w)
+            self.labels[p.name] = label
+            form.addRow(label, w)
 
     @staticmethod
     def _widget(p: Any, catalog: Catalog) -> QWidget:
@@ -159,7 +169,10 @@ class GenerateDialog(QDialog):
         self.forms = QStackedWidget()
         self.form_by_kind: dict[str, ParamForm] = {}
         for kind, spec in self.registry.items():
-            self.kinds.addItem(kind)
+            item = QListWidgetItem(spec.title)
+            item.setData(Qt.ItemDataRole.UserRole, kind)
+            item.setToolTip(f"<b>{spec.title}</b> (<code>{kind}</code>)<br>{spec.description}")
+            self.kinds.addItem(item)
             form = ParamForm(spec, catalog)
             self.form_by_kind[kind] = form
             self.forms.addWidget(form)
@@ -197,7 +210,7 @@ class GenerateDialog(QDialog):
 
     def current_kind(self) -> str:
         item = self.kinds.currentItem()
-        return item.text() if item is not None else ""
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else ""
 
     def build(self) -> Design:
         """Build the design for the current form; raises DesignError for impossible parameters."""
