@@ -117,3 +117,23 @@ def test_the_rules_row_follows_the_check(window, catalog):
     window.document.push(cmd.SetDeviceFieldCommand(d, "a", "model", "no-such-switch"))
     window.checker.run()
     assert "unknown" in insp.v_rules.text() or "not in the catalog" in insp.v_rules.text()
+
+
+def test_the_canvas_marks_a_tier_skip_and_says_why_on_hover(window):
+    from designer.generators import GENERATORS
+    from designer.gui.canvas.describe import describe_item
+
+    d = GENERATORS["rail-optimized"].build(nodes_per_su=2)
+    lk = next(x for x in d.links_of("su1-node1-nic1") if x.medium not in ("nvlink", "pcie"))
+    d.remove_link(lk.id)
+    nic_end = ("su1-node1-nic1", "p1")
+    d.add_link(Link(lk.id, *nic_end, "spine1", d.free_ports("spine1", "network")[0], medium=lk.medium,
+                    length_m=lk.length_m, cable=lk.cable))
+    window.document.set_design(d, None, collapse=False)
+    window.checker.run()
+    assert window.scene.link_flagged(lk.id)
+    bundle = window.scene.select_links([lk.id])
+    assert bundle is not None
+    tip = describe_item(window.scene, bundle)
+    assert "skipping the leaf tier" in tip and "Design rule" in tip
+    assert "skipping the leaf tier" in window.inspector.l_rules.text()
