@@ -27,7 +27,7 @@ class Legend(QWidget):
         self.update()
 
     def _rows(self) -> int:
-        media = 3 if self.utilisation else len(style.MEDIUM_STYLES)
+        media = 4 if self.utilisation else len(style.MEDIUM_STYLES)
         return len(style.KIND_STYLES) + media + 3
 
     def sizeHint(self) -> QSize:
@@ -90,14 +90,17 @@ class Legend(QWidget):
                    "link utilisation (busier direction)")
         y += self.ROW
         colours = style.utilisation_colours()
-        left, width = 8.0, max(60.0, self.width() - 60.0)
+        left, width = 8.0, max(60.0, self.width() - 24.0)
         step = width / len(colours)
         for i, c in enumerate(colours):
             p.fillRect(QRectF(left + i * step, y + 3, step + 0.6, 11), c)
+        y += self.ROW
         p.setPen(text)
-        p.drawText(QRectF(left + width + 4, y, 50, self.ROW), Qt.AlignmentFlag.AlignVCenter, "100%")
-        p.drawText(QRectF(left, y + 12, 40, self.ROW), Qt.AlignmentFlag.AlignVCenter, "0%")
-        p.drawText(QRectF(left + width / 2 - 20, y + 12, 40, self.ROW), Qt.AlignmentFlag.AlignCenter, "50%")
+        for frac, align in ((0.0, Qt.AlignmentFlag.AlignLeft), (0.5, Qt.AlignmentFlag.AlignHCenter),
+                            (1.0, Qt.AlignmentFlag.AlignRight)):
+            x = left + frac * width
+            box = QRectF(x - (0 if frac == 0 else 40 if frac == 1 else 20), y - 4, 40, self.ROW)
+            p.drawText(box, align | Qt.AlignmentFlag.AlignTop, f"{frac:.0%}")
         y += self.ROW
         pen = QPen(style.BOTTLENECK_HALO, 9)
         p.setPen(pen)

@@ -59,6 +59,21 @@ ALGORITHM_COLOURS = {
 }
 
 
+def _legend(plot: pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:
+    """A compact legend on a translucent white ground (negative offsets anchor right / bottom)."""
+    return plot.addLegend(offset=offset, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
+                          pen=pg.mkPen("#C9CED6"), verSpacing=-6)
+
+
+def _log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 10.0, every: int = 1
+               ) -> list[tuple[float, str]]:
+    """Ticks at powers of ``base`` between ``lo`` and ``hi`` (values > 0) for a log axis, named by ``fmt``."""
+    if not (lo > 0 and hi > 0):
+        return []
+    k0, k1 = int(np.floor(np.log(lo) / np.log(base))), int(np.ceil(np.log(hi) / np.log(base)))
+    return [(k * np.log10(base), fmt(base ** k)) for k in range(k0, k1 + 1) if k % every == 0]
+
+
 def _pen(colour: str, width: float = 1.6, dash: bool = False) -> pg.mkPen:
     return pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
 
@@ -136,7 +151,7 @@ class UtilisationPanel(PlotPanel):
         self.hover = QLabel("")
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.layout_.addWidget(self.hover)
-        self.legend = self.plot.addLegend(offset=(-6, 6), labelTextSize="8pt")
+        self.legend = _legend(self.plot, (6, -6))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.mean_lines: dict[str, pg.PlotDataItem] = {}
         self._order: dict[str, np.ndarray] = {}  # tier -> link rows, busiest first
@@ -189,8 +204,8 @@ class UtilisationPanel(PlotPanel):
                 x = (np.arange(len(u)) + 0.5) * (100.0 / len(u))
                 curve.setData(x, u, stepMode=None, fillLevel=None, brush=None, pen=_pen(colour, 2.0))
                 self.mean_lines[name].setData([0.0, 100.0], [mean, mean], pen=_pen(colour, 1, True))
-            entries.append((curve, f"{TIER_LABELS[name]} ({units.count(len(u), 'link')}): "
-                                   f"max {units.percent(top / 100)}, mean {units.percent(mean / 100)}"))
+            entries.append((curve, f"{TIER_LABELS[name]}: max {units.percent(top / 100)}, "
+                                   f"mean {units.percent(mean / 100)} ({units.count(len(u), 'link')})"))
         self.legend.clear()  # curves made above added themselves; keep one labelled entry per tier
         for curve, label in entries:
             self.legend.addItem(curve, label)
@@ -342,8 +357,11 @@ class CurvesPanel(PlotPanel):
         self.layout_.addWidget(self.info)
         pi = self.plot.getPlotItem()
         pi.setLogMode(x=True, y=True)
-        pi.setLabel("bottom", "message size", units="B")
-        self.legend = self.plot.addLegend(offset=(6, 6), labelTextSize="8pt")
+        pi.setLabel("bottom", "message size per GPU")
+        pi.getAxis("bottom").setTicks([_log_ticks(8, 8 << 30, units.size, base=1024)])
+        for axis in ("bottom", "left"):
+            pi.getAxis(axis).enableAutoSIPrefix(False)  # the ticks carry their units
+        self.legend = _legend(self.plot, (-6, -6))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.baseline_curve = pi.plot(name="without failures")
         self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#D62828", 1, True), movable=False,
@@ -370,7 +388,11 @@ class CurvesPanel(PlotPanel):
     def _redraw(self) -> None:
         pi = self.plot.getPlotItem()
         busbw = self.what.currentData() == "busbw"
-        pi.setLabel("left", "busbw" if busbw else "time", units="B/s" if busbw else "s")
+        pi.setLabel("left", "busbw (per direction)" if busbw else "time")
+        if busbw:
+            self.legend.anchor((1, 1), (1, 1), offset=(-6, -6))  # under the rising curves
+        else:
+            self.legend.anchor((0, 0), (0, 0), offset=(6, 6))  # above them
         res = self._result
         rep = res.report if res is not None else None
         algos = list(dict.fromkeys(r.algorithm for r in rep.collectives)) if rep is not None else []
@@ -402,6 +424,12 @@ class CurvesPanel(PlotPanel):
         self.legend.clear()
         for curve, label in entries:
             self.legend.addItem(curve, label)
+        values = [r.busbw_bytes_per_s if busbw else r.time_s for r in rep.collectives] if rep is not None else []
+        values = [v for v in values if v > 0]
+        if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
+            values.append(rep.ceiling_busbw_bytes_per_s)
+        pi.getAxis("left").setTicks([_log_ticks(min(values), max(values), units.rate if busbw else units.duration)]
+                                    if values else None)
         if rep is not None and rep.link_use_bytes:
             self.marker.setPos(np.log10(rep.link_use_bytes))
             self.marker.show()

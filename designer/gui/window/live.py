@@ -64,6 +64,15 @@ class LiveAnalysis(QObject):
         self.docks["utilisation"].raise_()
         self.docks["curves"].raise_()
 
+    def size_docks(self) -> None:
+        """First-start sizes: the panels take about a third of the height, the canvas keeps the rest."""
+        w = self.w
+        height = max(180, int(w.height() * 0.32))
+        w.resizeDocks([self.docks["utilisation"]], [height], Qt.Orientation.Vertical)
+        # the side columns as designed (the bottom panels would otherwise squeeze the right one)
+        right = min(340, max(280, int(w.width() * 0.24)))
+        w.resizeDocks([w.docks["palette"], w.docks["inspector"]], [250, right], Qt.Orientation.Horizontal)
+
     def _build_actions(self) -> None:
         w = self.w
         acts = w.actions_by_name

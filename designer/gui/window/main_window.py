@@ -213,6 +213,7 @@ class MainWindow(QMainWindow):
             height = max(600, self.height() - 120)
             self.resizeDocks(right, [int(height * 0.3), int(height * 0.18), int(height * 0.52)],
                              Qt.Orientation.Vertical)
+            self.live.size_docks()
 
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, title, message)
