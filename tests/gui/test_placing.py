@@ -97,3 +97,22 @@ def test_a_component_dropped_on_a_collapsed_group_lands_outside_its_box(window):
     area = box.rect().translated(box.pos())
     new = window.editor.place_component("h100-sxm", area.center())
     assert not _device_rect(window, new).intersects(area)
+
+
+def test_what_is_placed_out_of_sight_is_brought_into_view(window):
+    ed = window.editor
+    window.view.zoom_by(1.0 / window.view.scale_factor())
+    window.view.centerOn(0, 0)
+    visible = window.view.visible_scene_rect()
+    # a wall of switches filling the view: the next one dropped in the middle must go outside it
+    x0, y0 = visible.left() - 200, visible.top() - 200
+    xs = range(int(x0), int(visible.right()) + 200, 100)
+    ys = range(int(y0), int(visible.bottom()) + 200, 80)
+    for x in xs:
+        for y in ys:
+            ed.place_component("qm9700", QPointF(x, y))
+    window.view.centerOn(0, 0)
+    new = ed.place_component("qm9700", QPointF(0, 0))
+    rect = _device_rect(window, new)
+    assert not visible.adjusted(20, 20, -20, -20).contains(rect)  # it had to go beyond the wall
+    assert window.view.visible_scene_rect().contains(rect)  # and the view followed it

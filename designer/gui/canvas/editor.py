@@ -114,6 +114,7 @@ class Editor(QObject):
         command.setText(f"Place {comp.name.split(' (')[0]}")
         if self._push(command):
             self.scene.select_devices([dev_id])
+            self.reveal(footprint([device]))
             return dev_id
         return None
 
@@ -141,14 +142,17 @@ class Editor(QObject):
         """
         b = fragments.bounds(design.iter_devices())
         dx = dy = 0.0
+        placed: QRectF | None = None
         if b is not None:
             if centre is not None:
                 dx = snap(centre.x() - (b[0] + b[2]) / 2)
                 dy = snap(centre.y() - (b[1] + b[3]) / 2)
                 if free_space:
                     depth = max((len(design.ancestors(g.id)) + 1 for g in design.groups), default=0)
-                    fx, fy = self.free_offset(footprint(design.iter_devices(), depth).translated(dx, dy))
+                    area = footprint(design.iter_devices(), depth).translated(dx, dy)
+                    fx, fy = self.free_offset(area)
                     dx, dy = dx + fx, dy + fy
+                    placed = area.translated(fx, fy)
             else:
                 here = fragments.bounds(self.design.iter_devices())
                 if here is not None:
@@ -162,8 +166,16 @@ class Editor(QObject):
             ids = [dv.id for dv in devices]
             if len(ids) <= 5000:
                 self.scene.select_devices(ids)
+            if placed is not None:
+                self.reveal(placed)
             return ids
         return []
+
+    def reveal(self, area: QRectF) -> None:
+        """Scroll the views just enough to show ``area`` (a placement moved to free space may
+        have landed at the edge of the view or beyond)."""
+        for view in self.scene.views():
+            view.ensureVisible(area, 20, 20)
 
     def _obstacles(self, area: QRectF) -> list[QRectF]:
         """Scene rectangles of the devices, collapsed boxes and group frames drawn in ``area``."""
