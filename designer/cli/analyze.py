@@ -7,7 +7,8 @@ import re
 
 from designer.analysis.collectives import ALGORITHMS, COLLECTIVES
 from designer.analysis.errors import AnalysisError
-from designer.cli.common import echo, write_json_text
+from designer.cli.common import echo, write_json, write_json_text
+from designer.cli.workloads import workload_arg
 
 _UNITS = {
     "": 1, "b": 1,
@@ -81,6 +82,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="the GPUs taking part: 'all' (default), a group id (server, su...), or a comma list of "
                    "GPU ids")
     p.add_argument("--top", type=int, default=5, metavar="N", help="bottlenecks to print (default 5)")
+    p.add_argument("--workload", metavar="NAME|FILE",
+                   help="also predict a training step of this workload (a preset, see 'topo-designer workloads', or "
+                   "a workload file, docs/workload-format.md): step time, GPU idle fraction, MFU, tokens/s, cost")
+    p.add_argument("--placement", metavar="ORDER",
+                   help="with --workload: rank placement, innermost first, e.g. tp,cp,pp,dp (the default) or "
+                   "dp,tp,cp,pp")
     p.add_argument("--explain", action="store_true",
                    help="also print how each number was computed: the bisection methods and cut links, each "
                    "algorithm's formula, bottleneck link and latency per protocol, the busbw factor")
@@ -97,15 +104,31 @@ def run(args: argparse.Namespace) -> int:
     algos = None
     if args.algorithm:
         algos = [a.strip() for item in args.algorithm for a in item.split(",") if a.strip()]
+    workload = workload_arg(args.workload, args.placement) if args.workload else None
     design = load_design(args.file)
     report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
                      top=max(args.top, 1))
+    step = None
+    if workload is not None:
+        from designer.analysis.training import step_analysis
+
+        step = step_analysis(design, workload)
     if args.json:
-        write_json_text(report_to_json(report), args.json)
+        if step is None:
+            write_json_text(report_to_json(report), args.json)
+        else:
+            from designer.present.report_json import report_to_dict
+            from designer.present.step_json import step_to_dict
+
+            write_json({**report_to_dict(report), "workload": step_to_dict(step)}, args.json)
         if args.json == "-":
             return 0
     lines = summary_lines(report, top=max(args.top, 1))
     if args.explain:
         lines += explain_lines(report)
+    if step is not None:
+        from designer.present.step_text import step_lines
+
+        lines += step_lines(step, explain=args.explain)
     echo("\n".join(lines))
     return 0

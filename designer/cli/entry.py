@@ -19,7 +19,7 @@ from designer.model import DesignError
 PROG = "topo-designer"
 
 #: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
-COMMANDS = ("gui", "validate", "generate", "analyze", "bom")
+COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads")
 
 EPILOG = """\
 commands:
@@ -28,6 +28,7 @@ commands:
   topo-designer generate KIND ... -o FILE   generate a fabric (topo-designer generate --help lists kinds)
   topo-designer analyze FILE [--json PATH|-]  bisection bounds, collective times, bottlenecks
   topo-designer bom FILE [--json PATH|-]    bill of materials: devices, cables, optics, power, cost
+  topo-designer workloads                   training workload presets (analyze FILE --workload NAME)
 
 Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes
 and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error.

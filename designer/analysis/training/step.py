@@ -35,6 +35,7 @@ import numpy as np
 from designer.analysis.context import Context, build_context
 from designer.analysis.training import constants as T
 from designer.analysis.training.placement import Placement, place
+from designer.analysis.training.storage import StorageReport, storage_analysis
 from designer.analysis.training.traffic import Communicator, communicator
 from designer.analysis.training.workload import Workload, WorkloadError
 from designer.model import Design
@@ -97,6 +98,8 @@ class StepReport:
     idle_cost_to_train_usd: float
     phases: tuple[CommPhase, ...]
     notes: tuple[str, ...]
+    #: Checkpoint and input traffic to the design's storage devices (None: the design has none).
+    storage: StorageReport | None = None
 
     def phase(self, name: str) -> CommPhase | None:
         return next((p for p in self.phases if p.name == name), None)
@@ -288,6 +291,10 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
     idle_gpu_hours_per_day = 24.0 * (g * idle + pl.idle_gpus)
     idle_cost_day = price * idle_gpu_hours_per_day
     idle_cost_total = price * (g * idle + pl.idle_gpus) * ttt / 3600.0 if math.isfinite(ttt) else float("inf")
+    sto = storage_analysis(ctx, pl.gpus, w.storage.checkpoint_bytes, w.storage.checkpoint_interval_s,
+                           tps * w.storage.bytes_per_token, catalog)
+    if sto is None and w.storage.checkpoint_bytes > 0:
+        notes.append("the design has no storage device: checkpoint and input traffic not modelled")
     return StepReport(
         workload=w.name, design_name=ctx.design.name, gpus=g, idle_gpus=pl.idle_gpus, gpu_model=gpu_model,
         peak_flops_per_gpu=peak, efficiency=eff,
@@ -296,7 +303,7 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
         bubble_s=bubble, exposed_comm_s=exposed, gpu_idle_fraction=idle, comm_idle_fraction=comm_idle, mfu=mfu,
         tokens_per_s=tps, train_tokens=w.training.tokens, time_to_train_s=ttt, gpu_hour_usd=price,
         price_source=price_source, idle_cost_per_day_usd=idle_cost_day, idle_cost_to_train_usd=idle_cost_total,
-        phases=tuple(phases), notes=tuple(dict.fromkeys(notes)),
+        phases=tuple(phases), notes=tuple(dict.fromkeys(notes)), storage=sto,
     )
 
 

@@ -1,0 +1,72 @@
+"""``topo-designer workloads``: the shipped workload presets; ``workload_arg`` reads a ``--workload`` value."""
+
+from __future__ import annotations
+
+import argparse
+
+from designer.analysis.training.workload import DIMENSIONS, Workload, WorkloadError
+from designer.cli.common import echo, write_json
+from designer.model.units import count, figures
+
+
+def workload_arg(value: str, placement: str | None = None) -> Workload:
+    """The workload a ``--workload NAME|FILE`` names, with an optional ``--placement`` order."""
+    from designer.io.workload_file import load_workload
+
+    w = load_workload(value)
+    if placement:
+        order = [x.strip() for x in placement.split(",") if x.strip()]
+        if sorted(order) != sorted(DIMENSIONS):
+            raise WorkloadError(f"--placement {placement!r}: list each of {', '.join(DIMENSIONS)} once, innermost "
+                                "first (e.g. tp,cp,pp,dp)")
+        w = w.with_options(parallelism={"order": tuple(order)})
+    return w
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "workloads",
+        help="list the training workload presets",
+        description="List the shipped training workload presets (model, parallelism, batch; figures from the "
+        "models' public papers). Use one with 'topo-designer analyze FILE --workload NAME', or write your own "
+        "workload file (docs/workload-format.md).",
+    )
+    p.add_argument("--json", metavar="PATH", help="write the presets as JSON to PATH ('-' for stdout)")
+    p.set_defaults(func=run)
+
+
+def _summary(w: Workload) -> dict:
+    par = w.parallelism
+    return {
+        "name": w.name, "description": w.description,
+        "parameters": w.model.parameters, "active_parameters": w.model.active_parameters,
+        "layers": w.model.layers, "hidden_size": w.model.hidden_size, "sequence_length": w.model.sequence_length,
+        "experts": w.model.experts,
+        "parallelism": {"tp": par.tp, "pp": par.pp, "cp": par.cp, "ep": par.ep,
+                        "dp": par.dp or "auto", "order": list(par.order)},
+        "global_batch_sequences": w.batch.global_batch_sequences, "tokens_per_step": w.tokens_per_step,
+        "train_tokens": w.training.tokens, "sources": dict(w.sources),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from designer.io.workload_file import load_workload, preset_names
+
+    presets = [load_workload(name) for name in preset_names()]
+    if args.json:
+        write_json({"format": "topo-designer-workloads", "version": 1,
+                    "workloads": [_summary(w) for w in presets]}, args.json)
+        if args.json == "-":
+            return 0
+    lines = [f"{count(len(presets), 'workload preset')} (use: topo-designer analyze FILE --workload NAME):"]
+    for w in presets:
+        m, par = w.model, w.parallelism
+        active = f" ({figures(m.active_parameters / 1e9)}B active, {m.experts} experts)" if m.is_moe else ""
+        layout = f"TP {par.tp}, PP {par.pp}" + (f", CP {par.cp}" if par.cp > 1 else "") + \
+            (f", EP {par.ep}" if par.ep > 1 else "") + ", DP " + (str(par.dp) if par.dp else "auto")
+        lines.append(f"  {w.name}: {figures(m.parameters / 1e9)}B parameters{active}, {count(m.layers, 'layer')}, "
+                     f"{figures(w.tokens_per_step / 1e6)}M tokens per step; {layout}")
+        if w.description:
+            lines.append(f"    {w.description}")
+    echo("\n".join(lines))
+    return 0

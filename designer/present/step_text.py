@@ -1,0 +1,96 @@
+"""A training-step report as text: the block ``analyze --workload`` prints (and the window may show)."""
+
+from __future__ import annotations
+
+import math
+
+from designer.analysis.training.step import StepReport
+from designer.model.units import count, duration, figures, percent, rate, size
+
+#: What each communicator of a step is, in words.
+PHASE_NAMES = {"tp": "tensor parallel", "cp": "context parallel", "ep": "expert all-to-all",
+               "pp": "pipeline sends", "dp": "data parallel", "edp": "expert data parallel"}
+
+
+def days(seconds: float) -> str:
+    """A long time in days (``12.5 days``), or ``never`` when infinite.
+
+    >>> days(86400 * 12.5), days(float("inf"))
+    ('12.5 days', 'never')
+    """
+    if not math.isfinite(seconds):
+        return "never"
+    d = seconds / 86400.0
+    return f"{figures(d)} {'day' if figures(d) == '1' else 'days'}"
+
+
+def tokens(n: float) -> str:
+    """A token count with a decimal suffix: ``15T``, ``16.8M``, ``300B``.
+
+    >>> tokens(15e12), tokens(16.78e6), tokens(3e11), tokens(512)
+    ('15T', '16.8M', '300B', '512')
+    """
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if n >= scale * 0.9995:
+            return f"{figures(n / scale)}{suffix}"
+    return figures(n)
+
+
+def usd(amount: float) -> str:
+    """An amount of money: ``12,345 USD``, three figures below 1,000.
+
+    >>> usd(12345.6), usd(2.5), usd(float("inf"))
+    ('12,346 USD', '2.5 USD', 'inf USD')
+    """
+    return f"{figures(amount)} USD"
+
+
+def step_lines(rep: StepReport, *, explain: bool = False) -> list[str]:
+    """The step model's summary: step time and what fills it, idle fraction, MFU, throughput, cost."""
+    par = rep.parallelism
+    layout = ", ".join(f"{k.upper()} {v}" for k, v in par.items() if k != "virtual_stages")
+    if par.get("virtual_stages", 1) > 1:
+        layout += f" (interleaved x{par['virtual_stages']})"
+    out = [f"Workload {rep.workload!r} on {count(rep.gpus, 'GPU')} ({rep.gpu_model}; {layout}; "
+           f"{count(rep.micro_batches, 'micro-batch')} per step):"]
+    step = rep.step_time_s
+    out.append(f"  step {duration(step)} = compute {duration(rep.compute_s)} + pipeline bubble "
+               f"{duration(rep.bubble_s)} + exposed communication {duration(rep.exposed_comm_s)}")
+    out.append(f"  GPU idle {percent(rep.gpu_idle_fraction)} of the step ({percent(rep.comm_idle_fraction)} waiting "
+               f"for communication); predicted MFU {percent(rep.mfu)} (peak {figures(rep.peak_flops_per_gpu / 1e12)} "
+               f"TFLOP/s per GPU, kernel efficiency {percent(rep.efficiency)})")
+    out.append(f"  {tokens(rep.tokens_per_s)} tokens/s; {tokens(rep.train_tokens)} tokens in "
+               f"{days(rep.time_to_train_s)}")
+    if rep.gpu_hour_usd > 0:
+        out.append(f"  idle GPU-hours cost {usd(rep.idle_cost_per_day_usd)} per day, {usd(rep.idle_cost_to_train_usd)} "
+                   f"over the run (at {usd(rep.gpu_hour_usd)} per GPU-hour, {rep.price_source})")
+    if rep.phases:
+        out.append("  communication per step (all groups at once; exposed = its share of the step):")
+        for p in rep.phases:
+            shared = f", x{figures(p.slowdown)} from shared links" if p.slowdown > 1.0005 else ""
+            where = "network" if p.network else "NVLink"
+            out.append(f"    {PHASE_NAMES.get(p.name, p.name)} {p.collective} ({p.algorithm}, {where}): "
+                       f"{count(p.groups, 'group')} of {p.group_size}, {count(p.calls_per_step, 'call')} of "
+                       f"{size(p.message_bytes)}, {duration(p.time_per_call_s)} each{shared}; total "
+                       f"{duration(p.total_s)}, exposed {duration(p.exposed_s)}")
+            if explain and p.bottleneck_link:
+                out.append(f"      bottleneck link {p.bottleneck_link}; alone {duration(p.alone_per_call_s)} per call")
+    st = rep.storage
+    if st is not None:
+        out.append(f"  storage ({count(st.storage_devices, 'device')}): writes {rate(st.write_bytes_per_s)} "
+                   f"({st.write_binds} bind), reads {rate(st.read_bytes_per_s)} ({st.read_binds} bind)")
+        if st.checkpoint_bytes > 0:
+            out.append(f"    checkpoint of {size(st.checkpoint_bytes)} takes {duration(st.checkpoint_s)}"
+                       + (f", {percent(st.checkpoint_share)} of training time at one per "
+                          f"{duration(st.checkpoint_interval_s)}" if st.checkpoint_interval_s > 0 else ""))
+        out.append(f"    input {rate(st.input_bytes_per_s)}: {percent(st.input_utilization)} of the read rate")
+    for note in rep.notes:
+        out.append(f"  note: {note}")
+    if explain:
+        out.append("  how: compute = 6 x active parameters x tokens / (GPUs x peak x efficiency); "
+                   "step = (micro-batches + (pp - 1) / v) x (compute + exposed per-micro-batch communication) "
+                   "+ exposed data-parallel time (docs/analysis.md section 8)")
+    return out
+
+
+__all__ = ["PHASE_NAMES", "days", "step_lines", "tokens", "usd"]
