@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from designer.gui.style import SCENE_UNITS_PER_M
+from designer.gui.style import MEDIUM_STYLES, SCENE_UNITS_PER_M
 from designer.model import Design, Device, Link, units
 from designer.model import catalog as _catalog
 from designer.model.catalog import Cable, Catalog
@@ -39,6 +39,11 @@ def cable_for(catalog: Catalog, medium: str | None, rate_gbps: float, length_m: 
     return catalog.choose_cable(rate_gbps, length_m, medium=medium)
 
 
+def _medium_title(medium: str) -> str:
+    style = MEDIUM_STYLES.get(medium)
+    return style.title if style is not None else medium.replace("_", " ")
+
+
 def cable_misfit(cable: Cable, port_kind: str, medium: str, rate_gbps: float, length_m: float) -> str:
     """Why ``cable`` cannot serve a link of ``medium`` and ``length_m`` between ``port_kind`` ports
     running at ``rate_gbps``; "" when it fits.
@@ -53,8 +58,7 @@ def cable_misfit(cable: Cable, port_kind: str, medium: str, rate_gbps: float, le
     if not board and port_kind != "network":
         return f"a network cable; this link joins {port_kind} ports"
     if cable.medium != medium:
-        return (f"{cable.medium.replace('_', ' ')}; the link's medium is {medium.replace('_', ' ')} "
-                "(change the medium to use it)")
+        return f"{_medium_title(cable.medium)}; the link's medium is {_medium_title(medium)} (change the medium first)"
     if cable.rate_gbps < rate_gbps - 1e-9:
         return f"carries {units.line_rate(cable.rate_gbps)}, slower than the link's {units.line_rate(rate_gbps)} ports"
     if board:
