@@ -123,7 +123,21 @@ def test_unpriced_parts_show_the_bills_own_notes(make_window, qtbot):
     for note in expected.notes:
         assert f"Note: {note}" in bom_dock.notes.text()
     assert "not in the catalog" in bom_dock.notes.text()
-    assert bom_dock.model.data(bom_dock.model.index(0, 7), Qt.ItemDataRole.ForegroundRole) is not None
+    m = bom_dock.model
+    assert all(m.unpriced(r) for r in range(m.rowCount()) if m.bom.lines[r].category != "transceiver")
+    assert m.data(m.index(0, 7), Qt.ItemDataRole.ForegroundRole) is not None  # the price, in amber
+    assert m.data(m.index(0, 6), Qt.ItemDataRole.ForegroundRole) is None  # not the power
+    assert "not priced" in m.data(m.index(0, 1), Qt.ItemDataRole.ToolTipRole)
+
+
+def test_parts_the_catalog_prices_at_zero_are_not_marked(window, qtbot):
+    bom_dock = _shown(window)
+    _open_sample(window)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and bom_dock.model.rowCount() > 0, timeout=3000)
+    m = bom_dock.model
+    zero = [r for r in range(m.rowCount()) if not m.bom.lines[r].unit_price_usd]
+    assert zero  # the sample's NVLink switch fabric and fabric manager cost nothing extra in the catalog
+    assert not any(m.unpriced(r) for r in zero) and not bom_dock.bom.notes
 
 
 def test_a_bill_that_cannot_be_counted_says_why(window, qtbot, monkeypatch):

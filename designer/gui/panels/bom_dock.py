@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.analysis.bom import Bom, bill_of_materials
+from designer.analysis.bom import Bom, BomLine, bill_of_materials
 from designer.gui.document.document import Document
 from designer.model import Design, DesignError, units
 from designer.model.catalog import Catalog
@@ -54,6 +54,19 @@ THREAD_ABOVE = 15000
 #: The widest the item column starts (px); drag the header to widen it.
 ITEM_WIDTH = 170
 _UNPRICED = QColor("#B25E00")
+_PRICE_COLUMNS = (BOM_HEADERS.index("unit USD"), BOM_HEADERS.index("total USD"))
+
+
+def _unpriced(line: BomLine, catalog: Catalog) -> bool:
+    """A line the bill could not price (its notes say why): a device with no catalog model that
+    gives neither power nor price of its own, a cable with no catalog cable."""
+    if line.unit_price_usd:
+        return False
+    if line.category == "cable":
+        return line.item not in catalog.cables
+    if line.category == "transceiver":
+        return line.item not in catalog.transceivers
+    return line.item not in catalog.components and not line.unit_power_w
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -64,12 +77,19 @@ class BomTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.bom: Bom | None = None
         self._rows: list[list[str]] = []
+        self._unpriced: list[bool] = []
 
-    def set_bom(self, bom: Bom | None) -> None:
+    def set_bom(self, bom: Bom | None, catalog: Catalog | None = None) -> None:
+        """Show ``bom``; with ``catalog``, the lines it cannot price (what the notes are about)
+        are marked."""
         self.beginResetModel()
         self.bom = bom
         self._rows = bom_rows(bom) if bom is not None else []
+        self._unpriced = [catalog is not None and _unpriced(line, catalog) for line in bom.lines] if bom else []
         self.endResetModel()
+
+    def unpriced(self, row: int) -> bool:
+        return self._unpriced[row]
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt override)
         return 0 if parent.isValid() else len(self._rows)
@@ -91,10 +111,10 @@ class BomTableModel(QAbstractTableModel):
             tip = line.name
             if line.medium:
                 tip += f"\n{line.medium.replace('_', ' ')}"
-            if not line.unit_price_usd:
-                tip += "\nno price in the catalog: see the notes below the table"
+            if self._unpriced[row]:
+                tip += "\nnot priced: see the notes below the table"
             return tip
-        if role == Qt.ItemDataRole.ForegroundRole and col >= 5 and not line.unit_price_usd:
+        if role == Qt.ItemDataRole.ForegroundRole and self._unpriced[row] and col in _PRICE_COLUMNS:
             return _UNPRICED
         return None
 
@@ -296,7 +316,7 @@ class BomDock(QWidget):
 
     def _show(self, bom: Bom | None, problem: str) -> None:
         self.bom = bom
-        self.model.set_bom(bom)
+        self.model.set_bom(bom, self.document.catalog)
         self.table.resizeColumnsToContents()
         if self.table.columnWidth(1) > ITEM_WIDTH:  # a long custom name: elided, whole in the tooltip
             self.table.setColumnWidth(1, ITEM_WIDTH)
