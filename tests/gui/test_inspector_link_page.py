@@ -79,7 +79,7 @@ def test_the_cable_list_offers_only_cables_that_fit(window, catalog):
     for cid in ("dac-800g", "pcie-board", "nvlink-board", "sr8-800g-mm", "hdr-dac-200g", "acc-400g"):
         assert not offered[cid], cid
     tip = {combo.itemData(i): combo.itemData(i, Qt.ItemDataRole.ToolTipRole) for i in range(combo.count())}
-    assert "faster ports" in tip["dac-800g"]
+    assert "made for 800 Gb/s ports" in tip["dac-800g"]
     assert "board connection" in tip["pcie-board"] and "network" in tip["pcie-board"]
     assert "slower" in tip["hdr-dac-200g"]
     assert "medium" in tip["acc-400g"]

@@ -64,7 +64,7 @@ def cable_misfit(cable: Cable, port_kind: str, medium: str, rate_gbps: float, le
     if board:
         return ""
     if cable.rate_gbps >= 2 * rate_gbps - 1e-9:
-        return (f"a {units.line_rate(cable.rate_gbps)} cable, for faster ports than the link's "
+        return (f"made for {units.line_rate(cable.rate_gbps)} ports; the link's ports run at "
                 f"{units.line_rate(rate_gbps)}")
     if cable.reach_m < length_m - 1e-9:
         return f"reaches {cable.reach_m:g} m; the link is {length_m:g} m long"
