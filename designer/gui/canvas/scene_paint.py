@@ -54,7 +54,8 @@ def title_pills(
 
     A frame's title sits in its header band when the band is tall enough for the text. When it
     is not (zoomed out), an outermost group's title goes above the frame, or, when that would
-    cover another frame, inside the frame's top-left corner (inner groups have no title then).
+    cover another frame and the devices are drawn as plain boxes, inside the frame's top-left
+    corner (inner groups have no title then).
     With ``view`` (the visible area, device pixels) a title whose place has scrolled out of
     sight is pinned to the top-left of the visible part of its frame, below the titles of the
     frames around it, so the groups under the window stay named at any zoom. A title that would
@@ -81,7 +82,7 @@ def title_pills(
         elif frame.zValue() <= -9.999:  # outermost frames: title above the frame when the header is tiny
             pill = QRectF(area.left() + 4, area.top() - height - 4, width + 12, height + 2)
             if any(other is not frame and pill.intersects(a) for other, a in outer):
-                if area.height() < 3 * (height + 6):
+                if scale >= style.LOD_BOX_ONLY:  # devices are drawn in detail: cover none
                     continue
                 pill = QRectF(area.left() + 8, area.top() + 4, width + 12, height + 2)  # inside, top left
         else:
