@@ -80,6 +80,7 @@ def test_the_cable_list_offers_only_cables_that_fit(window, catalog):
         assert not offered[cid], cid
     tip = {combo.itemData(i): combo.itemData(i, Qt.ItemDataRole.ToolTipRole) for i in range(combo.count())}
     assert "made for 800 Gb/s ports" in tip["dac-800g"]
+    assert tip["dac-800g"].startswith("<p style='white-space:pre'>"), "Qt must not break 400 Gb/s in the tooltip"
     assert "board connection" in tip["pcie-board"] and "network" in tip["pcie-board"]
     assert "slower" in tip["hdr-dac-200g"]
     assert "medium" in tip["acc-400g"]

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.gui.canvas.describe import tooltip_html
 from designer.gui.canvas.editor import generator_registry
 from designer.model import Design, DesignError
 from designer.model.catalog import Catalog
@@ -71,8 +72,8 @@ class ParamForm(QWidget):
         self.labels: dict[str, QLabel] = {}
         for p in spec.params:
             w = self._widget(p, catalog)
-            tip = (p.help + (f"<br><i>{p.limits_text()}</i>" if p.limits_text() else "")
-                   + f"<br>parameter <code>{p.name}</code>, command line <code>{p.cli_flag}</code>")
+            tip = tooltip_html([p.help] + ([f"<i>{p.limits_text()}</i>"] if p.limits_text() else [])
+                               + [f"parameter <code>{p.name}</code>, command line <code>{p.cli_flag}</code>"])
             w.setToolTip(tip)
             label = QLabel(spec.label_of(p))
             label.setToolTip(tip)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.gui.canvas.describe import tooltip_html
 from designer.gui.canvas.linking import cable_for, cable_misfit, link_rate_gbps
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
@@ -384,8 +385,8 @@ class Inspector(QWidget):
                 for cab, why in group:
                     combo.addItem(f"{cab.id} ({MEDIUM_STYLES[cab.medium].title}, {cab.reach_m:g} m)", cab.id)
                     i = combo.count() - 1
-                    combo.setItemData(i, f"{cab.name}" + (f"<br><i>does not fit: {why}</i>" if why else ""),
-                                      Qt.ItemDataRole.ToolTipRole)
+                    tip = tooltip_html([cab.name] + ([f"<i>does not fit: {why}</i>"] if why else []))
+                    combo.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
                     if why:
                         model.item(i).setEnabled(False)
             current = links[0].cable
