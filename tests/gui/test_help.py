@@ -94,6 +94,34 @@ def test_the_documentation_shows_every_shipped_document_rendered(window, qtbot):
     assert dialog.current_name() == "gui.md"
 
 
+def test_pictures_in_the_documentation_fit_the_page(window, qtbot):
+    from PySide6.QtGui import QTextImageFormat
+
+    from designer.gui.window.help import DocsDialog
+
+    dialog = DocsDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.resize(900, 600)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.open_name("gui.md")
+    doc = dialog.browser.document()
+    widths = {}
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                image = QTextImageFormat(fmt.toImageFormat())
+                widths[image.name()] = image.width()
+            it += 1
+        block = block.next()
+    assert {"screenshot.png", "bom-dock.png"} <= set(widths)
+    room = dialog.browser.viewport().width()
+    assert all(0 < w <= room for w in widths.values()), (widths, room)
+
+
 def test_the_documentation_says_so_when_it_is_not_installed(window, tmp_path):
     from designer.gui.window.help import DocsDialog
 

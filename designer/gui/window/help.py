@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6 import __version__ as PYSIDE_VERSION
 from PySide6.QtCore import QUrl, qVersion
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QDesktopServices, QImageReader, QKeySequence, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -217,6 +217,42 @@ def documents(folder: Path | None = None) -> list[tuple[str, Path]]:
     return first + sorted((d for d in docs if d not in first), key=lambda d: d[0].lower())
 
 
+class _DocBrowser(QTextBrowser):
+    """A text browser that shrinks pictures wider than itself (the window screenshots are
+    1,440 px wide) and keeps them fitted as it is resized."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def fit_images(self) -> None:
+        doc = self.document()
+        room = max(200.0, self.viewport().width() - 2 * doc.documentMargin() - 8)
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                fmt = frag.charFormat()
+                if fmt.isImageFormat():
+                    image = fmt.toImageFormat()
+                    natural = QImageReader(str(self.folder / image.name())).size()
+                    if natural.width() > 0:
+                        width = min(float(natural.width()), room)
+                        image.setWidth(width)
+                        image.setHeight(natural.height() * width / natural.width())
+                        cursor = QTextCursor(doc)
+                        cursor.setPosition(frag.position())
+                        cursor.setPosition(frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor)
+                        cursor.setCharFormat(image)
+                it += 1
+            block = block.next()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self.fit_images()
+
+
 class DocsDialog(QDialog):
     """The documentation, one document at a time, rendered from its Markdown."""
 
@@ -230,7 +266,7 @@ class DocsDialog(QDialog):
             item = QListWidgetItem(title)
             item.setToolTip(path.name)
             self.list.addItem(item)
-        self.browser = QTextBrowser()
+        self.browser = _DocBrowser(self.folder)
         self.browser.setOpenLinks(False)
         self.browser.setSearchPaths([str(self.folder)])
         self.browser.anchorClicked.connect(self._on_anchor_clicked)
@@ -263,6 +299,7 @@ class DocsDialog(QDialog):
             self.browser.setPlainText(f"Cannot read {path.name}: {e.strerror or e}")
             return
         self.browser.setMarkdown(text)
+        self.browser.fit_images()
 
     def current_name(self) -> str:
         row = self.list.currentRow()
