@@ -24,7 +24,7 @@ def test_standard_shortcuts(window):
         shortcuts = [s.toString(QKeySequence.SequenceFormat.PortableText) for s in action.shortcuts()]
         assert keys in shortcuts, (name, shortcuts)
     menus = [a.text() for a in window.menuBar().actions()]
-    assert menus == ["&File", "&Edit", "&View", "&Design", "&Help"]
+    assert menus == ["&File", "&Edit", "&View", "&Design", "&Analysis", "&Help"]
 
 
 def test_zoom_actions_and_sketch_threshold(window):
