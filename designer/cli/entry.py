@@ -19,7 +19,7 @@ from designer.model import DesignError
 PROG = "topo-designer"
 
 #: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
-COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads")
+COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads", "whatif", "scan", "scale", "advise")
 
 EPILOG = """\
 commands:
@@ -29,6 +29,10 @@ commands:
   topo-designer analyze FILE [--json PATH|-]  bisection bounds, collective times, bottlenecks
   topo-designer bom FILE [--json PATH|-]    bill of materials: devices, cables, optics, power, cost
   topo-designer workloads                   training workload presets (analyze FILE --workload NAME)
+  topo-designer whatif FILE --fail ID       fail links or devices: before / after / delta
+  topo-designer scan FILE [--links]         N-1 failure ranking and single points of failure
+  topo-designer scale FILE --workload W     the workload at 1/4 .. 4 times the GPUs; growth headroom
+  topo-designer advise FILE --workload W    more GPUs or a better network: which buys more
 
 Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes
 and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error.

@@ -28,7 +28,7 @@ import numpy as np
 from designer.analysis import constants as K
 from designer.analysis.collectives import collective_times
 from designer.analysis.context import Context
-from designer.analysis.embedding import Embedder
+from designer.analysis.embedding import Embedder, Unroutable
 from designer.analysis.load import flow_matrix, max_min_fair
 from designer.analysis.routing import route_flows
 from designer.analysis.training import constants as T
@@ -128,7 +128,10 @@ def shared_seconds_per_byte(ctx: Context, src: np.ndarray, dst: np.ndarray, w: n
     if not len(src):
         return 0.0, -1, False
     cap = ctx.cap.arc_effective_bytes_per_s
-    load = route_flows(ctx.fabric, ctx.router, src, dst, w).arc_load
+    routed = route_flows(ctx.fabric, ctx.router, src, dst, w)
+    if routed.unrouted_flows:
+        return float("inf"), -1, False
+    load = routed.arc_load
     ratio = np.where(load > 0, load / cap, 0.0)
     arc = int(np.argmax(ratio))
     busiest = float(ratio[arc])
@@ -175,7 +178,12 @@ def communicator(ctx: Context, name: str, groups: np.ndarray, collective: str, s
         return Communicator(name, collective, n_groups, p, "none", {s: 0.0 for s in sizes},
                             {s: 0.0 for s in sizes}, 1.0, "", network, False)
     if collective == "sendrecv":
-        lat, spb = _p2p_alone(ctx, groups[0])
+        try:
+            lat, spb = _p2p_alone(ctx, groups[0])
+        except Unroutable:
+            inf = float("inf")
+            return Communicator(name, collective, n_groups, p, "no path", {s: inf for s in sizes},
+                                {s: inf for s in sizes}, 1.0, "", network, False)
         alone = {s: lat + s * spb for s in sizes}
         lat_of = {s: lat for s in sizes}
         algo = "p2p"
@@ -201,7 +209,7 @@ def communicator(ctx: Context, name: str, groups: np.ndarray, collective: str, s
     if n_groups > 1 and one > 0:
         src, dst, w = flows_of(ctx, groups, collective)
         shared, arc, fair = shared_seconds_per_byte(ctx, src, dst, w, _group_ids(src, groups))
-        slowdown = max(shared / one, 1.0)
+        slowdown = max(shared / one, 1.0) if np.isfinite(shared) else float("inf")
     times = {s: lat_of[s] + (alone[s] - lat_of[s]) * slowdown for s in sizes}
     link = ctx.cap.link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and ctx.cap.link_ids else ""
     return Communicator(name, collective, n_groups, p, algo, times, alone, slowdown, link, network, fair)

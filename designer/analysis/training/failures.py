@@ -1,0 +1,318 @@
+"""Failures: what a failed link, switch or NIC costs, the N-1 scan, and single points of failure.
+
+- :func:`fail` marks links down (a device fails as all its links): the design's own ``failed``
+  flag, which the capacity graph already leaves out.
+- :func:`whatif` analyses the design before and after: bisection bounds, GPUs left without a
+  network path, and with a workload the training step (:func:`step_analysis`).
+- :func:`n1_scan` fails every switch (optionally every link) once per **class of equivalent
+  elements**: colour refinement (1-dimensional Weisfeiler-Lehman) over the device graph, starting
+  from kind, tier, model and port count, groups devices that no local structure tells apart (the
+  spines of a leaf-spine, the leaves of all rails); a link's class is its two ends' classes. One
+  representative per class is failed and analysed; the result stands for every member. Ranked by
+  GPUs cut off, then bisection lost (the best cut found before, less the best cut found after: a
+  real cut's capacity; the certified lower bound's loss is given too), then step time added.
+- :func:`single_points`: bridges (links) and articulation points (devices) whose loss separates
+  GPUs from each other, on the graph of working links.
+
+Units: bytes/s per direction (bisection at line rate), seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from designer.analysis.bisection import bisection_bounds
+from designer.analysis.context import Context, build_context
+from designer.analysis.errors import AnalysisError
+from designer.analysis.training.step import StepReport, step_analysis
+from designer.analysis.training.workload import Workload
+from designer.model import Design, DesignError
+from designer.model.catalog import Catalog
+from designer.model.units import count
+
+SCANNED_KINDS = ("switch",)
+
+
+def fail(design: Design, ids: Iterable[str]) -> Design:
+    """A copy of ``design`` with the links ``ids`` down and every link of the devices ``ids`` down."""
+    out = design.copy()
+    ids = list(ids)
+    for x in ids:
+        if out.has_link(x):
+            out.set_link_field(x, "failed", True)
+        elif out.has_device(x):
+            for lk in out.links_of(x):
+                if not lk.failed:
+                    out.set_link_field(lk.id, "failed", True)
+        else:
+            raise AnalysisError(f"no link or device {x!r} in the design")
+    return out
+
+
+@dataclass(frozen=True)
+class State:
+    """What a design (with its failures) offers: bisection bounds, cut-off GPUs, the step."""
+
+    bisection_lower_bytes_per_s: float
+    bisection_upper_bytes_per_s: float
+    gpus_without_network: int
+    step: StepReport | None
+    step_error: str = ""
+
+    @property
+    def step_time_s(self) -> float | None:
+        return self.step.step_time_s if self.step is not None else None
+
+
+def state(ctx: Context, workload: Workload | None, catalog: Catalog | None = None) -> State:
+    bis = bisection_bounds(ctx)
+    cut_off = 0
+    if ctx.fabric.n_domains != 1 or (ctx.fabric.domain < 0).any():
+        cut_off = int((~ctx.fabric.gpu_has_network()).sum())
+    step, err = None, ""
+    if workload is not None:
+        try:
+            step = step_analysis(ctx, workload, catalog)
+        except DesignError as e:  # the job no longer fits the broken design
+            err = str(e)
+    return State(bis.lower_bytes_per_s, bis.upper_bytes_per_s, cut_off, step, err)
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    failed: tuple[str, ...]
+    links_down: int
+    before: State
+    after: State
+
+    @property
+    def lost_bisection_bytes_per_s(self) -> float:
+        return max(self.before.bisection_upper_bytes_per_s - self.after.bisection_upper_bytes_per_s, 0.0)
+
+    @property
+    def added_step_s(self) -> float | None:
+        return _added(self.before, self.after)
+
+
+def _added(before: State, after: State) -> float | None:
+    """Step time added by a failure (inf: the step never completes). Changes within 0.1% of the step read 0:
+    they come from averaged wire latencies (fewer links, another mean), not from lost capacity."""
+    b, a = before.step_time_s, after.step_time_s
+    if a is None or b is None:
+        return None
+    if not math.isfinite(a):
+        return math.inf if math.isfinite(b) else 0.0
+    d = a - b
+    return 0.0 if abs(d) <= 1e-3 * b else d
+
+
+def whatif(design: Design, ids: Iterable[str], workload: Workload | None = None,
+           catalog: Catalog | None = None) -> WhatIf:
+    """The design before and after failing ``ids`` (links or devices)."""
+    ids = tuple(ids)
+    if not ids:
+        raise AnalysisError("nothing to fail: give link or device ids")
+    broken = fail(design, ids)
+    down = sum(1 for lk in broken.links if lk.failed) - sum(1 for lk in design.links if lk.failed)
+    before = state(build_context(design, catalog), workload, catalog)
+    after = state(build_context(broken, catalog), workload, catalog)
+    return WhatIf(ids, down, before, after)
+
+
+# --------------------------------------------------------------------------- equivalence classes
+def _adjacency(design: Design) -> tuple[sp.csr_matrix, list[str], dict[str, int]]:
+    ids = [d.id for d in design.devices]
+    index = {x: i for i, x in enumerate(ids)}
+    up = [lk for lk in design.links if not lk.failed]
+    a = np.array([index[lk.a_device] for lk in up], dtype=np.int64)
+    b = np.array([index[lk.b_device] for lk in up], dtype=np.int64)
+    n = len(ids)
+    adj = sp.coo_matrix((np.ones(2 * len(a)), (np.concatenate([a, b]), np.concatenate([b, a]))), shape=(n, n))
+    return adj.tocsr(), ids, index
+
+
+def device_classes(design: Design, rounds: int = 12) -> np.ndarray:
+    """Colour refinement: a class number per device; devices in one class are not told apart by
+    kind, tier, model, port count and (iterated) the classes of their neighbours with multiplicity."""
+    adj, ids, _ = _adjacency(design)
+    keys = [(d.kind, d.tier, d.model, sum(g.count for g in d.ports)) for d in design.devices]
+    _, color = np.unique(np.array([repr(k) for k in keys]), return_inverse=True)
+    color = color.reshape(-1)
+    rng = np.random.default_rng(20240601)
+    n_colors = int(color.max()) + 1 if len(color) else 0
+    for _ in range(rounds):
+        weights = rng.integers(1, 2**61, size=n_colors, dtype=np.int64).astype(np.float64)
+        # Sum of random weights of the neighbours' colours (with multiplicity): equal for equal multisets.
+        agg = adj @ weights[color]
+        pairs = np.stack([color.astype(np.float64), agg], axis=1)
+        _, new = np.unique(pairs, axis=0, return_inverse=True)
+        new = new.reshape(-1)
+        if int(new.max()) + 1 == n_colors:
+            break
+        color, n_colors = new, int(new.max()) + 1
+    return color
+
+
+@dataclass(frozen=True)
+class ScanRow:
+    """One class of equivalent failures: its representative, members, and what failing one costs."""
+
+    element: str
+    kind: str
+    members: int
+    gpus_cut_off: int
+    lost_bisection_bytes_per_s: float
+    added_step_s: float | None
+    step_error: str
+    #: Loss of the certified lower bound (it may fall further than the true bisection on a broken,
+    #: asymmetric fabric, where ECMP routing is no longer balanced).
+    lost_bisection_lower_bytes_per_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Scan:
+    before: State
+    rows: tuple[ScanRow, ...]
+    classes: int
+    elements: int
+
+
+def n1_scan(design: Design, *, links: bool = False, workload: Workload | None = None,
+            catalog: Catalog | None = None) -> Scan:
+    """Fail every switch (and with ``links`` every link) once per equivalence class; ranked rows."""
+    color = device_classes(design)
+    ids = [d.id for d in design.devices]
+    kinds = {d.id: d.kind for d in design.devices}
+    cands: dict[tuple, list[str]] = {}
+    for i, d in enumerate(design.devices):
+        if d.kind in SCANNED_KINDS:
+            cands.setdefault(("device", int(color[i])), []).append(d.id)
+    if links:
+        idx = {x: i for i, x in enumerate(ids)}
+        for lk in design.links:
+            if lk.failed:
+                continue
+            ca, cb = sorted((int(color[idx[lk.a_device]]), int(color[idx[lk.b_device]])))
+            cands.setdefault(("link", ca, cb, lk.medium), []).append(lk.id)
+    before = state(build_context(design, catalog), workload, catalog)
+    rows = []
+    for key, members in cands.items():
+        rep = members[0]
+        after = state(build_context(fail(design, [rep]), catalog), workload, catalog)
+        added = _added(before, after)
+        rows.append(ScanRow(rep, kinds.get(rep, "link") if key[0] == "device" else "link", len(members),
+                            after.gpus_without_network - before.gpus_without_network,
+                            max(before.bisection_upper_bytes_per_s - after.bisection_upper_bytes_per_s, 0.0), added,
+                            after.step_error,
+                            max(before.bisection_lower_bytes_per_s - after.bisection_lower_bytes_per_s, 0.0)))
+    rows.sort(key=lambda r: (-r.gpus_cut_off, -r.lost_bisection_bytes_per_s,
+                             -(r.added_step_s if r.added_step_s is not None else 0.0), r.element))
+    return Scan(before, tuple(rows), len(cands), sum(len(v) for v in cands.values()))
+
+
+# --------------------------------------------------------------------------- single points of failure
+@dataclass(frozen=True)
+class SinglePoints:
+    """Links and devices whose loss alone separates some GPUs from the others (with how many)."""
+
+    links: tuple[tuple[str, int], ...]
+    devices: tuple[tuple[str, int], ...]
+
+
+def _gpus_cut(adj: sp.csr_matrix, is_gpu: np.ndarray, keep_nodes: np.ndarray | None = None) -> int:
+    """GPUs outside the component holding most GPUs."""
+    g = adj
+    if keep_nodes is not None:
+        mask = sp.diags(keep_nodes.astype(float))
+        g = (mask @ adj @ mask).tocsr()
+    _, lab = connected_components(g, directed=False)
+    gl = lab[is_gpu & (keep_nodes if keep_nodes is not None else True)]
+    if not len(gl):
+        return 0
+    return int(len(gl) - np.bincount(gl).max())
+
+
+def _bridges_cutting_gpus(graph, multi: dict, is_gpu: np.ndarray, limit: int) -> list[tuple[str, int]]:
+    """Single links (no parallel twin) that are bridges, with the GPUs on their smaller side.
+
+    Bridge tree: the components left when every bridge is removed, joined by the bridges; the GPUs
+    beyond a bridge are the GPU count of the subtree under it.
+    """
+    import networkx as nx
+
+    bridges = [(a, b) for a, b in nx.bridges(graph) if len(multi.get((min(a, b), max(a, b)), ())) == 1]
+    if not bridges:
+        return []
+    rest = graph.copy()
+    rest.remove_edges_from(bridges)
+    comp = {}
+    for k, nodes in enumerate(nx.connected_components(rest)):
+        for v in nodes:
+            comp[v] = k
+    n_comp = max(comp.values()) + 1
+    gpus = np.zeros(n_comp, dtype=np.int64)
+    np.add.at(gpus, [comp[v] for v in range(len(is_gpu))], is_gpu.astype(np.int64))
+    tree = nx.Graph()
+    tree.add_nodes_from(range(n_comp))
+    for a, b in bridges:
+        tree.add_edge(comp[a], comp[b], link=multi[(min(a, b), max(a, b))][0])
+    out = []
+    for part in nx.connected_components(tree):
+        root = min(part)
+        total = int(gpus[list(part)].sum())
+        below = {}
+        parent = dict(nx.bfs_predecessors(tree, root))
+        for v in nx.dfs_postorder_nodes(tree, root):
+            below[v] = int(gpus[v]) + sum(below[c] for c in tree.neighbors(v) if parent.get(c) == v)
+        for v, p in parent.items():
+            side = below[v]
+            lost = min(side, total - side)
+            if lost > 0:
+                out.append((tree.edges[v, p]["link"], lost))
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out[:limit]
+
+
+def single_points(design: Design, *, max_devices: int = 2000) -> SinglePoints:
+    """Bridges and articulation points that cut GPUs off (networkx on the graph of working links)."""
+    import networkx as nx
+
+    adj, ids, index = _adjacency(design)
+    is_gpu = np.array([d.kind == "gpu" for d in design.devices])
+    base_cut = _gpus_cut(adj, is_gpu)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(ids)))
+    multi: dict[tuple[int, int], list[str]] = {}
+    for lk in design.links:
+        if lk.failed:
+            continue
+        a, b = sorted((index[lk.a_device], index[lk.b_device]))
+        multi.setdefault((a, b), []).append(lk.id)
+        graph.add_edge(a, b)
+    out_links = _bridges_cutting_gpus(graph, multi, is_gpu, max_devices)
+    out_dev = []
+    for v in list(nx.articulation_points(graph))[:max_devices]:
+        if is_gpu[v]:
+            continue
+        keep = np.ones(len(ids), dtype=bool)
+        keep[v] = False
+        lost = _gpus_cut(adj, is_gpu, keep) - base_cut
+        if lost > 0:
+            out_dev.append((ids[v], lost))
+    out_links.sort(key=lambda x: (-x[1], x[0]))
+    out_dev.sort(key=lambda x: (-x[1], x[0]))
+    return SinglePoints(tuple(out_links), tuple(out_dev))
+
+
+def describe_cut(n: int) -> str:
+    return count(n, "GPU") + " cut off"
+
+
+__all__ = ["Scan", "ScanRow", "SinglePoints", "State", "WhatIf", "describe_cut", "device_classes", "fail",
+           "n1_scan", "single_points", "state", "whatif"]
