@@ -1,0 +1,69 @@
+"""whatif, scan, scale and advise on the command line: output, JSON and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from designer.cli import main
+from designer.io import save_design
+from designer.model import Design, Device, Link, PortGroup
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = str(ROOT / "sample_designs" / "superpod-h100-1su.json")
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "designer", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600)
+
+
+def test_whatif_before_after_delta(capsys) -> None:
+    assert main(["whatif", SAMPLE, "--fail", "spine1", "--workload", "llama3-70b"]) == 0
+    out = capsys.readouterr().out
+    assert "before:" in out and "after:" in out and "delta:" in out
+    assert main(["whatif", SAMPLE, "--fail", "su1-leaf1,spine2", "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "topo-designer-whatif" and data["failed"] == ["su1-leaf1", "spine2"]
+    assert data["delta"]["gpus_cut_off"] > 0
+
+
+def test_scan_lists_the_ranking_and_single_points(capsys) -> None:
+    assert main(["scan", SAMPLE, "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "topo-designer-scan"
+    assert data["rows"][0]["gpus_cut_off"] > 0
+    assert data["single_points"] == {"links": [], "devices": []}
+    assert main(["scan", SAMPLE]) == 0
+    assert "N-1 scan" in capsys.readouterr().out
+
+
+def test_scale_and_advise(capsys) -> None:
+    assert main(["scale", SAMPLE, "--workload", "gpt3-1.3b-ddp", "--factors", "0.5,1,2", "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    gpus = [p["gpus"] for p in data["points"]]
+    assert gpus[1] == 248 and gpus[0] < gpus[1] < gpus[2] == 496
+    assert data["headroom"]["binding_tier"] == "spine"
+    assert main(["advise", SAMPLE, "--workload", "gpt3-1.3b-ddp"]) == 0
+    out = capsys.readouterr().out
+    assert "verdict:" in out and "GPUs" in out
+
+
+def test_errors_are_one_line_and_exit_2(tmp_path) -> None:
+    d = Design("hand-drawn")
+    d.add_device(Device("g", "gpu", (PortGroup("p", 1, 400.0),)))
+    d.add_device(Device("s", "switch", (PortGroup("p", 1, 400.0),)))
+    d.add_link(Link("l", "g", "p1", "s", "p1"))
+    hand = tmp_path / "hand.json"
+    save_design(d, hand)
+    for args, message in ((["whatif", SAMPLE, "--fail", "ghost"], "no link or device 'ghost'"),
+                          (["scale", str(hand), "--workload", "gpt3-1.3b-ddp"], "only generated designs"),
+                          (["advise", str(hand), "--workload", "gpt3-1.3b-ddp"], "only generated designs"),
+                          (["scale", SAMPLE, "--workload", "gpt3-1.3b-ddp", "--factors", "0,x"], "--factors"),
+                          (["scan", str(tmp_path / "missing.json")], "missing.json")):
+        r = run_cli(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr
