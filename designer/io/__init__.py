@@ -12,7 +12,9 @@ from designer.io.design_file import (
     design_from_data,
     design_from_text,
     design_to_text,
+    designs_from_text,
     load_design,
+    load_designs,
     save_design,
 )
 
@@ -26,6 +28,8 @@ __all__ = [
     "design_from_data",
     "design_from_text",
     "design_to_text",
+    "designs_from_text",
     "load_design",
+    "load_designs",
     "save_design",
 ]

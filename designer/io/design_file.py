@@ -2,10 +2,15 @@
 
 Format (documented in docs/file-format.md, schema in resources/schema/design.schema.json)::
 
-    {"format": "topo-designer-design", "version": 1,
+    {"format": "topo-designer-design", "version": 2,
      "design": {"name": ..., "description": ..., "properties": {...}},
      "models": [{"id": "h100-sxm", "ports": [...]}],
-     "groups": [...], "devices": [...], "links": [...]}
+     "groups": [...], "devices": [...], "links": [...],
+     "variants": [{"design": {...}, "models": [...], "groups": [...], "devices": [...], "links": [...]}]}
+
+``variants`` (version 2, optional) holds other versions of the same fabric kept in the same file
+(the window's Design > New Variant); each has the body of a design. Commands that take one design
+read the main one.
 
 ``models`` holds each device model's port groups once; a device whose ports equal its model's
 entry leaves ``ports`` out. The file never depends on the catalog to be read.
@@ -21,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -40,7 +45,7 @@ from designer.model.bulk import gc_paused
 from designer.model.units import size
 
 FORMAT = "topo-designer-design"
-VERSION = 1
+VERSION = 2
 MAX_FILE_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 20
 #: No JSON object in a design file has more members than this. Records have a dozen fields; the
@@ -84,7 +89,11 @@ def _too_many_members(n: int) -> str:
 
 #: Migrations from version N to N+1: ``MIGRATIONS[N](data) -> data``. Never delete one:
 #: every file ever written must keep loading.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: lambda data: data,  # version 2 adds the optional "variants"; a version 1 file has none
+}
+#: The members of a design body (the top level and each variant).
+BODY_KEYS = ("design", "models", "groups", "devices", "links")
 
 
 class DesignFileError(DesignError):
@@ -150,19 +159,19 @@ def group_to_dict(group: Group) -> dict[str, Any]:
     return d
 
 
-def _records(key: str, items: list[dict[str, Any]], last: bool) -> list[str]:
+def _records(key: str, items: list[dict[str, Any]], last: bool, indent: str = "  ") -> list[str]:
     end = "" if last else ","
     if not items:
-        return [f'  "{key}": []{end}']
-    lines = [f'  "{key}": [']
-    lines.extend(f"    {_dumps(it)}," for it in items[:-1])
-    lines.append(f"    {_dumps(items[-1])}")
-    lines.append(f"  ]{end}")
+        return [f'{indent}"{key}": []{end}']
+    lines = [f'{indent}"{key}": [']
+    lines.extend(f"{indent}  {_dumps(it)}," for it in items[:-1])
+    lines.append(f"{indent}  {_dumps(items[-1])}")
+    lines.append(f"{indent}]{end}")
     return lines
 
 
-def design_to_text(design: Design) -> str:
-    """Serialize a design: one record per line, fixed key order, trailing newline."""
+def _body_lines(design: Design, indent: str, last: bool) -> list[str]:
+    """The members of a design body (design head, models, groups, devices, links), one record per line."""
     head = {"name": design.name, "description": design.description}
     if design.properties:
         head["properties"] = design.properties
@@ -171,23 +180,37 @@ def design_to_text(design: Design) -> str:
     for dev in design.iter_devices():
         if dev.model and dev.model not in templates:
             templates[dev.model] = dev.ports
+    lines = [f'{indent}"design": {_dumps(head)},']
+    models = [{"id": m, "ports": [_port_group_dict(g) for g in ports]} for m, ports in templates.items()]
+    lines += _records("models", models, False, indent)
+    lines += _records("groups", [group_to_dict(g) for g in design.groups_parent_first()], False, indent)
+    lines += _records("devices", [device_to_dict(d, templates) for d in design.iter_devices()], False, indent)
+    lines += _records("links", [link_to_dict(link) for link in design.iter_links()], last, indent)
+    return lines
+
+
+def design_to_text(design: Design, variants: Sequence[Design] = ()) -> str:
+    """Serialize a design (and its variants): one record per line, fixed key order, trailing newline."""
     try:
-        lines = ["{", f'  "format": "{FORMAT}",', f'  "version": {VERSION},', f'  "design": {_dumps(head)},']
-        models = [{"id": m, "ports": [_port_group_dict(g) for g in ports]} for m, ports in templates.items()]
-        lines += _records("models", models, False)
-        lines += _records("groups", [group_to_dict(g) for g in design.groups_parent_first()], False)
-        lines += _records("devices", [device_to_dict(d, templates) for d in design.iter_devices()], False)
-        lines += _records("links", [link_to_dict(link) for link in design.iter_links()], True)
+        lines = ["{", f'  "format": "{FORMAT}",', f'  "version": {VERSION},']
+        lines += _body_lines(design, "  ", not variants)
+        if variants:
+            lines.append('  "variants": [')
+            for i, v in enumerate(variants):
+                lines.append("    {")
+                lines += _body_lines(v, "      ", True)
+                lines.append("    }" + ("," if i < len(variants) - 1 else ""))
+            lines.append("  ]")
     except (TypeError, ValueError) as e:
         raise DesignFileError(f"design cannot be saved: a property is not plain JSON data ({e})") from None
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def save_design(design: Design, path: str | os.PathLike[str]) -> None:
-    """Write ``design`` to ``path`` atomically (temporary file, then rename)."""
+def save_design(design: Design, path: str | os.PathLike[str], variants: Sequence[Design] = ()) -> None:
+    """Write ``design`` (and its ``variants``) to ``path`` atomically (temporary file, then rename)."""
     with gc_paused():
-        text = design_to_text(design)
+        text = design_to_text(design, variants)
     atomic_write_text(path, text)
 
 
@@ -251,7 +274,12 @@ def migrate(data: dict[str, Any], source: str) -> dict[str, Any]:
 
 
 def design_from_data(data: Any, source: str = "<design>") -> Design:
-    """Check the envelope, migrate, validate and build a design from parsed JSON."""
+    """Check the envelope, migrate, validate and build a design from parsed JSON (the main design)."""
+    return designs_from_data(data, source)[0]
+
+
+def designs_from_data(data: Any, source: str = "<design>") -> list[Design]:
+    """The main design and its variants (in file order) from parsed JSON."""
     if not isinstance(data, dict):
         raise DesignFileError(f"{source}: not a design file (the top level must be a JSON object)")
     fmt = data.get("format")
@@ -260,11 +288,25 @@ def design_from_data(data: Any, source: str = "<design>") -> Design:
     if fmt != FORMAT:
         raise DesignFileError(f"{source}: not a design file (format is {fmt!r}, expected {FORMAT!r})")
     data = migrate(data, source)
-    extra = data.keys() - {"format", "version", "design", "models", "groups", "devices", "links"}
+    extra = data.keys() - {"format", "version", "variants", *BODY_KEYS}
     if extra:
         raise DesignFileError(f"{source}: unknown top-level field {sorted(extra)[0]!r}")
+    variants = data.get("variants", [])
+    if not isinstance(variants, list):
+        raise DesignFileError(f"{source}: variants: must be a list of designs")
     try:
-        return build_design(data)
+        out = [build_design(data)]
+        for i, body in enumerate(variants):
+            if not isinstance(body, dict):
+                raise RecordError(f"variants[{i}]", "must be an object (a design body)")
+            unknown = body.keys() - set(BODY_KEYS)
+            if unknown:
+                raise RecordError(f"variants[{i}]", f"unknown field {sorted(unknown)[0]!r}")
+            try:
+                out.append(build_design(body))
+            except RecordError as e:
+                raise RecordError(f"variants[{i}]", str(e)) from None
+        return out
     except RecordError as e:
         raise DesignFileError(f"{source}: {e}") from None
     except RecursionError:
@@ -276,6 +318,12 @@ def design_from_data(data: Any, source: str = "<design>") -> Design:
 def design_from_text(text: str, source: str = "<design>") -> Design:
     with gc_paused():
         return design_from_data(parse_json(text, source), source)
+
+
+def designs_from_text(text: str, source: str = "<design>") -> list[Design]:
+    """The main design and its variants from a design file's text."""
+    with gc_paused():
+        return designs_from_data(parse_json(text, source), source)
 
 
 def read_bounded(stream: BinaryIO, source: str, limit: int | None = None) -> bytes:
@@ -306,10 +354,10 @@ def read_bounded(stream: BinaryIO, source: str, limit: int | None = None) -> byt
 
 def load_design_stream(stream: BinaryIO, source: str = "<stdin>") -> Design:
     """Read a design from an open binary stream (standard input, a pipe), bounded like a file."""
-    return _design_from_owned_bytes([read_bounded(stream, source)], source)
+    return _designs_from_owned_bytes([read_bounded(stream, source)], source)[0]
 
 
-def _design_from_owned_bytes(holder: list[bytes], source: str) -> Design:
+def _designs_from_owned_bytes(holder: list[bytes], source: str) -> list[Design]:
     # The caller's only reference to the bytes is in ``holder``: dropping it after decoding keeps
     # the raw bytes and the parsed records from being held at the same time.
     raw = holder.pop()
@@ -324,17 +372,23 @@ def _design_from_owned_bytes(holder: list[bytes], source: str) -> Design:
     with gc_paused():
         data = parse_json(text, source)
         del text
-        return design_from_data(data, source)
+        return designs_from_data(data, source)
 
 
 def load_design(path: str | os.PathLike[str]) -> Design:
     """Read, migrate and validate a design file; raise DesignFileError naming the exact problem.
 
     ``-`` reads standard input. Files, pipes and devices are all read through :func:`read_bounded`,
-    so none can make the program hold more than :data:`MAX_FILE_BYTES`.
+    so none can make the program hold more than :data:`MAX_FILE_BYTES`. A file with variants
+    gives its main design (:func:`load_designs` gives all).
     """
+    return load_designs(path)[0]
+
+
+def load_designs(path: str | os.PathLike[str]) -> list[Design]:
+    """The main design of a design file followed by its variants (see :func:`load_design`)."""
     if os.fspath(path) == "-":
-        return load_design_stream(sys.stdin.buffer, "<stdin>")
+        return _designs_from_owned_bytes([read_bounded(sys.stdin.buffer, "<stdin>")], "<stdin>")
     p = Path(path)
     if p.is_dir():
         raise DesignFileError(f"{p}: is a folder, not a design file")
@@ -348,4 +402,4 @@ def load_design(path: str | os.PathLike[str]) -> Design:
         raise DesignFileError(f"{p}: is a folder, not a design file") from None
     except OSError as e:
         raise DesignFileError(f"{p}: cannot read: {e.strerror or e}") from None
-    return _design_from_owned_bytes(holder, str(p))
+    return _designs_from_owned_bytes(holder, str(p))

@@ -157,9 +157,50 @@ def test_older_versions_migrate_forward_step_by_step(tmp_path, monkeypatch):
 
 def test_a_version_without_migration_is_refused(tmp_path):
     path = tmp_path / "old.json"
-    path.write_text(json.dumps({"format": "topo-designer-design", "version": VERSION - 1}))
-    with pytest.raises(DesignFileError, match=f"no migration from file version {VERSION - 1}"):
+    path.write_text(json.dumps({"format": "topo-designer-design", "version": 0}))
+    with pytest.raises(DesignFileError, match="no migration from file version 0"):
         load_design(path)
+
+
+def test_a_version_1_file_reads_as_a_design_without_variants(tmp_path):
+    from designer.io import load_designs
+
+    text = design_to_text(sample()).replace(f'"version": {VERSION},', '"version": 1,')
+    path = tmp_path / "v1.json"
+    path.write_text(text)
+    designs = load_designs(path)
+    assert len(designs) == 1 and design_to_text(designs[0]) == design_to_text(sample())
+
+
+def test_variants_round_trip_byte_for_byte_and_name_their_errors(tmp_path):
+    from designer.io import load_designs
+
+    main = sample()
+    other = main.copy()
+    other.name = "two spines"
+    other.set_link_field(next(iter(other.iter_links())).id, "failed", True)
+    path = tmp_path / "variants.json"
+    save_design(main, path, [other])
+    first = path.read_bytes()
+    designs = load_designs(path)
+    assert [d.name for d in designs] == [main.name, "two spines"]
+    assert design_to_text(designs[1]) == design_to_text(other)
+    assert load_design(path).name == main.name  # commands read the main design
+    save_design(designs[0], path, designs[1:])
+    assert path.read_bytes() == first
+    data = json.loads(first)
+    jsonschema = pytest.importorskip("jsonschema")
+    from designer.model.shipped import resources_dir
+
+    jsonschema.validate(data, json.loads((resources_dir() / "schema" / "design.schema.json").read_text()))
+    data["variants"][0]["devices"][0]["kind"] = "toaster"
+    path.write_text(json.dumps(data))
+    with pytest.raises(DesignFileError, match=r"variants\[0\]: devices\[0\]"):
+        load_designs(path)
+    data["variants"] = [{"design": {}, "wires": []}]
+    path.write_text(json.dumps(data))
+    with pytest.raises(DesignFileError, match="unknown field 'wires'"):
+        load_designs(path)
 
 
 def test_failed_save_leaves_the_previous_file_intact(tmp_path, monkeypatch):
