@@ -44,6 +44,11 @@ FORWARD_SHARE = 2.0 / 6.0
 #: (docs/analysis.md section 8 compares it with the other published runs).
 COMPUTE_EFFICIENCY = 0.53
 
+#: Full activation recomputation runs the forward pass again in the backward pass: 8 N FLOPs per token
+#: of hardware work for 6 N of model work (Megatron, section 5.1: with recomputation the FLOPs of an
+#: iteration are 96 B s l h^2 (...) against 72 without; MFU counts only the 6 N).
+RECOMPUTE_FACTOR = 8.0 / 6.0
+
 #: PyTorch DDP's default gradient bucket: ``bucket_cap_mb=25`` (DDP; torch.nn.parallel.DistributedDataParallel),
 #: 25 MiB in bytes.
 DDP_BUCKET_BYTES = 25 * 1024 * 1024

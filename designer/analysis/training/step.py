@@ -3,8 +3,9 @@
 Per GPU, with ``m`` micro-batches per step on each pipeline stage (global batch / (dp x micro-batch)):
 
 - **compute** C = 6 x active parameters x tokens per step / (GPUs x peak dense BF16 FLOP/s x kernel
-  efficiency) (or ``compute.step_compute_s``); one micro-batch on one stage takes c = C / m, one
-  third forward and two thirds backward (2 N and 4 N FLOPs per token).
+  efficiency), x 8/6 with full activation recomputation (or ``compute.step_compute_s``); one
+  micro-batch on one stage takes c = C / m, one third forward and two thirds backward (2 N and
+  4 N FLOPs per token).
 - per micro-batch, on the critical path: **tensor-parallel** all-reduces, 4 per layer of the stage
   (2 forward, 2 backward) of micro-batch x sequence / cp x hidden x activation bytes each, less the
   ``tp_overlap`` share; **context-parallel** all-gather (forward) and reduce-scatter (backward) of
@@ -195,7 +196,11 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
     peak, gpu_model, peak_notes = _peak(ctx, pl.gpus, w, catalog)
     notes += peak_notes
     eff = w.compute.efficiency
-    compute = w.compute.step_compute_s if w.compute.step_compute_s is not None else flops / (g * peak * eff)
+    if w.compute.step_compute_s is not None:
+        compute = w.compute.step_compute_s
+    else:
+        recompute = T.RECOMPUTE_FACTOR if w.compute.activation_recompute else 1.0
+        compute = flops * recompute / (g * peak * eff)
     c = compute / m
     layers_stage = mdl.layers / pp
     act = w.precision.activation_bytes

@@ -123,6 +123,7 @@ class Compute:
     step_compute_s: float | None = None
     peak_tflops: float | None = None
     tp_overlap: float = T.TP_OVERLAP
+    activation_recompute: bool = False
 
 
 @dataclass(frozen=True)
@@ -354,12 +355,14 @@ def workload_from_data(data: Any, source: str = "<workload>") -> Workload:
         _number(dp, "overlap_fraction", "data_parallel", source, T.OVERLAP_FRACTION, positive=False, maximum=1.0))
 
     c = _obj(d.get("compute", {}), "compute", source)
-    _check_keys(c, ("efficiency", "step_compute_s", "peak_tflops", "tp_overlap"), "compute", source)
+    _check_keys(c, ("efficiency", "step_compute_s", "peak_tflops", "tp_overlap", "activation_recompute"), "compute",
+                source)
     compute = Compute(
         _number(c, "efficiency", "compute", source, T.COMPUTE_EFFICIENCY, maximum=1.0),
         _number(c, "step_compute_s", "compute", source, None, maximum=1e7) if "step_compute_s" in c else None,
         _number(c, "peak_tflops", "compute", source, None, maximum=1e9) if "peak_tflops" in c else None,
-        _number(c, "tp_overlap", "compute", source, T.TP_OVERLAP, positive=False, maximum=1.0))
+        _number(c, "tp_overlap", "compute", source, T.TP_OVERLAP, positive=False, maximum=1.0),
+        _bool(c, "activation_recompute", "compute", source, False))
 
     t = _obj(d.get("training", {}), "training", source)
     _check_keys(t, ("tokens", "gpu_hour_usd"), "training", source)
