@@ -117,3 +117,13 @@ def test_files_are_bounded_and_strict_json(tmp_path) -> None:
     ok = tmp_path / "ok.json"
     ok.write_text(json.dumps(minimal()))
     assert load_workload(ok).name == "t"
+
+
+def test_the_documented_example_is_a_valid_workload() -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "workload-format.md").read_text()
+    doc = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+    jsonschema.validate(doc, SCHEMA)
+    assert workload_from_data(doc).name == "llama3-70b"

@@ -359,8 +359,9 @@ def workload_from_data(data: Any, source: str = "<workload>") -> Workload:
                 source)
     compute = Compute(
         _number(c, "efficiency", "compute", source, T.COMPUTE_EFFICIENCY, maximum=1.0),
-        _number(c, "step_compute_s", "compute", source, None, maximum=1e7) if "step_compute_s" in c else None,
-        _number(c, "peak_tflops", "compute", source, None, maximum=1e9) if "peak_tflops" in c else None,
+        _number(c, "step_compute_s", "compute", source, None, maximum=1e7) if c.get("step_compute_s") is not None
+        else None,
+        _number(c, "peak_tflops", "compute", source, None, maximum=1e9) if c.get("peak_tflops") is not None else None,
         _number(c, "tp_overlap", "compute", source, T.TP_OVERLAP, positive=False, maximum=1.0),
         _bool(c, "activation_recompute", "compute", source, False))
 
@@ -368,7 +369,7 @@ def workload_from_data(data: Any, source: str = "<workload>") -> Workload:
     _check_keys(t, ("tokens", "gpu_hour_usd"), "training", source)
     training = Training(_number(t, "tokens", "training", source, 1e12, maximum=_MAX_TOKENS),
                         _number(t, "gpu_hour_usd", "training", source, None, positive=False, maximum=1e6)
-                        if "gpu_hour_usd" in t else None)
+                        if t.get("gpu_hour_usd") is not None else None)
 
     s = _obj(d.get("storage", {}), "storage", source)
     _check_keys(s, ("bytes_per_token", "checkpoint_bytes", "checkpoint_interval_s"), "storage", source)
