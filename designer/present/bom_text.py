@@ -54,9 +54,19 @@ def bom_rows(bom: Bom) -> list[list[str]]:
     return [_row(line, ",") for line in bom.lines]
 
 
+def power_text(watts: float) -> str:
+    """Electrical power as the bill of materials shows it: ``12.3 kW``."""
+    return f"{watts / 1000:,.1f} kW"
+
+
+def cost_text(usd: float) -> str:
+    """An indicative price as the bill of materials shows it: ``$456,789``."""
+    return f"${usd:,.0f}"
+
+
 def totals_text(bom: Bom) -> str:
     """The totals: ``Total power: 12.3 kW    Indicative cost: $456,789``."""
-    return f"Total power: {bom.total_power_w / 1000:,.1f} kW    Indicative cost: ${bom.total_price_usd:,.0f}"
+    return f"Total power: {power_text(bom.total_power_w)}    Indicative cost: {cost_text(bom.total_price_usd)}"
 
 
 def board_text(bom: Bom) -> str:

@@ -1,7 +1,10 @@
-"""The document: one design, the file it lives in, and its undo stack.
+"""The document: one design and its variants, the file they live in, and their undo stacks.
 
 Opening replaces the design only after the file loaded completely, so a bad file leaves the
-current design untouched. "Modified" is ``not undo_stack.isClean()``.
+current design untouched. Each variant (Design > New Variant) has its own undo stack in one
+``QUndoGroup``; ``design`` and ``undo_stack`` are the active variant's. "Modified" is: a stack is
+not clean, or variants were added or removed since the last save. Saving writes every variant
+into the one design file (docs/file-format.md).
 """
 
 from __future__ import annotations
@@ -9,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoCommand, QUndoGroup, QUndoStack
 
 from designer.gui.document.commands import DesignCommand
-from designer.io import load_design, save_design
+from designer.io import load_designs, save_design
 from designer.model import Design
 from designer.model.catalog import Catalog
 
@@ -25,24 +28,122 @@ _COLLAPSE_ORDER = ("server", "rack", "su", "pod")
 class Document(QObject):
     """A design plus its path and undo history."""
 
-    design_replaced = Signal(object)  # the new Design
+    design_replaced = Signal(object)  # the new Design (another file, or another variant shown)
     path_changed = Signal(str)
     modified_changed = Signal(bool)
+    #: the list of variants changed (added, removed, renamed, another one active)
+    variants_changed = Signal()
 
     def __init__(self, catalog: Catalog, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.catalog = catalog
         self.design = Design()
         self.path: Path | None = None
-        self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(self._on_undo_stack_clean_changed)
+        self.undo_group = QUndoGroup(self)
+        self._stacks: dict[int, QUndoStack] = {}
+        self.variants: list[Design] = []
+        self._variants_edited = False
+        self._install([self.design])
 
     # ------------------------------------------------------------------ state
-    def _on_undo_stack_clean_changed(self, clean: bool) -> None:
-        self.modified_changed.emit(not clean)
+    @property
+    def undo_stack(self) -> QUndoStack:
+        """The active variant's undo stack."""
+        return self._stacks[id(self.design)]
+
+    def _install(self, designs: list[Design]) -> None:
+        """Make ``designs`` the variants (the first active), each with a fresh undo stack."""
+        for stack in self._stacks.values():
+            self.undo_group.removeStack(stack)
+            stack.deleteLater()
+        self._stacks = {}
+        for old in self.variants:
+            self._watch(old, False)
+        self.variants = list(designs)
+        for d in self.variants:
+            self._add_stack(d)
+            self._watch(d, True)
+        self.design = self.variants[0]
+        self.undo_group.setActiveStack(self.undo_stack)
+        self._variants_edited = False
+
+    def _add_stack(self, design: Design) -> QUndoStack:
+        stack = QUndoStack(self)
+        stack.cleanChanged.connect(self._on_undo_stack_clean_changed)
+        self.undo_group.addStack(stack)
+        self._stacks[id(design)] = stack
+        return stack
+
+    def _watch(self, design: Design, on: bool) -> None:
+        signal = design.design_changed
+        if on:
+            signal.connect(self._on_design_design_changed)
+        else:
+            signal.disconnect(self._on_design_design_changed)
+
+    def _on_design_design_changed(self, field: str, *_args: object) -> None:
+        if field == "name":
+            self.variants_changed.emit()
+
+    def _on_undo_stack_clean_changed(self, _clean: bool) -> None:
+        self.modified_changed.emit(self.is_modified())
 
     def is_modified(self) -> bool:
-        return not self.undo_stack.isClean()
+        return self._variants_edited or not all(s.isClean() for s in self._stacks.values())
+
+    # ------------------------------------------------------------------ variants
+    def variant_names(self) -> list[str]:
+        return [d.name or f"Variant {i + 1}" for i, d in enumerate(self.variants)]
+
+    def active_variant(self) -> int:
+        return next(i for i, d in enumerate(self.variants) if d is self.design)
+
+    def new_variant(self, name: str | None = None) -> Design:
+        """Duplicate the active variant as a new variant (named ``name`` or after it) and show it."""
+        copy = self.design.copy()
+        names = set(self.variant_names())
+        base = name or f"{self.design.name or 'Design'} (variant)"
+        label, n = base, 2
+        while label in names:
+            label, n = f"{base} {n}", n + 1
+        copy.name = label
+        self.variants.insert(self.active_variant() + 1, copy)
+        self._add_stack(copy)
+        self._watch(copy, True)
+        self._variants_edited = True
+        self.switch_variant(self.variants.index(copy))
+        self.modified_changed.emit(True)
+        return copy
+
+    def switch_variant(self, index: int) -> None:
+        """Show variant ``index`` (its undo history comes with it)."""
+        design = self.variants[index]
+        if design is self.design:
+            return
+        self.design = design
+        self.undo_group.setActiveStack(self.undo_stack)
+        self.design_replaced.emit(design)
+        self.variants_changed.emit()
+
+    def remove_variant(self, index: int) -> None:
+        """Delete a variant (not the last one); the neighbour is shown if it was active."""
+        if len(self.variants) < 2:
+            raise ValueError("the only design of a file cannot be removed")
+        design = self.variants[index]
+        if design is self.design:
+            self.switch_variant(index + 1 if index + 1 < len(self.variants) else index - 1)
+        self.variants.pop(index)
+        self._watch(design, False)
+        stack = self._stacks.pop(id(design))
+        self.undo_group.removeStack(stack)
+        stack.deleteLater()
+        self._variants_edited = True
+        self.variants_changed.emit()
+        self.modified_changed.emit(True)
+
+    def others(self) -> list[Design]:
+        """The variants after the main one (the file's first design), as the file stores them."""
+        return self.variants[1:]
 
     def push(self, command: QUndoCommand) -> None:
         """Run a command and put it on the undo stack.
@@ -74,17 +175,19 @@ class Document(QObject):
         return self.design.name or "Untitled"
 
     # ------------------------------------------------------------------ replacing the design
-    def set_design(self, design: Design, path: Path | None, *, modified: bool = False, collapse: bool = True) -> None:
-        """Make ``design`` the document's design; the undo history starts afresh.
+    def set_design(self, design: Design, path: Path | None, *, modified: bool = False, collapse: bool = True,
+                   variants: list[Design] | tuple[Design, ...] = ()) -> None:
+        """Make ``design`` (with its ``variants``) the document's design; the undo history starts afresh.
 
         ``collapse``: collapse groups of a large design first (see :func:`auto_collapse`).
         """
         if collapse:
-            auto_collapse(design)
-        self.undo_stack.clear()
-        self.design = design
+            for d in (design, *variants):
+                auto_collapse(d)
+        self._install([design, *variants])
         self.path = path
         self.design_replaced.emit(design)
+        self.variants_changed.emit()
         self.path_changed.emit(str(path) if path else "")
         if modified:
             # A restored recovery file: mark it modified so that closing asks to save it.
@@ -97,19 +200,26 @@ class Document(QObject):
     def open(self, path: str | Path) -> None:
         """Load ``path`` and make it the design; raises DesignFileError and changes nothing on error."""
         p = Path(path)
-        design = load_design(p)
-        self.set_design(design, p.resolve())
+        designs = load_designs(p)
+        self.set_design(designs[0], p.resolve(), variants=designs[1:])
 
     def save(self, path: str | Path | None = None) -> Path:
         """Write the design (atomically) to ``path`` or its current file; mark it clean."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("no file name: use save(path)")
-        save_design(self.design, target)
+        self.save_copy(target)
         self.path = target.resolve()
-        self.undo_stack.setClean()
+        self._variants_edited = False
+        for stack in self._stacks.values():
+            stack.setClean()
+        self.modified_changed.emit(self.is_modified())
         self.path_changed.emit(str(self.path))
         return self.path
+
+    def save_copy(self, path: str | Path) -> None:
+        """Write the design and its variants to ``path`` (atomically) without changing the document."""
+        save_design(self.variants[0], path, self.others())
 
 
 class _MarkModified(QUndoCommand):

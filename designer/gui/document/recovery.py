@@ -19,7 +19,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QStandardPaths, QTimer
 
 from designer.gui.document.document import Document
-from designer.io import save_design
 from designer.model import DesignError
 
 AUTOSAVE_MS = 60_000
@@ -69,7 +68,8 @@ class Recovery(QObject):
         self.last_error = ""
         self._changed_since_autosave = True
         document.modified_changed.connect(self._on_document_modified_changed)
-        document.undo_stack.indexChanged.connect(self._on_undo_stack_index_changed)
+        document.undo_group.indexChanged.connect(self._on_undo_stack_index_changed)
+        document.variants_changed.connect(self._on_undo_stack_index_changed)
         document.design_replaced.connect(self._on_undo_stack_index_changed)
 
     @property
@@ -90,7 +90,7 @@ class Recovery(QObject):
             return False
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            save_design(self.document.design, self.design_path)
+            self.document.save_copy(self.design_path)
             meta = {"original": str(self.document.path or ""), "saved_at": time.time(), "pid": os.getpid()}
             self.meta_path.write_text(json.dumps(meta), encoding="utf-8")
         except (OSError, DesignError) as e:

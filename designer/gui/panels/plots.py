@@ -59,13 +59,13 @@ ALGORITHM_COLOURS = {
 }
 
 
-def _legend(plot: pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:
+def compact_legend(plot: pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:
     """A compact legend on a translucent white ground (negative offsets anchor right / bottom)."""
     return plot.addLegend(offset=offset, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
                           pen=pg.mkPen("#C9CED6"), verSpacing=-6)
 
 
-def _log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 10.0, every: int = 1
+def log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 10.0, every: int = 1
                ) -> list[tuple[float, str]]:
     """Ticks at powers of ``base`` between ``lo`` and ``hi`` (values > 0) for a log axis, named by ``fmt``."""
     if not (lo > 0 and hi > 0):
@@ -74,7 +74,7 @@ def _log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 
     return [(k * np.log10(base), fmt(base ** k)) for k in range(k0, k1 + 1) if k % every == 0]
 
 
-def _pen(colour: str, width: float = 1.6, dash: bool = False) -> pg.mkPen:
+def plot_pen(colour: str, width: float = 1.6, dash: bool = False) -> pg.mkPen:
     return pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
 
 
@@ -151,7 +151,7 @@ class UtilisationPanel(PlotPanel):
         self.hover = QLabel("")
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.layout_.addWidget(self.hover)
-        self.legend = _legend(self.plot, (6, -6))
+        self.legend = compact_legend(self.plot, (6, -6))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.mean_lines: dict[str, pg.PlotDataItem] = {}
         self._order: dict[str, np.ndarray] = {}  # tier -> link rows, busiest first
@@ -198,12 +198,13 @@ class UtilisationPanel(PlotPanel):
             if histogram:
                 counts, edges = np.histogram(u, bins=20, range=(0.0, 100.0))
                 curve.setData(edges, counts, stepMode="center", fillLevel=0, brush=QColor(colour).lighter(170),
-                              pen=_pen(colour))
-                self.mean_lines[name].setData([mean, mean], [0, max(1, int(counts.max()))], pen=_pen(colour, 1, True))
+                              pen=plot_pen(colour))
+                top_count = max(1, int(counts.max()))
+                self.mean_lines[name].setData([mean, mean], [0, top_count], pen=plot_pen(colour, 1, True))
             else:
                 x = (np.arange(len(u)) + 0.5) * (100.0 / len(u))
-                curve.setData(x, u, stepMode=None, fillLevel=None, brush=None, pen=_pen(colour, 2.0))
-                self.mean_lines[name].setData([0.0, 100.0], [mean, mean], pen=_pen(colour, 1, True))
+                curve.setData(x, u, stepMode=None, fillLevel=None, brush=None, pen=plot_pen(colour, 2.0))
+                self.mean_lines[name].setData([0.0, 100.0], [mean, mean], pen=plot_pen(colour, 1, True))
             entries.append((curve, f"{TIER_LABELS[name]}: max {units.percent(top / 100)}, "
                                    f"mean {units.percent(mean / 100)} ({units.count(len(u), 'link')})"))
         self.legend.clear()  # curves made above added themselves; keep one labelled entry per tier
@@ -281,7 +282,7 @@ class BottlenecksPanel(PlotPanel):
     def __init__(self) -> None:
         super().__init__("Bottlenecks")
         self.bars = self.plot.plot(name="utilisation (%)", stepMode="center", fillLevel=0,
-                                   brush=QColor("#D62828").lighter(150), pen=_pen("#D62828"))
+                                   brush=QColor("#D62828").lighter(150), pen=plot_pen("#D62828"))
         pi = self.plot.getPlotItem()
         pi.setLabel("left", "utilisation", units="%")
         pi.setLabel("bottom", "rank")
@@ -358,15 +359,15 @@ class CurvesPanel(PlotPanel):
         pi = self.plot.getPlotItem()
         pi.setLogMode(x=True, y=True)
         pi.setLabel("bottom", "message size per GPU")
-        pi.getAxis("bottom").setTicks([_log_ticks(8, 8 << 30, units.size, base=1024)])
+        pi.getAxis("bottom").setTicks([log_ticks(8, 8 << 30, units.size, base=1024)])
         for axis in ("bottom", "left"):
             pi.getAxis(axis).enableAutoSIPrefix(False)  # the ticks carry their units
-        self.legend = _legend(self.plot, (-6, -6))
+        self.legend = compact_legend(self.plot, (-6, -6))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.baseline_curve = pi.plot(name="without failures")
-        self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#D62828", 1, True), movable=False,
+        self.ceiling = pg.InfiniteLine(angle=0, pen=plot_pen("#D62828", 1, True), movable=False,
                                        label="line rate", labelOpts={"position": 0.08, "color": "#D62828"})
-        self.marker = pg.InfiniteLine(angle=90, pen=_pen("#5C6B7A", 1, True), movable=False)
+        self.marker = pg.InfiniteLine(angle=90, pen=plot_pen("#5C6B7A", 1, True), movable=False)
         self.point = pg.ScatterPlotItem(size=9, brush=pg.mkBrush("#D62828"), pen=pg.mkPen("w"))
         pi.addItem(self.ceiling, ignoreBounds=True)
         pi.addItem(self.marker, ignoreBounds=True)
@@ -410,14 +411,14 @@ class CurvesPanel(PlotPanel):
             x, y = self.series(rep, algo)
             ok = y > 0
             sel = chosen is not None and chosen.algorithm == algo
-            curve.setData(x[ok], y[ok], pen=_pen(ALGORITHM_COLOURS.get(algo, "#5C6B7A"), 3.2 if sel else 1.3),
+            curve.setData(x[ok], y[ok], pen=plot_pen(ALGORITHM_COLOURS.get(algo, "#5C6B7A"), 3.2 if sel else 1.3),
                           symbol="o" if sel else None, symbolSize=4, symbolBrush=ALGORITHM_COLOURS.get(algo, "#5C6B7A"))
             entries.append((curve, f"{algo} (selected)" if sel else algo))
         base = res.baseline if res is not None else None
         if base is not None and chosen is not None:
             x, y = self.series(base, chosen.algorithm)
             ok = y > 0
-            self.baseline_curve.setData(x[ok], y[ok], pen=_pen("#8C8C8C", 1.5, True))
+            self.baseline_curve.setData(x[ok], y[ok], pen=plot_pen("#8C8C8C", 1.5, True))
             entries.append((self.baseline_curve, f"{chosen.algorithm} without failures"))
         else:
             self.baseline_curve.setData([], [])
@@ -428,7 +429,7 @@ class CurvesPanel(PlotPanel):
         values = [v for v in values if v > 0]
         if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
             values.append(rep.ceiling_busbw_bytes_per_s)
-        pi.getAxis("left").setTicks([_log_ticks(min(values), max(values), units.rate if busbw else units.duration)]
+        pi.getAxis("left").setTicks([log_ticks(min(values), max(values), units.rate if busbw else units.duration)]
                                     if values else None)
         if rep is not None and rep.link_use_bytes:
             self.marker.setPos(np.log10(rep.link_use_bytes))
@@ -524,12 +525,12 @@ class BisectionPanel(PlotPanel):
             self.info.setText("No analysis yet." if rep is None else "")
             return
         b = rep.bisection
-        self.interval.setData([b.lower_bytes_per_s, b.upper_bytes_per_s], [1, 1], pen=_pen("#1E6FD9", 10),
-                              symbol="|", symbolSize=22, symbolPen=_pen("#1E6FD9", 2))
+        self.interval.setData([b.lower_bytes_per_s, b.upper_bytes_per_s], [1, 1], pen=plot_pen("#1E6FD9", 10),
+                              symbol="|", symbolSize=22, symbolPen=plot_pen("#1E6FD9", 2))
         if base is not None:
             bb = base.bisection
-            self.baseline.setData([bb.lower_bytes_per_s, bb.upper_bytes_per_s], [0, 0], pen=_pen("#8C8C8C", 10),
-                                  symbol="|", symbolSize=22, symbolPen=_pen("#8C8C8C", 2))
+            self.baseline.setData([bb.lower_bytes_per_s, bb.upper_bytes_per_s], [0, 0], pen=plot_pen("#8C8C8C", 10),
+                                  symbol="|", symbolSize=22, symbolPen=plot_pen("#8C8C8C", 2))
         else:
             self.baseline.setData([], [])
         hi = max(b.upper_bytes_per_s, base.bisection.upper_bytes_per_s if base is not None else 0.0)

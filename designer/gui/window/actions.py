@@ -48,7 +48,6 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         acts[key] = a
         return a
 
-    stack = w.document.undo_stack
     act("new", "&New", w.new_design, SK.New, "new", "Start an empty design")
     act("new_window", "New &Window", w.new_window, QKeySequence("Ctrl+Shift+N"), tip="Open another designer window")
     act("open", "&Open\u2026", w.open_dialog, SK.Open, "open", "Open a design file")
@@ -56,10 +55,10 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     act("save_as", "Save &As\u2026", w.save_as, SK.SaveAs, tip="Save the design to another file")
     act("close", "&Close Window", w.close, SK.Close)
     act("quit", "&Quit", w.quit_all, SK.Quit)
-    undo = stack.createUndoAction(w, "&Undo")
+    undo = w.document.undo_group.createUndoAction(w, "&Undo")
     undo.setShortcut(SK.Undo)
     undo.setIcon(_icon(w, "undo"))
-    redo = stack.createRedoAction(w, "&Redo")
+    redo = w.document.undo_group.createRedoAction(w, "&Redo")
     redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
     redo.setIcon(_icon(w, "redo"))
     acts["undo"], acts["redo"] = undo, redo

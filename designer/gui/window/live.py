@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMenu
+from PySide6.QtWidgets import QComboBox, QDockWidget, QInputDialog, QLabel, QMenu, QMessageBox
 
 from designer.gui import style
 from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE
 from designer.gui.canvas.overlay import BOTTLENECK, CUT
+from designer.gui.panels.compare import ComparePanel
 from designer.gui.panels.live_runner import LiveResult
 from designer.gui.panels.plots import PANELS, BisectionPanel, BottlenecksPanel, CurvesPanel, UtilisationPanel
 
@@ -38,6 +39,7 @@ class LiveAnalysis(QObject):
         self.w = window
         self.runner = window.runner
         self.panels = {key: factory() for key, (_title, factory) in PANELS.items()}
+        self.compare = ComparePanel(window.document, window.runner)
         self.docks: dict[str, QDockWidget] = {}
         self.overlay_on = False
         self.result: LiveResult | None = None
@@ -50,10 +52,12 @@ class LiveAnalysis(QObject):
         w = self.w
         w.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-        for key, (title, _factory) in PANELS.items():
-            dock = QDockWidget(title, w)
+        widgets = {**self.panels, "compare": self.compare}
+        titles = {key: title for key, (title, _f) in PANELS.items()} | {"compare": "Compare variants"}
+        for key, widget in widgets.items():
+            dock = QDockWidget(titles[key], w)
             dock.setObjectName(f"dock_{key}")
-            dock.setWidget(self.panels[key])
+            dock.setWidget(widget)
             self.docks[key] = dock
             w.docks[key] = dock
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
@@ -61,6 +65,7 @@ class LiveAnalysis(QObject):
         w.splitDockWidget(self.docks["utilisation"], self.docks["curves"], Qt.Orientation.Horizontal)
         w.tabifyDockWidget(self.docks["utilisation"], self.docks["bisection"])
         w.tabifyDockWidget(self.docks["curves"], self.docks["bottlenecks"])
+        w.tabifyDockWidget(self.docks["curves"], self.docks["compare"])
         self.docks["utilisation"].raise_()
         self.docks["curves"].raise_()
 
@@ -101,7 +106,7 @@ class LiveAnalysis(QObject):
         menu.addSeparator()
         menu.addAction(self.overlay_action)
         menu.addSeparator()
-        for key in ("analysis", *PANELS):
+        for key in ("analysis", *PANELS, "compare"):
             menu.addAction(w.docks[key].toggleViewAction())
         help_menu = next((a for a in w.menuBar().actions() if a.text().replace("&", "") == "Help"), None)
         if help_menu is not None:
@@ -109,12 +114,47 @@ class LiveAnalysis(QObject):
         else:
             w.menuBar().addMenu(menu)
         self.menu = menu
-        for key in PANELS:
+        for key in (*PANELS, "compare"):
             w.view_menu.addAction(w.docks[key].toggleViewAction())
         w.view_menu.addSeparator()
         w.view_menu.addAction(self.overlay_action)
         w.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         w.view.customContextMenuRequested.connect(self._on_view_context_menu)
+        self._build_variant_actions()
+
+    def _build_variant_actions(self) -> None:
+        w = self.w
+        doc = w.document
+        new = QAction("New &Variant", w)
+        new.setShortcut(QKeySequence("Ctrl+Alt+N"))
+        new.setStatusTip("Duplicate the design as a named variant in this window, to change and compare")
+        new.triggered.connect(lambda: self.new_variant())
+        delete = QAction("Delete Variant\u2026", w)
+        delete.setStatusTip("Remove the variant shown (the file keeps the others)")
+        delete.triggered.connect(self.delete_variant)
+        nxt = QAction("Next Variant", w)
+        nxt.setShortcut(QKeySequence("Ctrl+PgDown"))
+        nxt.triggered.connect(lambda: self.step_variant(1))
+        prev = QAction("Previous Variant", w)
+        prev.setShortcut(QKeySequence("Ctrl+PgUp"))
+        prev.triggered.connect(lambda: self.step_variant(-1))
+        w.actions_by_name.update(new_variant=new, delete_variant=delete, next_variant=nxt, previous_variant=prev)
+        design_menu = next((a.menu() for a in w.menuBar().actions() if a.text().replace("&", "") == "Design"), None)
+        if design_menu is not None:
+            design_menu.addSeparator()
+            for a in (new, delete, nxt, prev):
+                design_menu.addAction(a)
+        self.variant_box = QComboBox()
+        self.variant_box.setToolTip("The variant shown (Design \u25b8 New Variant; Ctrl+PgUp / Ctrl+PgDown)")
+        self.variant_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.variant_box.activated.connect(doc.switch_variant)
+        self.variant_label = QLabel("  Variant ")
+        before = w.toolbar.actions()[-2] if len(w.toolbar.actions()) >= 2 else None  # ahead of the find box
+        self._variant_actions = [w.toolbar.insertWidget(before, self.variant_label),
+                                 w.toolbar.insertWidget(before, self.variant_box)]
+        self.variant_actions = (new, delete, nxt, prev)
+        doc.variants_changed.connect(self._on_document_variants_changed)
+        self._on_document_variants_changed()
 
     def _wire(self) -> None:
         w, r = self.w, self.runner
@@ -133,6 +173,59 @@ class LiveAnalysis(QObject):
         bis: BisectionPanel = self.panels["bisection"]  # type: ignore[assignment]
         bis.show_cut.connect(self.show_cut)
         w.analysis.selection_wanted.connect(self._on_analysis_selection_wanted)
+
+    # ------------------------------------------------------------------ variants
+    def new_variant(self, name: str | None = None) -> bool:
+        """Duplicate the shown design as a new variant and show it (it is saved in the same file).
+
+        Without ``name`` the user is asked for one (a suggestion is filled in).
+        """
+        doc = self.w.document
+        if name is None:
+            suggestion = f"{doc.design.name or 'Design'} (variant)"
+            name, ok = QInputDialog.getText(self.w, "New variant", "Name of the new variant:", text=suggestion)
+            if not ok:
+                return False
+        design = doc.new_variant(name.strip() or None)
+        self.docks["compare"].show()
+        self.docks["compare"].raise_()
+        self.w.statusBar().showMessage(f"new variant {design.name!r}: edit it freely (it has its own undo "
+                                       "history); the Compare panel sets the variants side by side", 8000)
+        return True
+
+    def delete_variant(self) -> bool:
+        doc = self.w.document
+        if len(doc.variants) < 2:
+            self.w.statusBar().showMessage("the only design of a file cannot be deleted", 5000)
+            return False
+        name = doc.variant_names()[doc.active_variant()]
+        answer = QMessageBox.question(self.w, "Delete variant", f"Delete the variant {name!r} from this design?",
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                                      QMessageBox.StandardButton.Cancel)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        doc.remove_variant(doc.active_variant())
+        return True
+
+    def step_variant(self, step: int) -> None:
+        doc = self.w.document
+        if len(doc.variants) > 1:
+            doc.switch_variant((doc.active_variant() + step) % len(doc.variants))
+
+    def _on_document_variants_changed(self) -> None:
+        doc = self.w.document
+        box = self.variant_box
+        box.blockSignals(True)
+        box.clear()
+        box.addItems(doc.variant_names())
+        box.setCurrentIndex(doc.active_variant())
+        box.blockSignals(False)
+        many = len(doc.variants) > 1
+        for a in self._variant_actions:
+            a.setVisible(many)
+        for a in self.variant_actions[1:]:
+            a.setEnabled(many)
+        self.w._update_title()
 
     # ------------------------------------------------------------------ results
     def show_result(self, result: LiveResult | None) -> None:

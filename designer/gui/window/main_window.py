@@ -159,7 +159,11 @@ class MainWindow(QMainWindow):
         self.rules_label.setText("design rules: F7 to check (large design)")
 
     def _update_title(self) -> None:
-        self.setWindowTitle(f"{self.document.display_name()}[*] \u2014 {APP_NAME}")
+        doc = self.document
+        variant = ""
+        if len(doc.variants) > 1:
+            variant = f" \u2014 {doc.variant_names()[doc.active_variant()]}"
+        self.setWindowTitle(f"{doc.display_name()}{variant}[*] \u2014 {APP_NAME}")
         self.setWindowModified(self.document.is_modified())
 
     def _on_document_design_replaced(self, design: Design) -> None:
@@ -314,7 +318,7 @@ class MainWindow(QMainWindow):
         restored design is written to this session's recovery file at once, before the old file
         is deleted, so a second crash cannot lose it; an orphan that could not be re-saved stays.
         """
-        from designer.io import load_design
+        from designer.io import load_designs
 
         restored = False
         for orphan in Recovery.orphans(self.recovery.directory):
@@ -328,13 +332,13 @@ class MainWindow(QMainWindow):
             )
             if answer == QMessageBox.StandardButton.Yes:
                 try:
-                    design = load_design(orphan.design_path)
+                    designs = load_designs(orphan.design_path)
                 except DesignError as e:
                     self.show_error("Cannot restore", str(e))
                 else:
                     target = self.new_window() if restored else self
                     original = Path(orphan.original) if orphan.original else None
-                    target.document.set_design(design, original, modified=True)
+                    target.document.set_design(designs[0], original, modified=True, variants=designs[1:])
                     restored = True
                     if not target.recovery.autosave():
                         continue  # keep the old recovery file: it is the only copy on disk
@@ -351,6 +355,7 @@ class MainWindow(QMainWindow):
             self.recovery.timer.stop()
             self.checker.stop()
             self.runner.shutdown()
+            self.live.compare.shutdown()
             self.scene.detach()
             if self in _WINDOWS:
                 _WINDOWS.remove(self)
