@@ -276,9 +276,12 @@ def test_clicking_the_curves_sets_the_size(window, qtbot):
     assert window.analysis.size.currentData() == 1 << 24
 
 
-@pytest.mark.parametrize("key", ["utilisation", "curves", "bottlenecks", "bisection"])
+@pytest.mark.parametrize("key", ["utilisation", "curves", "bottlenecks", "bisection", "step"])
 def test_each_panel_exports_its_picture_and_data(window, qtbot, tmp_path, key):
     open_live(qtbot, window)
+    if key == "step":  # the step panel draws a workload's step
+        with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
+            window.analysis.set_workload("gpt3-1.3b-ddp")
     panel = window.live.panels[key]
     png = panel.export_png(tmp_path / f"{key}.png", width=600)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -299,3 +302,58 @@ def test_panels_dock_under_the_canvas_with_room_for_it(make_window, qtbot):
             dock = w.docks[key]
             assert dock.isVisible() and dock.height() >= 180
         assert w.view.height() >= 300
+
+
+def test_a_workload_adds_its_training_step_to_the_panels(window, qtbot):
+    from designer.analysis.training import step_analysis
+    from designer.io.workload_file import load_workload
+
+    open_live(qtbot, window)
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000) as blocker:
+        assert window.analysis.set_workload("gpt3-1.3b-ddp")
+    res = blocker.args[0]
+    expected = step_analysis(window.document.design, load_workload("gpt3-1.3b-ddp"), window.document.catalog)
+    assert res.step is not None and res.step_error == ""
+    assert res.step.step_time_s == pytest.approx(expected.step_time_s)
+    panel = window.live.panels["step"]
+    labels = [c[1] for c in panel.categories]
+    assert labels[0] == "compute" and "dp allreduce" in labels
+    assert [c[2] for c in panel.categories][0] == pytest.approx(expected.compute_s)
+    assert units.percent(expected.gpu_idle_fraction) in panel.figures.text()
+    assert window.analysis.step.isVisibleTo(window.analysis)
+    assert f"MFU {units.percent(expected.mfu)}" in window.analysis.step.text()
+    assert window.live.docks["step"].isVisibleTo(window)
+    # failures: the step is compared with the design without them
+    link = next(lk.id for lk in window.document.design.iter_links()
+                if {lk.a_device, lk.b_device} & {"spine1"})
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000) as blocker:
+        window.editor.set_failed([link], True, "fail link")
+    failed = blocker.args[0]
+    assert failed.baseline_step is not None
+    assert failed.baseline_step.step_time_s == pytest.approx(expected.step_time_s)
+    assert "without failures" in panel.figures.text()
+    # back to no workload: the step row goes, the panel says how to get one
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000) as blocker:
+        window.analysis.set_workload("")
+    assert blocker.args[0].step is None and not window.analysis.step.isVisibleTo(window.analysis)
+    assert panel.categories == []
+
+
+def test_a_workload_that_does_not_fit_says_why(window, qtbot):
+    open_live(qtbot, window)
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000) as blocker:
+        window.analysis.set_workload("llama3-70b")
+    res = blocker.args[0]
+    assert res.step is None and "32 GPUs" in res.step_error
+    assert "32 GPUs" in window.live.panels["step"].info.text()
+    assert "cannot predict" in window.analysis.step.text()
+
+
+def test_an_unreadable_workload_file_is_a_dialog(window, qtbot, dialogs, tmp_path):
+    open_live(qtbot, window)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert not window.analysis.set_workload(str(bad))
+    assert dialogs.kinds() == ["critical"]
+    assert window.analysis.workload.currentData() == ""
+    assert window.runner.traffic.workload is None

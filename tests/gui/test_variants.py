@@ -90,3 +90,25 @@ def test_compare_panel_shows_each_variant_with_deltas(window, qtbot):
     assert len(compare.curves) == 2
     f = compare.figures[id(doc.variants[0])]
     assert base[0] == units.rate(f.report.bisection.lower_bytes_per_s)
+
+
+def test_compare_panel_adds_the_workload_step(window, qtbot):
+    doc = window.document
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
+        doc.set_design(fabric(), None)
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
+        window.analysis.set_workload("gpt3-1.3b-ddp")
+    window.live.new_variant("one spine")
+    window.scene.select_devices(["spine1"])
+    window.editor.delete_selection()
+    compare = window.live.compare
+    window.live.docks["compare"].show()
+    window.live.docks["compare"].raise_()
+    qtbot.waitUntil(lambda: len([f for f in compare.figures.values() if not isinstance(f, str)]) == 2
+                    and not compare._pending, timeout=60_000)
+    labels, (base, other) = compare.rows()
+    assert labels[-2:] == ["Step (gpt3-1.3b-ddp)", "GPU idle"]
+    f = compare.figures[id(doc.variants[0])]
+    assert base[-2] == units.duration(f.step.step_time_s)
+    assert base[-1] == units.percent(f.step.gpu_idle_fraction)
+    assert other[-2].startswith(units.duration(compare.figures[id(doc.variants[1])].step.step_time_s))

@@ -16,10 +16,12 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -29,16 +31,22 @@ from PySide6.QtWidgets import (
 
 from designer.analysis import Report
 from designer.analysis.collectives import ALGORITHMS
+from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import COLLECTIVES, DEFAULT_SIZE, AnalysisRunner, LiveResult, Traffic, analyzer
-from designer.model import Design, units
+from designer.io.workload_file import load_workload, preset_names
+from designer.model import Design, DesignError, units
 from designer.present.report_text import summary_lines
+from designer.present.step_text import step_lines, tokens, usd
 
 SIZES = [2**k for k in range(3, 34)]
 COLLECTIVE_LABELS = {"allreduce": "All-reduce", "reducescatter": "Reduce-scatter", "allgather": "All-gather",
                      "alltoall": "All-to-all", "broadcast": "Broadcast"}
 STAGE_LABELS = {"routes": "building routes", "bisection": "bounding the bisection",
-                "collectives": "timing the collectives", "link use": "loading the links"}
+                "collectives": "timing the collectives", "link use": "loading the links",
+                "training step": "predicting the training step"}
+#: the workload list's entries that are not workloads
+NO_WORKLOAD, OPEN_WORKLOAD = "", "\0open"
 
 __all__ = ["AnalysisDock", "AnalysisRunner", "analyzer"]
 
@@ -68,6 +76,15 @@ class AnalysisDock(QWidget):
         self.algorithm = QComboBox()
         self.algorithm.setToolTip("Auto: the fastest at each size, as NCCL's tuner picks; or a fixed algorithm "
                                   "(NCCL_ALGO)")
+        self.workload = QComboBox()
+        self.workload.setToolTip("A training job to predict the step of on this design: GPU idle time, MFU, the cost "
+                                 "of idle GPUs (docs/workload-format.md); the Step panel draws it")
+        self.workload.addItem("No workload", NO_WORKLOAD)
+        for name in preset_names():
+            self.workload.addItem(f"Workload: {name}", name)
+        self.workload.addItem("Open workload file\u2026", OPEN_WORKLOAD)
+        self._workloads: dict[str, Workload] = {}
+        self._workload_key = NO_WORKLOAD
         self.button = QPushButton("Analyze")
         self.button.setToolTip("Run the analyzer on the current design now (F5)")
         self.live = QCheckBox("Live")
@@ -86,7 +103,8 @@ class AnalysisDock(QWidget):
         self.allreduce = QLabel("\u2014")
         self.busiest = QLabel("\u2014")
         self.failures = QLabel("")
-        for lab in (self.bisection, self.allreduce, self.busiest, self.failures):
+        self.step = QLabel("\u2014")
+        for lab in (self.bisection, self.allreduce, self.busiest, self.failures, self.step):
             lab.setWordWrap(True)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
@@ -98,6 +116,7 @@ class AnalysisDock(QWidget):
         grid.addWidget(self.size, 0, 1)
         grid.addWidget(self.gpus, 1, 0)
         grid.addWidget(self.algorithm, 1, 1)
+        grid.addWidget(self.workload, 2, 0, 1, 2)
         run = QHBoxLayout()
         run.addWidget(self.button)
         run.addWidget(self.live)
@@ -116,6 +135,8 @@ class AnalysisDock(QWidget):
         form.addRow("Busiest link", self.busiest)
         self.failures_label = QLabel("Failures")
         form.addRow(self.failures_label, self.failures)
+        self.step_label = QLabel("Training step")
+        form.addRow(self.step_label, self.step)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 6)
         lay.addLayout(grid)
@@ -132,6 +153,7 @@ class AnalysisDock(QWidget):
             combo.currentIndexChanged.connect(self._on_traffic_edited)
         self.collective.currentIndexChanged.connect(lambda _i: self._fill_algorithms())
         self.gpus.activated.connect(self._on_gpus_activated)
+        self.workload.activated.connect(self._on_workload_activated)
         runner.started.connect(self._on_runner_started)
         runner.live_result.connect(self.show_result)
         runner.result_ready.connect(self._on_runner_result_ready)
@@ -145,6 +167,7 @@ class AnalysisDock(QWidget):
         self._design: Design | None = None
         self._on_document_design_replaced(document.design)
         self._set_failures_visible(False)
+        self._set_step_visible(False)
 
     # ------------------------------------------------------------------ traffic
     def _fill_algorithms(self) -> None:
@@ -193,7 +216,40 @@ class AnalysisDock(QWidget):
         if gpus == "selection":
             gpus = self._selected_gpus or "all"
         return Traffic(self.collective.currentData(), int(self.size.currentData()), gpus,
-                       self.algorithm.currentData())
+                       self.algorithm.currentData(), self._workloads.get(self._workload_key))
+
+    def set_workload(self, key: str) -> bool:
+        """Choose the workload by preset name or file path ("" for none); False (and a dialog) when unreadable."""
+        if key and key not in self._workloads:
+            try:
+                self._workloads[key] = load_workload(key)
+            except (DesignError, OSError) as e:
+                QMessageBox.warning(self, "Workload", f"Cannot use this workload: {e}")
+                self._show_workload_key()
+                return False
+            if self.workload.findData(key) < 0:
+                self.workload.insertItem(self.workload.count() - 1, f"Workload: {self._workloads[key].name}", key)
+        self._workload_key = key
+        self._show_workload_key()
+        self._on_traffic_edited()
+        return True
+
+    def _show_workload_key(self) -> None:
+        self.workload.blockSignals(True)
+        self.workload.setCurrentIndex(max(0, self.workload.findData(self._workload_key)))
+        self.workload.blockSignals(False)
+        w = self._workloads.get(self._workload_key)
+        self.workload.setToolTip(w.description if w is not None and w.description else self.workload.toolTip())
+
+    def _on_workload_activated(self, _index: int) -> None:
+        key = self.workload.currentData()
+        if key == OPEN_WORKLOAD:
+            path, _ = QFileDialog.getOpenFileName(self, "Open a workload", "", "Workload files (*.json);;All files (*)")
+            if not path:
+                self._show_workload_key()
+                return
+            key = path
+        self.set_workload(key)
 
     def set_size(self, size: int) -> None:
         """Choose the message size (the curves panel's click); re-runs like any traffic change."""
@@ -244,6 +300,10 @@ class AnalysisDock(QWidget):
         if report is None:
             self.show_result(None)
 
+    def _set_step_visible(self, on: bool) -> None:
+        self.step.setVisible(on)
+        self.step_label.setVisible(on)
+
     def _set_failures_visible(self, on: bool) -> None:
         self.failures.setVisible(on)
         self.failures_label.setVisible(on)
@@ -253,6 +313,7 @@ class AnalysisDock(QWidget):
             for lab in (self.bisection, self.allreduce, self.busiest):
                 lab.setText("\u2014")
             self._set_failures_visible(False)
+            self._set_step_visible(False)
             self.details.setPlainText("")
             return
         report = result.report
@@ -283,7 +344,32 @@ class AnalysisDock(QWidget):
         else:
             self.busiest.setText("\u2014")
         self._show_failures(result)
-        self.details.setPlainText("\n".join(summary_lines(report, max_rows=8)))
+        lines = summary_lines(report, max_rows=8)
+        self._show_step(result)
+        if result.step is not None:
+            lines = [*step_lines(result.step), "", *lines]
+        elif result.step_error:
+            lines = [f"Workload {result.traffic.workload.name!r}: {result.step_error}", "", *lines]
+        self.details.setPlainText("\n".join(lines))
+
+    def _show_step(self, result: LiveResult) -> None:
+        if result.traffic.workload is None:
+            self._set_step_visible(False)
+            return
+        self._set_step_visible(True)
+        st: StepReport | None = result.step
+        if st is None:
+            self.step.setText(f"cannot predict: {result.step_error}")
+            return
+        text = (f"{units.duration(st.step_time_s)} per step; GPUs idle {units.percent(st.gpu_idle_fraction)} "
+                f"({units.percent(st.comm_idle_fraction)} on communication); MFU {units.percent(st.mfu)}; "
+                f"{tokens(st.tokens_per_s)} tokens/s")
+        if st.gpu_hour_usd > 0:
+            text += f"; idle GPUs cost {usd(st.idle_cost_per_day_usd)} per day"
+        base = result.baseline_step
+        if base is not None and base.step_time_s > 0:
+            text += f"; failures: step {units.percent(st.step_time_s / base.step_time_s - 1)}"
+        self.step.setText(text)
 
     @staticmethod
     def _chosen(report: Report):

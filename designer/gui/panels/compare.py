@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
 from designer.analysis import Report
 from designer.analysis.bom import Bom
+from designer.analysis.training import StepReport
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import AnalysisRunner, Traffic
 from designer.gui.panels.plots import PlotPanel, compact_legend, log_ticks, plot_pen
@@ -43,6 +44,9 @@ class VariantFigures:
     report: Report
     bom: Bom | None
     bom_error: str = ""
+    #: the workload's step on the variant (None: no workload chosen, or ``step_error`` says why)
+    step: StepReport | None = None
+    step_error: str = ""
 
 
 class _Signals(QObject):
@@ -72,7 +76,15 @@ class _Job(QRunnable):
                 bom, why = bill_of_materials(design, self.catalog), ""
             except DesignError as e:
                 bom, why = None, str(e)
-            out: object = VariantFigures(design.name, report, bom, why)
+            step, step_error = None, ""
+            if t.workload is not None:
+                from designer.analysis.training import step_analysis
+
+                try:
+                    step = step_analysis(design, t.workload, self.catalog)
+                except DesignError as e:
+                    step_error = str(e)
+            out: object = VariantFigures(design.name, report, bom, why, step, step_error)
         except DesignError as e:
             out = str(e)
         except Exception as e:  # noqa: BLE001 - a bug must not take the window down
@@ -132,7 +144,7 @@ class ComparePanel(PlotPanel):
     def refresh(self) -> None:
         """Analyse the variants whose figures are missing (all of them when the traffic changed)."""
         t = self.runner.traffic
-        traffic = Traffic(t.collective, t.size, "all", t.algorithm)
+        traffic = Traffic(t.collective, t.size, "all", t.algorithm, t.workload)
         if traffic != self._traffic:
             self.figures.clear()
             self._traffic = traffic
@@ -184,6 +196,9 @@ class ComparePanel(PlotPanel):
         coll = self._traffic.collective if self._traffic else "allreduce"
         labels = ["Bisection (per direction)"] + [f"{coll} {units.size(s)}" for s in TABLE_SIZES] + [
             "Max utilisation", "Switches", "Cables", "Power", "Cost"]
+        workload = self._traffic.workload if self._traffic else None
+        if workload is not None:
+            labels += [f"Step ({workload.name})", "GPU idle"]
         columns = []
         for f in figs:
             if not isinstance(f, VariantFigures):
@@ -209,6 +224,14 @@ class ComparePanel(PlotPanel):
                     (f.bom.total_price_usd, b.total_price_usd if b else None, cost_text(f.bom.total_price_usd)),
                 ):
                     col.append(self._with_delta(text if text is not None else f"{value:,}", value, ref, f is base))
+            if workload is not None:
+                st, sb = f.step, base.step if base else None
+                if st is None:
+                    col += [f"cannot run: {f.step_error}" if f.step_error else "\u2014", ""]
+                else:
+                    col.append(self._with_delta(units.duration(st.step_time_s), st.step_time_s,
+                                                sb.step_time_s if sb else None, f is base))
+                    col.append(units.percent(st.gpu_idle_fraction))
             columns.append(col)
         return labels, columns
 

@@ -30,6 +30,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from designer.analysis import Report
+from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.model import Design, DesignError, units
 from designer.model.catalog import Catalog
@@ -49,13 +50,17 @@ class Traffic:
     """What the analysis times: a collective of ``size`` bytes over ``gpus`` with ``algorithm``.
 
     ``gpus`` is ``"all"``, a group id, or a tuple of GPU ids; ``algorithm`` None means the fastest
-    (as NCCL's tuner picks), otherwise that algorithm is selected at every size.
+    (as NCCL's tuner picks), otherwise that algorithm is selected at every size. With a
+    ``workload``, each run also predicts its training step
+    (:func:`designer.analysis.training.step_analysis`) on the same context.
     """
 
     collective: str = "allreduce"
     size: int = DEFAULT_SIZE
     gpus: str | tuple[str, ...] = "all"
     algorithm: str | None = None
+    #: a training job to predict the step of on this design (None: no step analysis)
+    workload: Workload | None = None
 
     def routes_key(self) -> tuple[Any, ...]:
         """What the routes depend on (size and algorithm choice do not change them)."""
@@ -72,6 +77,12 @@ class LiveResult:
     traffic: Traffic
     #: whether the capacity graph and routes were built for this run (False: re-used)
     built_routes: bool
+    #: the workload's training step on the design (None: no workload, or it does not fit: ``step_error``)
+    step: StepReport | None = None
+    #: the same step without failures (None when nothing failed)
+    baseline_step: StepReport | None = None
+    #: why the workload could not be analysed on this design ("" when it was, or none was given)
+    step_error: str = ""
 
 
 class Cancelled(Exception):
@@ -163,7 +174,19 @@ class _Job(QRunnable):
                 c.base_ctx = build_context(base, self.catalog)
                 c.base_design, c.base_rev = base, self.struct_rev
             baseline = analyze(c.base_design, self.catalog, context=c.base_ctx, **kwargs)
-        return LiveResult(report, baseline, time.perf_counter() - t0, t, built)
+        step = base_step = None
+        step_error = ""
+        if t.workload is not None:
+            from designer.analysis.training import step_analysis
+
+            self._check("training step", 4, 4)
+            try:
+                step = step_analysis(c.ctx, t.workload, self.catalog)
+                if baseline is not None:
+                    base_step = step_analysis(c.base_ctx, t.workload, self.catalog)
+            except DesignError as e:  # the job does not fit this design (WorkloadError is one)
+                step_error = str(e)
+        return LiveResult(report, baseline, time.perf_counter() - t0, t, built, step, base_step, step_error)
 
 
 class AnalysisRunner(QObject):

@@ -11,6 +11,8 @@ show what ``topo-designer analyze`` prints.
 - :class:`BottlenecksPanel`: the most loaded links, their flows and fair share.
 - :class:`CurvesPanel`: time and busbw against message size, one curve per algorithm.
 - :class:`BisectionPanel`: the certified interval and its cut.
+- :class:`StepPanel`: a workload's training step: compute against exposed communication, GPU
+  idle fraction and the cost of idle GPU time (when the analysis dock has a workload).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from designer.analysis import Report
 from designer.analysis.tiers import TIER_LABELS, TIERS
 from designer.gui.panels.live_runner import LiveResult
 from designer.model import units
+from designer.present.step_text import PHASE_NAMES, tokens, usd
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#3A4350")
 
@@ -551,9 +554,99 @@ class BisectionPanel(PlotPanel):
                           "at line rate.")
 
 
+# ---------------------------------------------------------------------------- training step
+#: the step's parts: (key, legend label, colour)
+STEP_PARTS = (("compute", "compute", "#2E7D32"), ("bubble", "pipeline bubble", "#8C8C8C"),
+              ("network", "exposed communication, network", "#E07A00"),
+              ("nvlink", "exposed communication, NVLink", "#6B3FA0"))
+
+
+class StepPanel(PlotPanel):
+    """A workload's training step: where its time goes, the GPU idle fraction and what it costs."""
+
+    def __init__(self) -> None:
+        super().__init__("Training step")
+        pi = self.plot.getPlotItem()
+        pi.setLabel("left", "seconds per step")
+        pi.showGrid(x=False, y=True, alpha=0.25)
+        self.figures = QLabel("")
+        self.figures.setWordWrap(True)
+        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.layout_.addWidget(self.figures)
+        self.layout_.addWidget(self.plot, 1)
+        self.layout_.addWidget(self.info)
+        self.legend = compact_legend(self.plot, (-6, 6))
+        self.bars: dict[str, pg.PlotDataItem] = {}
+        for key, label, colour in STEP_PARTS:
+            self.bars[key] = pi.plot(name=label, stepMode="center", fillLevel=0, brush=QColor(colour).lighter(130),
+                                     pen=plot_pen(colour))
+        self.baseline = pi.plot(name="without failures", pen=plot_pen("#3A4350", 1.4, True))
+        self.categories: list[tuple[str, str, float]] = []  # (part key, tick label, seconds)
+        self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
+
+    def parts(self, step) -> list[tuple[str, str, float]]:
+        """(part, label, seconds) of a step: compute, the bubble, each communicator's exposed time."""
+        out = [("compute", "compute", step.compute_s)]
+        if step.bubble_s > 0:
+            out.append(("bubble", "bubble", step.bubble_s))
+        for p in step.phases:
+            out.append(("network" if p.network else "nvlink", f"{p.name} {p.collective}", p.exposed_s))
+        return out
+
+    def show_result(self, result: LiveResult | None) -> None:
+        step = result.step if result is not None else None
+        pi = self.plot.getPlotItem()
+        self.categories = self.parts(step) if step is not None else []
+        seconds = np.array([c[2] for c in self.categories])
+        for key, bar in self.bars.items():
+            idx = [i for i, c in enumerate(self.categories) if c[0] == key]
+            if not idx:
+                bar.setData([], [])
+                continue
+            # one bar per category: edges i - 0.4 .. i + 0.4, gaps at zero height between them
+            x = np.ravel([(i - 0.4, i + 0.4) for i in idx])
+            y = np.ravel([(seconds[i], 0.0) for i in idx])[:-1]
+            bar.setData(x, y)
+        base = result.baseline_step if result is not None else None
+        if base is not None and step is not None:
+            b = {label: s for _k, label, s in self.parts(base)}
+            xs = np.arange(len(self.categories), dtype=float)
+            self.baseline.setData(xs, [b.get(label, 0.0) for _k, label, _s in self.categories], symbol="_",
+                                  symbolSize=26, pen=None, symbolPen=plot_pen("#3A4350", 2))
+        else:
+            self.baseline.setData([], [])
+        pi.getAxis("bottom").setTicks([[(i, c[1]) for i, c in enumerate(self.categories)]])
+        if self.categories:
+            pi.setXRange(-0.6, len(self.categories) - 0.4, padding=0)
+            pi.setYRange(0, float(seconds.max()) * 1.1 or 1.0, padding=0)
+        if result is None or result.traffic.workload is None:
+            self.figures.setText("")
+            self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
+            return
+        if step is None:
+            self.figures.setText(f"<b>{result.traffic.workload.name}</b> cannot run here")
+            self.info.setText(result.step_error)
+            return
+        idle = units.percent(step.gpu_idle_fraction)
+        text = (f"<b>{units.duration(step.step_time_s)}</b> per step: GPUs idle <b>{idle}</b> "
+                f"({units.percent(step.comm_idle_fraction)} waiting for communication), MFU "
+                f"{units.percent(step.mfu)}, {tokens(step.tokens_per_s)} tokens/s")
+        if step.gpu_hour_usd > 0:
+            text += f"<br>idle GPU time costs <b>{usd(step.idle_cost_per_day_usd)} per day</b>"
+        if base is not None and base.step_time_s > 0:
+            text += (f"<br>without failures: {units.duration(base.step_time_s)} per step, idle "
+                     f"{units.percent(base.gpu_idle_fraction)}")
+        self.figures.setText(text)
+        phases = ", ".join(f"{p.name} = {PHASE_NAMES.get(p.name, p.name)}" for p in step.phases)
+        price = f" at {usd(step.gpu_hour_usd)} per GPU-hour ({step.price_source})" if step.gpu_hour_usd > 0 else ""
+        self.info.setText(f"{step.workload} on {units.count(step.gpus, 'GPU')}: step = compute + pipeline bubble + "
+                          f"exposed communication (the part compute does not hide); {phases}. Idle cost{price}.")
+
+
 PANELS: dict[str, tuple[str, Callable[[], PlotPanel]]] = {
     "utilisation": ("Utilisation", UtilisationPanel),
     "curves": ("Collective curves", CurvesPanel),
     "bottlenecks": ("Bottlenecks", BottlenecksPanel),
     "bisection": ("Bisection", BisectionPanel),
+    "step": ("Training step", StepPanel),
 }

@@ -43,6 +43,7 @@ class LiveAnalysis(QObject):
         self.docks: dict[str, QDockWidget] = {}
         self.overlay_on = False
         self.result: LiveResult | None = None
+        self._workload_raised = None
         self._build_docks()
         self._build_actions()
         self._wire()
@@ -64,6 +65,7 @@ class LiveAnalysis(QObject):
         w.addDockWidget(bottom, self.docks["utilisation"])
         w.splitDockWidget(self.docks["utilisation"], self.docks["curves"], Qt.Orientation.Horizontal)
         w.tabifyDockWidget(self.docks["utilisation"], self.docks["bisection"])
+        w.tabifyDockWidget(self.docks["utilisation"], self.docks["step"])
         w.tabifyDockWidget(self.docks["curves"], self.docks["bottlenecks"])
         w.tabifyDockWidget(self.docks["curves"], self.docks["compare"])
         self.docks["utilisation"].raise_()
@@ -230,6 +232,11 @@ class LiveAnalysis(QObject):
     # ------------------------------------------------------------------ results
     def show_result(self, result: LiveResult | None) -> None:
         """Give a result to every panel and, when on, the canvas overlay."""
+        workload = result.traffic.workload if result is not None else None
+        if workload is not None and workload != self._workload_raised:
+            self.docks["step"].show()  # a workload was just chosen: show what it is for
+            self.docks["step"].raise_()
+            self._workload_raised = workload
         self.result = result
         for panel in self.panels.values():
             panel.show_result(result)
