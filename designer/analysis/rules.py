@@ -428,7 +428,7 @@ def _join_advice(design: Design, ids: list[str], kinds: list[str], labels: np.nd
             if la != lb and (la in cut_set or lb in cut_set):
                 failed.append(lk.id)
     if failed:
-        return f"bring back failed link{'s' if len(failed) > 1 else ''} {_ids(failed)}, which would join them"
+        return f"bring back failed {plural(len(failed), 'link')} {_ids(failed)}, which would join them"
     switches: dict[int, list[int]] = defaultdict(list)
     nics: dict[int, list[str]] = defaultdict(list)
     for i, k in enumerate(kinds):
@@ -450,11 +450,11 @@ def _join_advice(design: Design, ids: list[str], kinds: list[str], labels: np.nd
                          "to a common spine")
     elif cut_sw:
         if switches.get(main):
-            parts.append(f"switch{'es' if len(cut_sw) > 1 else ''} {_ids(cut_sw)} "
+            parts.append(f"{plural(len(cut_sw), 'switch')} {_ids(cut_sw)} "
                          f"{'are' if len(cut_sw) > 1 else 'is'} not joined to the other GPUs' switches "
                          f"(e.g. {top_switch(main)}): link {'them' if len(cut_sw) > 1 else 'it'} to that fabric")
         else:
-            parts.append(f"switch{'es' if len(cut_sw) > 1 else ''} {_ids(cut_sw)} "
+            parts.append(f"{plural(len(cut_sw), 'switch')} {_ids(cut_sw)} "
                          f"{'do' if len(cut_sw) > 1 else 'does'} not reach the other GPUs: link "
                          f"{'them' if len(cut_sw) > 1 else 'it'} to their fabric")
     bare = [r for r in cut if not switches.get(r)]
@@ -462,7 +462,7 @@ def _join_advice(design: Design, ids: list[str], kinds: list[str], labels: np.nd
         gpu_ids = sorted(ids[g] for r in bare for g in islands[r])
         nic_ids = [x for r in bare for x in nics.get(r, ())]
         if nic_ids:
-            parts.append(f"cable NIC{'s' if len(nic_ids) > 1 else ''} {_ids(nic_ids)} to a fabric switch")
+            parts.append(f"cable {plural(len(nic_ids), 'NIC')} {_ids(nic_ids)} to a fabric switch")
         else:
             parts.append(f"give {_ids(gpu_ids)} a network path (a NIC cabled to a switch, or direct links)")
     return "; ".join(parts) if parts else "link them to the rest of the fabric"

@@ -22,6 +22,7 @@ Zero reads ``0`` in the base unit (``0 B/s``, ``0 Gb/s``, ``0 s``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 _RATE_UNITS = ((1.0, "B/s"), (1e3, "kB/s"), (1e6, "MB/s"), (1e9, "GB/s"), (1e12, "TB/s"))
 _LINE_RATE_UNITS = ((1e-3, "Mb/s"), (1.0, "Gb/s"), (1e3, "Tb/s"))  # scales in Gb/s
@@ -137,6 +138,20 @@ def count(n: int, noun: str, plural_form: str = "") -> str:
     return f"{n:,} {plural(n, noun, plural_form)}"
 
 
+#: How device kinds read in counts ("248 GPUs, 16 switches"), in the order they are listed.
+KIND_NAMES = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
+
+
+def kind_counts(kinds: Mapping[str, int]) -> str:
+    """Devices counted by kind, in a fixed order of kinds, each in the singular or plural.
+
+    >>> kind_counts({"switch": 16, "gpu": 248, "nvswitch": 1, "nic": 0})
+    '248 GPUs, 1 NVLink switch, 16 switches'
+    """
+    order = list(KIND_NAMES) + sorted(k for k in kinds if k not in KIND_NAMES)
+    return ", ".join(count(kinds[k], KIND_NAMES.get(k, k)) for k in order if kinds.get(k))
+
+
 def percent(fraction: float) -> str:
     """A fraction as a whole percentage.
 
@@ -146,4 +161,5 @@ def percent(fraction: float) -> str:
     return f"{fraction:.0%}"
 
 
-__all__ = ["count", "duration", "figures", "line_rate", "percent", "plural", "rate", "size"]
+__all__ = ["KIND_NAMES", "count", "duration", "figures", "kind_counts", "line_rate", "percent", "plural", "rate",
+           "size"]

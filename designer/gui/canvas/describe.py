@@ -19,14 +19,9 @@ if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
 
 
-#: How device kinds read in counts ("248 GPUs, 16 switches"), in the order they are listed.
-KIND_NAMES = {"gpu": "GPU", "nic": "NIC", "nvswitch": "NVLink switch", "switch": "switch", "storage": "storage"}
-
-
 def count_text(kinds: Mapping[str, int]) -> str:
-    """``{'gpu': 248, 'switch': 16}`` as "248 GPUs, 16 switches" (device kinds in a fixed order)."""
-    order = list(KIND_NAMES) + sorted(k for k in kinds if k not in KIND_NAMES)
-    return ", ".join(units.count(kinds[k], KIND_NAMES.get(k, k)) for k in order if kinds.get(k))
+    """``{'gpu': 248, 'switch': 16}`` as "248 GPUs, 16 switches" (:func:`designer.model.units.kind_counts`)."""
+    return units.kind_counts(kinds)
 
 
 #: A number with its unit as :mod:`designer.model.units` writes it ("512 Gb/s", "1.05 ms", "2.5 m").

@@ -377,7 +377,7 @@ class Editor(QObject):
             self.paste_offset += 1
             dx = dy = 40.0 * self.paste_offset
         groups, devices, links = fragments.rename_for(self.design, frag, dx, dy)
-        text = f"{verb} {len(devices)} device{'s' if len(devices) != 1 else ''}"
+        text = f"{verb} {units.count(len(devices), 'device')}"
         if self._push(cmd.InsertDesignCommand(self.design, groups, devices, links, text)):
             ids = [dv.id for dv in devices]
             self.scene.select_devices(ids)
@@ -438,7 +438,7 @@ class Editor(QObject):
             self.status("select a group to ungroup")
             return False
         stack = self.document.undo_stack
-        stack.beginMacro(f"Ungroup {groups[0] if len(groups) == 1 else f'{len(groups)} groups'}")
+        stack.beginMacro(f"Ungroup {groups[0] if len(groups) == 1 else units.count(len(groups), 'group')}")
         try:
             for gid in groups:
                 if self.design.has_group(gid):

@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtGui import QUndoCommand
 
-from designer.model import Design, Device, Group, Link
+from designer.model import Design, Device, Group, Link, units
 
 
 class DesignCommand(QUndoCommand):
@@ -123,7 +123,7 @@ class MoveDevicesCommand(DesignCommand):
         parent: DesignCommand | None = None,
     ) -> None:
         n = len(new)
-        super().__init__(design, f"Move {next(iter(new)) if n == 1 else f'{n} devices'}", parent)
+        super().__init__(design, f"Move {next(iter(new)) if n == 1 else units.count(n, 'device')}", parent)
         self.new = dict(new)
         self.old = dict(old) if old is not None else {d: (design.device(d).x, design.device(d).y) for d in new}
 
@@ -228,7 +228,7 @@ class SetLinkFieldCommand(DesignCommand):
         self, design: Design, link_ids: Iterable[str], field: str, value: Any, parent: DesignCommand | None = None
     ) -> None:
         self.link_ids = list(link_ids)
-        what = self.link_ids[0] if len(self.link_ids) == 1 else f"{len(self.link_ids)} links"
+        what = self.link_ids[0] if len(self.link_ids) == 1 else units.count(len(self.link_ids), "link")
         super().__init__(design, f"Set {field} of {what}", parent)
         self.field = field
         self.value = value
@@ -278,7 +278,7 @@ class SetGroupFieldCommand(DesignCommand):
         self, design: Design, group_ids: Iterable[str], field: str, value: Any, parent: DesignCommand | None = None
     ) -> None:
         self.group_ids = list(group_ids)
-        what = self.group_ids[0] if len(self.group_ids) == 1 else f"{len(self.group_ids)} groups"
+        what = self.group_ids[0] if len(self.group_ids) == 1 else units.count(len(self.group_ids), "group")
         if field == "collapsed":
             text = f"{'Collapse' if value else 'Expand'} {what}"
         else:
@@ -378,11 +378,11 @@ def delete_command(
         return None
     parts = []
     if devices:
-        parts.append(f"{len(devices)} device{'s' if len(devices) != 1 else ''}")
+        parts.append(units.count(len(devices), "device"))
     if links:
-        parts.append(f"{len(links)} link{'s' if len(links) != 1 else ''}")
+        parts.append(units.count(len(links), "link"))
     if groups:
-        parts.append(f"{len(groups)} group{'s' if len(groups) != 1 else ''}")
+        parts.append(units.count(len(groups), "group"))
     macro = MacroCommand(design, "Delete " + ", ".join(parts))
     for lid in links:
         RemoveLinkCommand(design, lid, macro)
@@ -396,7 +396,7 @@ def delete_command(
 
 def group_command(design: Design, device_ids: list[str], group: Group) -> MacroCommand:
     """Put devices into a new group (nested in their common group, if they share one)."""
-    macro = MacroCommand(design, f"Group {len(device_ids)} devices")
+    macro = MacroCommand(design, f"Group {units.count(len(device_ids), 'device')}")
     AddGroupCommand(design, group, macro)
     for did in device_ids:
         SetDeviceFieldCommand(design, did, "group", group.id, macro)

@@ -348,7 +348,7 @@ class Inspector(QWidget):
         elif len(pairs) == 1:
             ends = f"{first.a_device} \u2194 {first.b_device}"
         else:  # links picked from several bundles: no single pair of ends to name
-            ends = f"{len(pairs)} pairs of devices"
+            ends = units.count(len(pairs), "pair") + " of devices"
         self.l_ends.setText(ends)
         rates = [link_rate_gbps(d, lk, self.document.catalog) for lk in links]
         self.l_rate.setText(
