@@ -11,18 +11,33 @@ import argparse
 from designer.generators import GENERATORS, GeneratorError, GeneratorSpec, Param
 from designer.generators.registry import details
 from designer.io import save_design
+from designer.model import units
 
 
-def _option_help(p: Param) -> str:
+def _titled(label: str, text: str) -> str:
+    """``text`` after the words the window shows for it, without saying them twice.
+
+    >>> _titled("Scalable units", "scalable units"), _titled("Pods", "number of pods")
+    ('Scalable units', 'Pods: number of pods')
+    """
+    if text.lower().startswith(label.lower()):
+        return label + text[len(label):]
+    return f"{label}: {text}"
+
+
+def _option_help(spec: GeneratorSpec, p: Param) -> str:
+    """The option's help: its label in the Generate dialog (with the unit), what it means, default, limits."""
     default = p.default if p.default != "" else "''"
+    if p.type == "bool":
+        default = "on" if p.default else "off"
     if p.type == "dims":
         default = "x".join(str(d) for d in p.default) if isinstance(p.default, tuple) else p.default
     limits = p.limits_text()
-    return f"{p.help} (default: {default}{'; ' + limits if limits else ''})"
+    return f"{_titled(spec.label_of(p), p.help)} (default: {default}{'; ' + limits if limits else ''})"
 
 
-def _add_option(parser: argparse.ArgumentParser, p: Param) -> None:
-    kwargs: dict = {"dest": p.name, "default": None, "help": _option_help(p)}
+def _add_option(parser: argparse.ArgumentParser, spec: GeneratorSpec, p: Param) -> None:
+    kwargs: dict = {"dest": p.name, "default": None, "help": _option_help(spec, p)}
     if p.type == "bool":
         kwargs["action"] = argparse.BooleanOptionalAction
     else:
@@ -38,12 +53,12 @@ def _add_option(parser: argparse.ArgumentParser, p: Param) -> None:
 def _add_kind(sub: argparse._SubParsersAction, spec: GeneratorSpec) -> None:
     p = sub.add_parser(
         spec.kind,
-        help=spec.description,
-        description=f"{spec.kind}: {spec.description}. {details(spec)}",
+        help=_titled(spec.title, spec.description),
+        description=f"{spec.title} ({spec.kind}): {spec.description}. {details(spec)}",
     )
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="design file to write (.json)")
     for param in spec.params:
-        _add_option(p, param)
+        _add_option(p, spec, param)
     p.set_defaults(func=run, kind=spec.kind)
 
 
@@ -70,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
     kinds: dict[str, int] = {}
     for dev in design.iter_devices():
         kinds[dev.kind] = kinds.get(dev.kind, 0) + 1
-    counts = ", ".join(f"{n:,} {k}" for k, n in kinds.items())
-    print(f"{args.output}: {design.name}: {design.device_count():,} devices ({counts}), "
-          f"{design.link_count():,} links")
+    print(f"{args.output}: {design.name}: {units.count(design.device_count(), 'device')} "
+          f"({units.kind_counts(kinds)}), {units.count(design.link_count(), 'link')}")
     return 0

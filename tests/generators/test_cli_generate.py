@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -50,6 +51,34 @@ def test_help_documents_every_parameter_with_its_default(kind):
     for p in GENERATORS[kind].params:
         assert p.cli_flag in text
         assert "default:" in flat
+
+
+@pytest.mark.parametrize("kind", list(GENERATORS))
+def test_help_names_generators_and_parameters_as_the_generate_dialog(kind):
+    """The words and units of the window's Generate dialog (one table in the generators' params)."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices["generate"]
+    spec = GENERATORS[kind]
+    assert spec.title in " ".join(sub.format_help().split())
+    text = " ".join(next(a for a in sub._actions if a.dest == "kind").choices[kind].format_help().split())
+    assert f"{spec.title} ({kind}):" in text
+    for p in spec.params:
+        label = spec.label_of(p)
+        option = re.split(rf"\s{p.cli_flag}[ ,]", text.split("options:", 1)[1], maxsplit=1)[1].split("(default:")[0]
+        assert label in option, (p.name, label, option)
+    if any(p.type == "bool" for p in spec.params):
+        assert "(default: on)" in text or "(default: off)" in text
+    assert "default: True" not in text and "default: False" not in text
+
+
+def test_rail_optimized_help_reads_the_dialog_labels():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices["generate"]
+    text = " ".join(next(a for a in sub._actions if a.dest == "kind").choices["rail-optimized"].format_help().split())
+    assert "--sus N Scalable units (default: 1;" in text
+    assert "--copper-max-m X Copper reach (m):" in text
+    assert "--ufm, --no-ufm UFM appliance:" in text and "(default: off)" in text
+    assert "Rail-optimized (SuperPOD) (rail-optimized):" in text
 
 
 @pytest.mark.parametrize(
