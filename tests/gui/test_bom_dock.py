@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
@@ -176,3 +177,38 @@ def test_the_canvas_keeps_half_the_width_with_the_dock_shown(make_window, qtbot,
         QApplication.processEvents()
     assert window.view.width() >= size[0] / 2
     assert window.docks["bom"].width() <= size[0] / 3
+
+
+@pytest.mark.parametrize("name", ["superpod-h100-1su.json", "superpod-h100-4su.json"])
+def test_the_dock_and_topo_designer_bom_print_the_same_figures(window, qtbot, capsys, name):
+    """What the dock shows, laid out as a text table, is what the command prints; its CSV carries
+    the command's JSON figures."""
+    from designer.cli import main
+    from designer.present.bom_text import BOM_ALIGN, table
+
+    path = sample_designs_dir() / name
+    bom_dock = _shown(window)
+    window.document.set_design(load_design(path), None)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and bom_dock.model.rowCount() > 0, timeout=5000)
+    capsys.readouterr()
+    assert main(["bom", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert table(list(BOM_HEADERS), _table(bom_dock), BOM_ALIGN) in printed
+    assert bom_dock.totals.text().replace("  \u00b7  ", "    ") in printed
+    assert bom_dock.board.text() and bom_dock.board.text() in printed
+
+    assert main(["bom", str(path), "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    QApplication.clipboard().clear()
+    qtbot.mouseClick(bom_dock.copy_button, Qt.MouseButton.LeftButton)
+    rows = list(csv.reader(io.StringIO(QApplication.clipboard().text())))
+    assert tuple(rows[0]) == BOM_HEADERS and len(rows) == len(doc["lines"]) + 2
+    for row, line in zip(rows[1:-1], doc["lines"], strict=False):
+        assert row[0] == line["category"] and row[1] == (line["item"] or line["name"])
+        assert int(row[3]) == line["quantity"]
+        assert float(row[6]) == pytest.approx(line["power_w"] / 1000, abs=0.005)
+        assert float(row[7]) == pytest.approx(line["price_usd"], abs=0.5)
+    total = rows[-1]
+    assert total[0] == "total"
+    assert float(total[6]) == pytest.approx(doc["totals"]["power_w"] / 1000, abs=0.005)
+    assert float(total[7]) == pytest.approx(doc["totals"]["price_usd"], abs=0.5)

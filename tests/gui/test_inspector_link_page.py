@@ -138,3 +138,24 @@ def test_the_canvas_marks_a_tier_skip_and_says_why_on_hover(window):
     tip = describe_item(window.scene, bundle)
     assert "skipping the leaf tier" in tip and "Design rule" in tip
     assert "skipping the leaf tier" in window.inspector.l_rules.text()
+
+
+def test_the_canvas_marks_a_rail_misaligned_link_and_names_the_leaf_on_hover(window):
+    from designer.generators import GENERATORS
+    from designer.gui.canvas.describe import describe_item
+
+    d = GENERATORS["rail-optimized"].build(nodes_per_su=2)
+    l1, l2 = (next(x for x in d.links_of(f"su1-node2-nic{i}") if x.medium not in ("nvlink", "pcie")) for i in (1, 2))
+    ends = {}
+    for lk in (l1, l2):
+        d.remove_link(lk.id)
+        ends[lk.id] = (lk.b_device, lk.b_port) if lk.b_device.startswith("su1-leaf") else (lk.a_device, lk.a_port)
+    for lk, nic, other in ((l1, "su1-node2-nic1", l2), (l2, "su1-node2-nic2", l1)):  # the two rails swapped
+        d.add_link(Link(lk.id, nic, "p1", *ends[other.id], medium=lk.medium, length_m=lk.length_m, cable=lk.cable))
+    window.document.set_design(d, None, collapse=False)
+    window.checker.run()
+    assert window.scene.link_flagged(l1.id) and window.scene.link_flagged(l2.id)
+    bundle = window.scene.select_links([l1.id])
+    tip = describe_item(window.scene, bundle)
+    assert "rail 1" in tip and "cable it to su1-leaf1" in tip and "Design rule" in tip
+    assert "cable it to su1-leaf1" in window.inspector.l_rules.text()

@@ -116,3 +116,16 @@ def test_linking_to_a_device_without_the_port_kind_says_the_kinds_do_not_match(w
     else:
         raise AssertionError("an NVLink port cannot join a switch")
     assert "no free" not in message and "nvlink" in message.lower() and "network" in message.lower()
+
+
+def test_opening_another_design_drops_the_old_analysis_time(window, qtbot):
+    from designer.generators import GENERATORS
+
+    window.document.set_design(GENERATORS["server"].build(), None)
+    with qtbot.waitSignal(window.runner.result_ready, timeout=60_000):
+        window.runner.start()
+    qtbot.waitUntil(lambda: "Analyzed in" in window.analysis.state.text(), timeout=10_000)
+    window.document.set_design(GENERATORS["server"].build(gpus_per_node=4), None)
+    assert "Analyzed in" not in window.analysis.state.text()
+    assert window.analysis.bisection.text() == "\u2014"
+
