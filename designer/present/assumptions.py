@@ -1,0 +1,197 @@
+"""The assumptions behind a report: every constant the analysis uses, with value, unit and source.
+
+Two kinds (block ``assumptions`` of the export report, docs/report-format.md):
+
+- ``constants``: the analyzer's and the step model's constants. The values are read from
+  :mod:`designer.analysis.constants` and :mod:`designer.analysis.training.constants`, and each
+  source is the ``#:`` comment written above the constant there, so code and report cannot
+  disagree. A dict constant gives one row per key (``PROTOCOL_EFFICIENCY[infiniband]``).
+- ``catalog``: the catalog figures of the models and cables the design uses (power, price,
+  latency, reach, peak FLOP/s...), each with the catalog's own ``sources`` text.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from types import ModuleType
+from typing import Any
+
+from designer.analysis import constants as analysis_constants
+from designer.analysis.training import constants as training_constants
+from designer.model import Design
+from designer.model.catalog import Catalog, default_catalog
+
+#: Unit of each constant reported (names not listed here are helpers, not assumptions).
+CONSTANT_UNITS: dict[str, dict[str, str]] = {
+    "designer.analysis.constants": {
+        "BYTES_PER_S_PER_GBPS": "bytes/s per Gb/s",
+        "NVLINK_EFFICIENCY": "fraction of line rate",
+        "INFINIBAND_EFFICIENCY": "fraction of line rate",
+        "ETHERNET_EFFICIENCY": "fraction of line rate",
+        "PCIE_EFFICIENCY": "fraction of line rate",
+        "NVLS_EFFICIENCY": "fraction of NVLink line rate",
+        "SHARP_EFFICIENCY": "fraction",
+        "TREE_EFFICIENCY": "fraction",
+        "PROTOCOL_BW_FACTOR": "fraction of Simple protocol bandwidth",
+        "BASE_LATENCY_S": "s per collective call",
+        "STEP_LATENCY_S": "s per algorithm step",
+        "RING_PLATEAU_FACTOR": "factor",
+        "RING_PLATEAU_BYTES_PER_RANK": "bytes per rank",
+        "CABLE_LATENCY_S_PER_M": "s/m",
+        "DEFAULT_SWITCH_LATENCY_S": "s per switch hop",
+        "NIC_LATENCY_S": "s per network traversal",
+        "MIN_LINK_GBPS": "Gb/s",
+        "MAX_LINK_GBPS": "Gb/s",
+        "EXACT_RTOL": "relative tolerance",
+        "PAIR_WORK_BUDGET": "array elements",
+        "CLASS_ROUTING_MIN": "switches",
+        "FAIR_WORK_BUDGET": "array elements",
+        "FAIR_MAX_NNZ": "matrix entries",
+    },
+    "designer.analysis.training.constants": {
+        "FLOPS_PER_PARAM_PER_TOKEN": "FLOP per parameter per token",
+        "BACKWARD_SHARE": "fraction of compute",
+        "FORWARD_SHARE": "fraction of compute",
+        "COMPUTE_EFFICIENCY": "fraction of peak FLOP/s",
+        "RECOMPUTE_FACTOR": "factor",
+        "DDP_BUCKET_BYTES": "bytes",
+        "OVERLAP_FRACTION": "fraction",
+        "TP_OVERLAP": "fraction",
+        "GRADIENT_BYTES": "bytes per element",
+        "ACTIVATION_BYTES": "bytes per element",
+        "AMORTISATION_YEARS": "years",
+        "HOURS_PER_YEAR": "hours",
+        "INPUT_BYTES_PER_TOKEN": "bytes per token",
+        "CONCURRENT_FAIR_MAX_FLOWS": "flows",
+    },
+}
+_MODULES: tuple[ModuleType, ...] = (analysis_constants, training_constants)
+#: Which constants only the training-step model uses (listed only when a workload is analysed).
+_TRAINING = "designer.analysis.training.constants"
+
+
+def constant_comments(module: ModuleType) -> dict[str, str]:
+    """The ``#:`` comment block written above each ``NAME = ...`` of a module, joined into one line.
+
+    A constant on the line right after another one shares its comment (``MIN_LINK_GBPS`` /
+    ``MAX_LINK_GBPS``).
+    """
+    try:
+        lines = inspect.getsource(module).splitlines()
+    except (OSError, TypeError):
+        return {}
+    out: dict[str, str] = {}
+    block: list[str] = []
+    previous = ""  # the comment of the assignment on the line before, if any
+    for line in lines:
+        if line.startswith("#:"):
+            block.append(line[2:].strip())
+            continue
+        m = re.match(r"([A-Z][A-Z0-9_]*)\s*(?::[^=]*)?=", line)
+        comment = " ".join(block) if block else previous if m else ""
+        if m and comment:
+            out[m.group(1)] = comment
+        previous = comment if m else ""
+        block = []
+    return out
+
+
+def _key_text(key: Any) -> str:
+    return ",".join(str(k) for k in key) if isinstance(key, tuple) else str(key)
+
+
+def constants_rows(workload: bool = True) -> list[dict[str, Any]]:
+    """One row per constant (and per key of a dict constant): ``name``, ``value``, ``unit``, ``source``.
+
+    >>> rows = constants_rows()
+    >>> row = next(r for r in rows if r["name"] == "INFINIBAND_EFFICIENCY")
+    >>> row["value"], row["unit"], "#290" in row["source"]
+    (0.96, 'fraction of line rate', True)
+    """
+    rows: list[dict[str, Any]] = []
+    for module in _MODULES:
+        if module.__name__ == _TRAINING and not workload:
+            continue
+        units = CONSTANT_UNITS[module.__name__]
+        comments = constant_comments(module)
+        where = module.__name__.replace(".", "/") + ".py"
+        for name, unit in units.items():
+            value = getattr(module, name)
+            source = comments.get(name) or f"see {where}"
+            if isinstance(value, dict):
+                # a dict's own comment often names the source of its entries in the constants above it
+                for key, v in value.items():
+                    rows.append({"name": f"{name}[{_key_text(key)}]", "value": float(v), "unit": unit,
+                                 "source": source, "defined_in": where})
+            else:
+                rows.append({"name": name, "value": float(value), "unit": unit, "source": source,
+                             "defined_in": where})
+    return rows
+
+
+#: Catalog fields reported per kind of entry: (field, unit).
+_COMPONENT_FIELDS = (("power_w", "W"), ("price_usd", "USD"), ("latency_ns", "ns"))
+_SPEC_UNITS = {"bf16_dense_tflops": "TFLOP/s (dense BF16)", "memory_gb": "GB", "hbm_gb": "GB",
+               "domain_gpus": "GPUs"}
+_CABLE_FIELDS = (("rate_gbps", "Gb/s per direction"), ("reach_m", "m"), ("latency_ns_per_m", "ns/m"),
+                 ("power_w_per_end", "W per end"), ("price_usd", "USD"), ("price_usd_per_m", "USD/m"))
+_TRANSCEIVER_FIELDS = (("rate_gbps", "Gb/s per direction"), ("reach_m", "m"), ("power_w", "W"),
+                       ("price_usd", "USD"))
+
+
+def _source(sources: dict[str, str], key: str) -> str:
+    return sources.get(key) or "no source given in the catalog"
+
+
+def catalog_rows(design: Design, catalog: Catalog | None = None) -> list[dict[str, Any]]:
+    """The catalog figures of the models, cables and transceivers ``design`` uses, with their sources.
+
+    >>> from designer.generators import GENERATORS
+    >>> rows = catalog_rows(GENERATORS["server"].build())
+    >>> sorted({r["kind"] for r in rows})
+    ['cable', 'gpu', 'nic', 'nvswitch']
+    """
+    cat = catalog if catalog is not None else default_catalog()
+    rows: list[dict[str, Any]] = []
+    models = sorted({d.model for d in design.iter_devices() if d.model})
+    cables = sorted({lk.cable for lk in design.iter_links() if lk.cable})
+    modules: set[str] = set()
+    for mid in models:
+        comp = cat.components.get(mid)
+        if comp is None:
+            continue
+        for key, unit in _COMPONENT_FIELDS:
+            rows.append({"item": comp.id, "kind": comp.kind, "field": key, "value": float(getattr(comp, key)),
+                         "unit": unit, "source": _source(comp.sources, key)})
+        for key, value in sorted(comp.specs.items()):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                rows.append({"item": comp.id, "kind": comp.kind, "field": f"specs.{key}", "value": float(value),
+                             "unit": _SPEC_UNITS.get(key, ""),
+                             "source": comp.sources.get(f"specs.{key}") or _source(comp.sources, key)})
+    for cid in cables:
+        cab = cat.cables.get(cid)
+        if cab is None:
+            continue
+        if cab.transceiver:
+            modules.add(cab.transceiver)
+        for key, unit in _CABLE_FIELDS:
+            rows.append({"item": cab.id, "kind": "cable", "field": key, "value": float(getattr(cab, key)),
+                         "unit": unit, "source": _source(cab.sources, key)})
+    for tid in sorted(modules):
+        t = cat.transceivers.get(tid)
+        if t is None:
+            continue
+        for key, unit in _TRANSCEIVER_FIELDS:
+            rows.append({"item": t.id, "kind": "transceiver", "field": key, "value": float(getattr(t, key)),
+                         "unit": unit, "source": _source(t.sources, key)})
+    return rows
+
+
+def assumptions_to_dict(design: Design, catalog: Catalog | None = None, *, workload: bool = False
+                        ) -> dict[str, Any]:
+    """The ``assumptions`` block: constants (the step model's only with a workload) and catalog figures."""
+    return {"constants": constants_rows(workload), "catalog": catalog_rows(design, catalog)}
+
+
+__all__ = ["CONSTANT_UNITS", "assumptions_to_dict", "catalog_rows", "constant_comments", "constants_rows"]

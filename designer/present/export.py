@@ -1,0 +1,146 @@
+"""Exports of a design, the analysis done once for all of them (docs/export.md).
+
+:func:`prepare` analyses a design once (capacity graph and routes built once, shared by the
+collective sweep and the training step), checks the design rules and counts the bill of
+materials. The writers then turn that one :class:`ExportData` into files:
+
+- :func:`export_document` / :func:`write_report`: the JSON report, format ``topo-designer-report``
+  version 1 with the blocks ``bom``, ``findings``, ``assumptions``, ``exported`` and (with a
+  workload) ``workload`` (docs/report-format.md);
+- :func:`write_html`: the self-contained HTML report (:mod:`designer.present.html_report`);
+- :func:`designer.present.cabling.write_cabling`: the cabling plan CSV;
+- :func:`designer.interop.write_graphml`: GraphML.
+
+Pictures (canvas, panels) are drawn by the window's code (``designer.gui.window.pictures``): this
+module imports no Qt and takes them as PNG bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from designer import __version__
+from designer.analysis.bom import Bom, bill_of_materials
+from designer.analysis.report import Report
+from designer.analysis.rules import Finding, check_design
+from designer.analysis.training.step import StepReport
+from designer.analysis.training.workload import Workload
+from designer.io.atomic import atomic_write_text
+from designer.model import Design
+from designer.model.catalog import Catalog, default_catalog
+
+#: What the exports are called (CLI options, dialog check boxes, progress messages).
+OUTPUTS = ("png", "panels", "report", "html", "cabling", "graphml")
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Picture:
+    """A PNG picture for the HTML report: a title and its bytes."""
+
+    title: str
+    png: bytes
+    width: int = 0
+    height: int = 0
+    #: a short name for a file of its own (a panel's key: ``utilisation``)
+    name: str = ""
+
+
+@dataclass
+class ExportData:
+    """Everything the exports need, computed once."""
+
+    design: Design
+    catalog: Catalog
+    source: str
+    report: Report
+    bom: Bom
+    findings: list[Finding]
+    step: StepReport | None = None
+    step_error: str = ""
+    _document: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The JSON report (built on first use, then shared by the JSON and HTML writers)."""
+        if self._document is None:
+            self._document = export_document(self)
+        return self._document
+
+
+def prepare(design: Design, *, source: str = "", catalog: Catalog | None = None, sizes: Iterable[int] | None = None,
+            workload: Workload | None = None, collective: str = "allreduce", top: int = 10,
+            progress: Progress | None = None) -> ExportData:
+    """Analyse ``design`` once for every export.
+
+    ``sizes`` are the collective's message sizes (default 8 B .. 8 GiB); with ``workload`` the
+    training step is predicted on the same capacity graph. A workload that does not fit the
+    design raises its :class:`~designer.model.DesignError` (a one-line message).
+    """
+    from designer.analysis import analyze, build_context
+    from designer.analysis.training import step_analysis
+
+    cat = catalog if catalog is not None else default_catalog()
+
+    def tick(stage: str, done: int, total: int) -> None:
+        if progress is not None:
+            progress(stage, done, total)
+
+    tick("analysis", 0, 4)
+    ctx = build_context(design, cat)
+    report = analyze(design, cat, collective=collective, sizes=sizes, top=top, context=ctx)
+    step = None
+    if workload is not None:
+        tick("training step", 1, 4)
+        step = step_analysis(ctx, workload, cat)
+    tick("design rules", 2, 4)
+    findings = list(check_design(design, cat))
+    tick("bill of materials", 3, 4)
+    bom = bill_of_materials(design, cat)
+    tick("analysis", 4, 4)
+    return ExportData(design, cat, source, report, bom, findings, step)
+
+
+def export_document(data: ExportData) -> dict[str, Any]:
+    """The JSON report: the analyzer's report plus ``workload``, ``bom``, ``findings``, ``assumptions``."""
+    from designer.present.assumptions import assumptions_to_dict
+    from designer.present.documents import bom_to_dict, findings_to_dict
+    from designer.present.report_json import report_to_dict
+    from designer.present.step_json import step_to_dict
+
+    doc = report_to_dict(data.report)
+    if data.step is not None:
+        doc["workload"] = step_to_dict(data.step)
+    doc["bom"] = bom_to_dict(data.bom)
+    doc["findings"] = findings_to_dict(data.findings, data.source or data.design.name)
+    doc["assumptions"] = assumptions_to_dict(data.design, data.catalog, workload=data.step is not None)
+    doc["exported"] = {"tool": f"topo-designer {__version__}", "file": data.source}
+    return doc
+
+
+def report_text(data: ExportData) -> str:
+    """The JSON report's text (the same rules as ``analyze --json``: finite numbers, a final newline)."""
+    import json
+
+    return json.dumps(data.document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_report(data: ExportData, path: str | os.PathLike[str]) -> None:
+    """Write the JSON report atomically."""
+    atomic_write_text(path, report_text(data))
+
+
+def write_html(data: ExportData, path: str | os.PathLike[str], canvas: Picture | None = None,
+               panels: Iterable[Picture] = (), notes: Iterable[str] = ()) -> None:
+    """Write the self-contained HTML report atomically (pictures embedded)."""
+    from designer.present.html_report import html_report
+
+    atomic_write_text(path, html_report(data.document, canvas=canvas, panels=list(panels), notes=list(notes)))
+
+
+__all__ = ["OUTPUTS", "ExportData", "Picture", "export_document", "prepare", "report_text", "write_html",
+           "write_report"]
