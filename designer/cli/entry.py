@@ -19,7 +19,8 @@ from designer.model import DesignError
 PROG = "topo-designer"
 
 #: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
-COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads", "whatif", "scan", "scale", "advise")
+COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads", "whatif", "scan", "scale", "advise",
+            "export")
 
 EPILOG = """\
 commands:
@@ -33,6 +34,7 @@ commands:
   topo-designer scan FILE [--links]         N-1 failure ranking and single points of failure
   topo-designer scale FILE --workload W     the workload at 1/4 .. 4 times the GPUs; growth headroom
   topo-designer advise FILE --workload W    more GPUs or a better network: which buys more
+  topo-designer export FILE --html OUT      PNG, JSON and HTML reports, cabling plan CSV, GraphML
 
 Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes
 and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error.

@@ -1,0 +1,208 @@
+"""``topo-designer export FILE --png/--panels/--report/--html/--cabling/--graphml``: several outputs, one analysis.
+
+Pictures need Qt: they are drawn with Qt's ``offscreen`` platform when there is no display,
+so the command runs on a server. Every output path is checked before the analysis starts, so
+a typo fails at once; errors are one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from designer.cli.analyze import parse_sizes
+from designer.cli.common import echo
+from designer.model import DesignError
+
+#: Width of the canvas picture in the HTML report, pixels.
+HTML_PICTURE_PX = 1600
+
+
+class ExportError(DesignError):
+    """An export that cannot be made as asked."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from designer.analysis.collectives import COLLECTIVES
+
+    p = subparsers.add_parser(
+        "export",
+        help="PNG, JSON report, HTML report, cabling plan, GraphML",
+        description="Export a design for people who do not run the designer: a PNG of the canvas, a PNG per "
+        "analysis panel, the JSON report (analysis, bill of materials, design rules, workload, assumptions), a "
+        "self-contained HTML report, the cabling plan (CSV, one row per cable) and GraphML. Several outputs in "
+        "one run share one analysis. docs/export.md describes each file.",
+    )
+    p.add_argument("file", help="design file (.json), or - to read standard input")
+    p.add_argument("--png", metavar="OUT.png", help="picture of the whole design with its legend")
+    p.add_argument("--png-width", type=int, metavar="PX",
+                   help="width of the picture in pixels, legend included (default 2400 unless --png-scale)")
+    p.add_argument("--png-scale", type=float, metavar="S",
+                   help="picture scale: pixels per canvas unit (1 = the canvas at 100%%)")
+    p.add_argument("--transparent", action="store_true", help="transparent background (default white)")
+    p.add_argument("--no-legend", action="store_true", help="leave the legend out of the picture")
+    p.add_argument("--panels", metavar="DIR", help="one PNG per analysis panel, in DIR (created if missing)")
+    p.add_argument("--report", metavar="OUT.json", help="JSON report (docs/report-format.md)")
+    p.add_argument("--html", metavar="OUT.html", help="self-contained HTML report (pictures embedded)")
+    p.add_argument("--cabling", metavar="OUT.csv", help="cabling plan: one row per cable, by rack then port")
+    p.add_argument("--graphml", metavar="OUT.graphml", help="GraphML: devices as nodes, links as edges")
+    p.add_argument("--workload", metavar="NAME|FILE",
+                   help="also predict a training step of this workload (a preset, see 'topo-designer workloads', "
+                   "or a workload file): in the report, the HTML and the step panel")
+    p.add_argument("--placement", metavar="ORDER", help="with --workload: rank placement, innermost first")
+    p.add_argument("--sizes", metavar="SIZES", default="8B:8GiB",
+                   help="collective message sizes: a range '8B:8GiB' (default) or a list '1MiB,1GiB'")
+    p.add_argument("--collective", default="allreduce", choices=COLLECTIVES, help="collective (default allreduce)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    p.set_defaults(func=run)
+
+
+def check_output(path: str, what: str) -> Path:
+    """``path`` can be written: its folder exists and is writable, and it is not a folder."""
+    if not path or path == "-":
+        raise ExportError(f"{what}: give a file name ('-' is not supported here)")
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise ExportError(f"{path}: is a folder")
+    if not folder.is_dir():
+        raise ExportError(f"{path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise ExportError(f"{path}: cannot write here (permission denied)")
+    return p
+
+
+def check_folder(path: str) -> Path:
+    """``path`` is a writable folder, or can be made in a writable folder."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ExportError(f"{path}: exists and is not a folder")
+    if not p.exists():
+        parent = p.parent if str(p.parent) else Path(".")
+        if not parent.is_dir():
+            raise ExportError(f"{path}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise ExportError(f"{path}: cannot create this folder (permission denied)")
+    elif not os.access(p, os.W_OK):
+        raise ExportError(f"{path}: cannot write in this folder (permission denied)")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from designer.io import load_design
+    from designer.present.export import prepare
+
+    outputs = {k: getattr(args, k) for k in ("png", "panels", "report", "html", "cabling", "graphml")}
+    if not any(outputs.values()):
+        raise ExportError("nothing to export: give at least one of --png, --panels, --report, --html, --cabling, "
+                          "--graphml")
+    if args.png_width is not None and args.png_scale is not None:
+        raise ExportError("--png-width and --png-scale: give one or the other")
+    if args.png_width is not None and not 16 <= args.png_width <= 16384:
+        raise ExportError(f"--png-width {args.png_width}: from 16 to 16384 pixels")
+    if args.png_scale is not None and not 0 < args.png_scale <= 16:
+        raise ExportError(f"--png-scale {args.png_scale}: above 0 and at most 16")
+    for key in ("png", "report", "html", "cabling", "graphml"):
+        if outputs[key]:
+            check_output(outputs[key], f"--{key}")
+    if outputs["panels"]:
+        check_folder(outputs["panels"])
+    sizes = parse_sizes(args.sizes)
+    workload = None
+    if args.workload:
+        from designer.cli.workloads import workload_arg
+
+        workload = workload_arg(args.workload, args.placement)
+    design = load_design(args.file)
+    source = "<stdin>" if args.file == "-" else args.file
+    timings: list[tuple[str, float]] = []
+    t0 = time.perf_counter()
+    data = prepare(design, source=source, sizes=sizes, workload=workload, collective=args.collective)
+    timings.append(("analysis", time.perf_counter() - t0))
+    done: list[str] = []
+
+    def timed(name: str, fn) -> None:  # noqa: ANN001
+        t = time.perf_counter()
+        fn()
+        timings.append((name, time.perf_counter() - t))
+
+    # Files that need no Qt first: a machine without PySide6 still gets them.
+    if outputs["report"]:
+        from designer.present.export import write_report
+
+        timed("report", lambda: write_report(data, outputs["report"]))
+        done.append(outputs["report"])
+    if outputs["cabling"]:
+        from designer.present.cabling import write_cabling
+
+        timed("cabling", lambda: write_cabling(design, outputs["cabling"], data.catalog))
+        done.append(outputs["cabling"])
+    if outputs["graphml"]:
+        from designer.interop import write_graphml
+
+        timed("graphml", lambda: write_graphml(design, outputs["graphml"], data.catalog))
+        done.append(outputs["graphml"])
+    if outputs["png"] or outputs["panels"] or outputs["html"]:
+        done += _pictures(args, data, outputs, timed)
+    if not args.quiet:
+        for path in done:
+            echo(f"wrote {path}")
+        echo("time: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in timings))
+    return 0
+
+
+def _pictures(args: argparse.Namespace, data, outputs: dict[str, str | None], timed) -> list[str]:  # noqa: ANN001
+    """The outputs that need Qt: the canvas PNG, the panel PNGs, the HTML report."""
+    from designer.io.atomic import atomic_write_bytes
+    from designer.present.export import write_html
+
+    notes: list[str] = []
+    try:
+        from designer.gui.window import pictures
+    except ImportError as e:
+        if outputs["png"] or outputs["panels"]:
+            raise ExportError(f"pictures need PySide6 and pyqtgraph, which cannot be imported here ({e})") from None
+        pictures = None
+        notes.append("The pictures are missing: PySide6 or pyqtgraph cannot be imported where this report was made.")
+    done: list[str] = []
+    canvas = None
+    panels: list = []
+    if pictures is not None:
+        pictures.ensure_application(quiet=True)
+        box: dict[str, object] = {}
+        if outputs["png"]:
+            def draw_png() -> None:
+                box["png"] = pictures.canvas_png(
+                    data.design, data.catalog, width=args.png_width, scale=args.png_scale,
+                    transparent=args.transparent, legend=not args.no_legend)
+            timed("canvas picture", draw_png)
+            atomic_write_bytes(outputs["png"], box["png"].png)
+            done.append(outputs["png"])
+        if outputs["html"]:
+            # the page has its own picture: 1,600 px wide on white, with the legend
+            same = outputs["png"] and args.png_width == HTML_PICTURE_PX and not args.transparent and not args.no_legend
+            if same:
+                canvas = box["png"]
+            else:
+                timed("html picture", lambda: box.__setitem__(
+                    "html", pictures.canvas_png(data.design, data.catalog, width=HTML_PICTURE_PX)))
+                canvas = box["html"]
+        if outputs["panels"] or outputs["html"]:
+            timed("panel pictures", lambda: box.__setitem__("panels", pictures.panel_pngs(data)))
+            panels = box["panels"]
+        if outputs["panels"]:
+            folder = Path(outputs["panels"])
+            try:
+                folder.mkdir(exist_ok=True)
+            except OSError as e:
+                raise ExportError(f"{folder}: cannot create the folder: {e.strerror or e}") from None
+            for pic in panels:
+                path = folder / f"{pic.name}.png"
+                atomic_write_bytes(path, pic.png)
+                done.append(str(path))
+    if outputs["html"]:
+        timed("html", lambda: write_html(data, outputs["html"], canvas=canvas, panels=panels, notes=notes))
+        done.append(outputs["html"])
+    return done
