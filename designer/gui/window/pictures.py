@@ -1,7 +1,8 @@
 """Pictures for the exports: the canvas (with its legend) and each analysis panel, as PNG bytes.
 
-Works with no display: :func:`ensure_application` chooses Qt's ``offscreen`` platform when
-there is no X11 or Wayland display and no platform was asked for, then creates the application.
+PySide6 and pyqtgraph are imported when this module is. Works with no display:
+:func:`ensure_application` chooses Qt's ``offscreen`` platform when there is no X11 or Wayland
+display and no platform was asked for, then creates the application.
 
 - :func:`canvas_png`: the whole design or a scene rectangle (the window's visible area), at a
   scale (1 = the canvas at 100 %) or a pixel width, on a white or transparent background, the
@@ -20,6 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pyqtgraph  # noqa: F401  (an ImportError here means pictures cannot be drawn on this machine)
+import PySide6.QtWidgets  # noqa: F401
 
 from designer.model import DesignError
 
