@@ -129,3 +129,19 @@ def test_opening_another_design_drops_the_old_analysis_time(window, qtbot):
     assert "Analyzed in" not in window.analysis.state.text()
     assert window.analysis.bisection.text() == "\u2014"
 
+
+
+def test_a_collapsed_rack_inside_an_su_reads_its_own_name(window):
+    """Like a device (``gpu3`` inside ``su1-node4``), an unnamed box drops its parent's prefix, so a
+    small box reads ``rack1`` rather than an elided ``su…ack1``; the hover text keeps the id."""
+    from designer.generators import GENERATORS
+
+    d = GENERATORS["rail-optimized"].build(nodes_per_su=8)
+    for g in d.groups:
+        if g.kind == "rack":
+            d.set_group_field(g.id, "collapsed", True)
+    window.document.set_design(d, None, collapse=False)
+    box = window.scene.boxes["su1-rack1"]
+    assert box.texts()[0] == "rack1"
+    assert "su1-rack1" in describe_item(window.scene, box)
+    assert window.scene.boxes["spine-rack1"].texts()[0] == "spine rack 1"  # a name is shown as it is

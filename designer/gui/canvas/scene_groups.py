@@ -20,6 +20,17 @@ from designer.gui.document.fragments import bounds
 from designer.model import Design, Group, units
 
 
+def box_title(design: Design, group_id: str) -> str:
+    """A collapsed group's label: its name, or its id without the prefix of the group around it
+    (``rack1`` inside ``su1``), as devices are labelled, so a small box still says which it is."""
+    g = design.group(group_id)
+    if g.name:
+        return g.label
+    for gid in design.ancestors(group_id)[1:]:
+        if group_id.startswith(gid + "-") and len(group_id) > len(gid) + 1:
+            return group_id[len(gid) + 1:]
+    return g.label
+
 class GroupHost(Protocol):
     """What the group shapes need from the scene."""
 
@@ -96,7 +107,7 @@ class GroupShapes:
             if subs.get("server") == 1:
                 parts.append("1 server")
             parts += count_text(counts).split(", ") if counts else []
-            self.boxes[gid].set_text(g.label, " \u00b7 ".join(parts) or "empty")
+            self.boxes[gid].set_text(box_title(d, gid), " \u00b7 ".join(parts) or "empty")
 
     def update(self, group_ids: Iterable[str], rebuilding: bool = False) -> None:
         """Recompute frames (around their contents) and box positions (centre of their members)."""
