@@ -8,20 +8,15 @@ a typo fails at once; errors are one line and exit 2.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
 from designer.cli.analyze import parse_sizes
 from designer.cli.common import echo
-from designer.model import DesignError
+from designer.present.export import ExportError, check_folder, check_output
 
 #: Width of the canvas picture in the HTML report, pixels.
 HTML_PICTURE_PX = 1600
-
-
-class ExportError(DesignError):
-    """An export that cannot be made as asked."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -57,37 +52,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--collective", default="allreduce", choices=COLLECTIVES, help="collective (default allreduce)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.set_defaults(func=run)
-
-
-def check_output(path: str, what: str) -> Path:
-    """``path`` can be written: its folder exists and is writable, and it is not a folder."""
-    if not path or path == "-":
-        raise ExportError(f"{what}: give a file name ('-' is not supported here)")
-    p = Path(path)
-    folder = p.parent if str(p.parent) else Path(".")
-    if p.is_dir():
-        raise ExportError(f"{path}: is a folder")
-    if not folder.is_dir():
-        raise ExportError(f"{path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise ExportError(f"{path}: cannot write here (permission denied)")
-    return p
-
-
-def check_folder(path: str) -> Path:
-    """``path`` is a writable folder, or can be made in a writable folder."""
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise ExportError(f"{path}: exists and is not a folder")
-    if not p.exists():
-        parent = p.parent if str(p.parent) else Path(".")
-        if not parent.is_dir():
-            raise ExportError(f"{path}: folder {parent} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise ExportError(f"{path}: cannot create this folder (permission denied)")
-    elif not os.access(p, os.W_OK):
-        raise ExportError(f"{path}: cannot write in this folder (permission denied)")
-    return p
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from designer import __version__
@@ -29,13 +30,48 @@ from designer.analysis.rules import Finding, check_design
 from designer.analysis.training.step import StepReport
 from designer.analysis.training.workload import Workload
 from designer.io.atomic import atomic_write_text
-from designer.model import Design
+from designer.model import Design, DesignError
 from designer.model.catalog import Catalog, default_catalog
 
 #: What the exports are called (CLI options, dialog check boxes, progress messages).
 OUTPUTS = ("png", "panels", "report", "html", "cabling", "graphml")
 
 Progress = Callable[[str, int, int], None]
+
+
+class ExportError(DesignError):
+    """An export that cannot be made as asked."""
+
+
+def check_output(path: str, what: str) -> Path:
+    """``path`` can be written: its folder exists and is writable, and it is not a folder."""
+    if not path or path == "-":
+        raise ExportError(f"{what}: give a file name ('-' is not supported here)")
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise ExportError(f"{path}: is a folder")
+    if not folder.is_dir():
+        raise ExportError(f"{path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise ExportError(f"{path}: cannot write here (permission denied)")
+    return p
+
+
+def check_folder(path: str) -> Path:
+    """``path`` is a writable folder, or can be made in a writable folder."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ExportError(f"{path}: exists and is not a folder")
+    if not p.exists():
+        parent = p.parent if str(p.parent) else Path(".")
+        if not parent.is_dir():
+            raise ExportError(f"{path}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise ExportError(f"{path}: cannot create this folder (permission denied)")
+    elif not os.access(p, os.W_OK):
+        raise ExportError(f"{path}: cannot write in this folder (permission denied)")
+    return p
 
 
 @dataclass
@@ -142,5 +178,5 @@ def write_html(data: ExportData, path: str | os.PathLike[str], canvas: Picture |
     atomic_write_text(path, html_report(data.document, canvas=canvas, panels=list(panels), notes=list(notes)))
 
 
-__all__ = ["OUTPUTS", "ExportData", "Picture", "export_document", "prepare", "report_text", "write_html",
-           "write_report"]
+__all__ = ["OUTPUTS", "ExportData", "ExportError", "Picture", "check_folder", "check_output", "export_document",
+           "prepare", "report_text", "write_html", "write_report"]

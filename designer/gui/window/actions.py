@@ -23,6 +23,12 @@ def _icon(window: MainWindow, name: str) -> QIcon:
     return icon(name, window.style())
 
 
+def _export(window: MainWindow) -> None:
+    from designer.gui.window.export_dialog import show_export_dialog
+
+    show_export_dialog(window)
+
+
 def build_actions(w: MainWindow) -> dict[str, QAction]:
     """Create every action of the window, keyed by a short name, and the menus and toolbar."""
     acts: dict[str, QAction] = {}
@@ -53,6 +59,8 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     act("open", "&Open\u2026", w.open_dialog, SK.Open, "open", "Open a design file")
     act("save", "&Save", w.save, SK.Save, "save", "Save the design")
     act("save_as", "Save &As\u2026", w.save_as, SK.SaveAs, tip="Save the design to another file")
+    act("export", "&Export\u2026", lambda: _export(w), QKeySequence("Ctrl+Shift+E"),
+        tip="Export pictures, the JSON and HTML reports, the cabling plan or GraphML")
     act("close", "&Close Window", w.close, SK.Close)
     act("quit", "&Quit", w.quit_all, SK.Quit)
     undo = w.document.undo_group.createUndoAction(w, "&Undo")
@@ -99,7 +107,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         m.addAction(acts[k])
     w.recent_menu = m.addMenu("Open &Recent")
     m.addSeparator()
-    for k in ("save", "save_as"):
+    for k in ("save", "save_as", "export"):
         m.addAction(acts[k])
     m.addSeparator()
     m.addAction(acts["close"])

@@ -1,0 +1,263 @@
+"""File ▸ Export…: the exports of ``topo-designer export`` from the window, with a progress bar.
+
+The dialog names a folder and a base name; each chosen output is written there as
+``NAME.png``, ``NAME-panels/``, ``NAME.json``, ``NAME.html``, ``NAME-cabling.csv``,
+``NAME.graphml``. The analysis runs once, on a copy of the design in a worker thread, while a
+progress dialog shows its stage; the pictures are drawn on the UI thread afterwards. Errors are
+shown in a dialog, in the command line's words.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QProgressDialog,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.model import DesignError
+
+if TYPE_CHECKING:
+    from designer.gui.window.main_window import MainWindow
+
+#: (key, label, file name from the base name)
+OUTPUTS = (
+    ("png", "Canvas picture (PNG)", "{}.png"),
+    ("panels", "Analysis panel pictures (PNG, one per panel)", "{}-panels"),
+    ("report", "JSON report", "{}.json"),
+    ("html", "HTML report (self-contained)", "{}.html"),
+    ("cabling", "Cabling plan (CSV)", "{}-cabling.csv"),
+    ("graphml", "GraphML (networkx, yEd)", "{}.graphml"),
+)
+NO_WORKLOAD = ""
+
+
+class ExportDialog(QDialog):
+    """Which outputs, where, and how the canvas picture is drawn."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.setWindowTitle("Export")
+        settings = QSettings()
+        path = window.document.path if hasattr(window.document, "path") else None
+        stem = Path(path).stem if path else (window.document.design.name or "design")
+        folder = settings.value("export/folder", str(Path(path).parent) if path else str(Path.home()))
+        layout = QVBoxLayout(self)
+
+        where = QFormLayout()
+        self.folder = QLineEdit(str(folder))
+        browse = QPushButton("Browse\u2026")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.folder, 1)
+        row.addWidget(browse)
+        holder = QWidget()
+        holder.setLayout(row)
+        row.setContentsMargins(0, 0, 0, 0)
+        where.addRow("Folder:", holder)
+        self.base = QLineEdit("".join(c if c.isalnum() or c in "-_." else "-" for c in stem) or "design")
+        where.addRow("Base name:", self.base)
+        layout.addLayout(where)
+
+        box = QGroupBox("Outputs")
+        col = QVBoxLayout(box)
+        self.checks: dict[str, QCheckBox] = {}
+        for key, label, pattern in OUTPUTS:
+            check = QCheckBox(f"{label}  \u2192  {pattern.format('NAME')}")
+            check.setChecked(key in ("png", "report", "html"))
+            self.checks[key] = check
+            col.addWidget(check)
+        layout.addWidget(box)
+
+        pic = QGroupBox("Canvas picture")
+        form = QFormLayout(pic)
+        self.whole = QRadioButton("Whole design")
+        self.visible = QRadioButton("Visible area")
+        self.whole.setChecked(True)
+        area = QHBoxLayout()
+        area.addWidget(self.whole)
+        area.addWidget(self.visible)
+        area.addStretch(1)
+        form.addRow("Area:", area)
+        self.width = QSpinBox()
+        self.width.setRange(16, 16384)
+        self.width.setValue(2400)
+        self.width.setSuffix(" px")
+        self.width.setToolTip("Width of the picture, the legend column included")
+        form.addRow("Width:", self.width)
+        self.transparent = QCheckBox("Transparent background (else white)")
+        self.legend = QCheckBox("Include the legend")
+        self.legend.setChecked(True)
+        form.addRow(self.transparent)
+        form.addRow(self.legend)
+        layout.addWidget(pic)
+
+        ana = QFormLayout()
+        self.workload = QComboBox()
+        self.workload.addItem("No workload", NO_WORKLOAD)
+        from designer.io.workload_file import preset_names
+
+        for name in preset_names():
+            self.workload.addItem(f"Workload: {name}", name)
+        current = _dock_workload(window)
+        if current:
+            i = self.workload.findData(current)
+            if i >= 0:
+                self.workload.setCurrentIndex(i)
+        ana.addRow("Training step:", self.workload)
+        layout.addLayout(ana)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.export_button = buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self._on_export)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        #: the files written by the last export
+        self.written: list[str] = []
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export to folder", self.folder.text())
+        if folder:
+            self.folder.setText(folder)
+
+    def paths(self) -> dict[str, Path]:
+        """The chosen outputs and their paths."""
+        folder = Path(self.folder.text().strip() or ".")
+        base = self.base.text().strip() or "design"
+        return {key: folder / pattern.format(base) for key, _, pattern in OUTPUTS if self.checks[key].isChecked()}
+
+    def _on_export(self) -> None:
+        try:
+            self.written = self.run_export()
+        except DesignError as e:
+            self.window_.show_error("Export failed", str(e))
+            return
+        if self.written:
+            QSettings().setValue("export/folder", self.folder.text())
+            self.window_.statusBar().showMessage(f"Exported {len(self.written)} files to {self.folder.text()}", 8000)
+            self.accept()
+
+    def run_export(self) -> list[str]:
+        """Export the chosen outputs; raise :class:`DesignError` with a one-line message on failure."""
+        from designer.gui.window import pictures
+        from designer.interop import write_graphml
+        from designer.io.atomic import atomic_write_bytes
+        from designer.present.cabling import write_cabling
+        from designer.present.export import check_folder, check_output, write_html, write_report
+
+        paths = self.paths()
+        if not paths:
+            raise DesignError("nothing to export: tick at least one output")
+        for key, path in paths.items():
+            if key == "panels":
+                check_folder(str(path))
+            else:
+                check_output(str(path), key)
+        workload = None
+        if self.workload.currentData():
+            from designer.io.workload_file import load_workload
+
+            workload = load_workload(self.workload.currentData())
+        w = self.window_
+        design = w.document.design.copy()  # the analysis runs off the UI thread on its own copy
+        area = w.view.visible_scene_rect() if self.visible.isChecked() else None
+        steps = ["analysis", *paths]
+        progress = QProgressDialog("Analysing the design\u2026", "", 0, 100 * len(steps), self)
+        progress.setWindowTitle("Export")
+        progress.setCancelButton(None)
+        progress.setWindowModality(Qt.WindowModality.WindowModal)
+        progress.setMinimumDuration(300)
+        progress.setValue(0)
+        state: dict[str, Any] = {"stage": "analysis", "done": 0, "total": 1}
+
+        def report_progress(stage: str, done: int, total: int) -> None:
+            state.update(stage=stage, done=done, total=max(total, 1))
+
+        source = str(getattr(w.document, "path", "") or design.name)
+        from designer.present.export import prepare
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(prepare, design, source=source, catalog=w.catalog, workload=workload,
+                                 progress=report_progress)
+            while not future.done():
+                progress.setLabelText(f"Analysing the design: {state['stage']}\u2026")
+                progress.setValue(int(100 * state["done"] / state["total"]))
+                QApplication.processEvents()
+                time.sleep(0.02)
+            try:
+                data = future.result()
+            finally:
+                progress.setValue(100)
+        written: list[str] = []
+        labels = {key: label for key, label, _ in OUTPUTS}
+        try:
+            for n, (key, path) in enumerate(paths.items(), 1):
+                progress.setLabelText(f"Writing the {labels[key].split(' (')[0].lower()}\u2026")
+                QApplication.processEvents()
+                if key == "png":
+                    pic = pictures.canvas_png(design, w.catalog, width=self.width.value(), area=area,
+                                              transparent=self.transparent.isChecked(),
+                                              legend=self.legend.isChecked(), collapse=False)
+                    atomic_write_bytes(path, pic.png)
+                    written.append(str(path))
+                elif key == "panels":
+                    path.mkdir(exist_ok=True)
+                    for p in pictures.panel_pngs(data):
+                        atomic_write_bytes(path / f"{p.name}.png", p.png)
+                        written.append(str(path / f"{p.name}.png"))
+                elif key == "report":
+                    write_report(data, path)
+                    written.append(str(path))
+                elif key == "html":
+                    canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False)
+                    write_html(data, path, canvas=canvas, panels=pictures.panel_pngs(data))
+                    written.append(str(path))
+                elif key == "cabling":
+                    write_cabling(design, path, w.catalog)
+                    written.append(str(path))
+                elif key == "graphml":
+                    write_graphml(design, path, w.catalog)
+                    written.append(str(path))
+                progress.setValue(100 * (n + 1))
+        except OSError as e:
+            raise DesignError(f"cannot write: {e.strerror or e}") from None
+        finally:
+            progress.close()
+        return written
+
+
+def _dock_workload(window: MainWindow) -> str:
+    """The workload preset chosen in the analysis dock, if any."""
+    combo = getattr(getattr(window, "analysis", None), "workload", None)
+    data = combo.currentData() if isinstance(combo, QComboBox) else None
+    return data if isinstance(data, str) else ""
+
+
+def show_export_dialog(window: MainWindow) -> ExportDialog:
+    """Open File ▸ Export… (modal); returns the dialog (its ``written`` lists the files)."""
+    dialog = ExportDialog(window)
+    dialog.exec()
+    return dialog
+
+
+__all__ = ["OUTPUTS", "ExportDialog", "show_export_dialog"]
