@@ -20,3 +20,26 @@ def test_without_a_saved_arrangement_the_analysis_gets_the_most_room(make_window
     QApplication.processEvents()
     right = [window.docks[k].height() for k in ("inspector", "overview", "analysis")]
     assert right[2] == max(right)
+
+
+def test_the_first_start_size_fits_a_smaller_screen():
+    from PySide6.QtCore import QRect
+
+    from designer.gui.window.main_window import FIRST_START_SIZE, first_start_size
+
+    assert first_start_size(QRect(0, 0, 1920, 1080)) == FIRST_START_SIZE == (1440, 900)
+    assert first_start_size(QRect(0, 0, 1280, 800)) == (1280, 800)
+    assert first_start_size(QRect(0, 24, 1280, 776)) == (1280, 776)  # a panel takes the top
+    assert first_start_size(None) == FIRST_START_SIZE
+
+
+def test_a_new_window_is_no_larger_than_the_screen(qtbot, tmp_path, catalog):
+    from designer.gui.window.main_window import MainWindow
+
+    w = MainWindow(catalog, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(w)
+    free, least = w.screen().availableGeometry(), w.minimumSizeHint()  # the test screen is 800x800
+    assert w.width() <= max(free.width(), least.width()) and w.height() <= max(free.height(), least.height())
+    assert (w.width(), w.height()) != (1440, 900)
+    w.document.undo_stack.setClean()
+    w.close()

@@ -89,9 +89,14 @@ def run_gui(path: str | None = None) -> int:
             "another --catalog, then start again. Without the catalog every analysis and bill of "
             "materials would be wrong.")
         return 2
+    from designer.gui.window.main_window import FIRST_START_SIZE
+
     geometry = QSettings().value("window/geometry")
-    if geometry is not None:
-        window.restoreGeometry(geometry)
-    window.show()
+    if geometry is not None and window.restoreGeometry(geometry):
+        window.show()
+    elif window.width() < FIRST_START_SIZE[0] or window.height() < FIRST_START_SIZE[1]:
+        window.showMaximized()  # a small screen: the window manager fits the frame to it
+    else:
+        window.show()
     window.view.zoom_to_fit()
     return int(app.exec())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QRectF, QSettings, Qt, QTimer
+from PySide6.QtCore import QPointF, QRect, QRectF, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -42,6 +42,19 @@ FILE_FILTER = "Topology designs (*.json *.topo);;All files (*)"
 _WINDOWS: list[MainWindow] = []
 
 
+#: The window's size at first start, on a screen that holds it.
+FIRST_START_SIZE = (1440, 900)
+
+
+def first_start_size(available: QRect | None) -> tuple[int, int]:
+    """The first-start size, shrunk to the screen's free area on a smaller screen (1280x800), so
+    nothing is cut off; the canvas keeps at least half the width at either size."""
+    w, h = FIRST_START_SIZE
+    if available is None or available.isEmpty():
+        return w, h
+    return min(w, available.width()), min(h, available.height())
+
+
 class MainWindow(QMainWindow):
     """One design in one window."""
 
@@ -75,7 +88,7 @@ class MainWindow(QMainWindow):
         self.checker.stale.connect(self._on_checker_stale)
         self.view.zoom_changed.connect(self._on_view_zoom_changed)
         self.setAcceptDrops(True)
-        self.resize(1440, 900)
+        self.resize(*first_start_size(self.screen().availableGeometry() if self.screen() else None))
         self._update_title()
         self._update_recent_menu()
         _WINDOWS.append(self)
