@@ -56,6 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from designer.io import load_design
+    from designer.model.catalog import default_catalog
     from designer.present.export import prepare
 
     outputs = {k: getattr(args, k) for k in ("png", "panels", "report", "html", "cabling", "graphml")}
@@ -82,9 +83,14 @@ def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
     source = "<stdin>" if args.file == "-" else args.file
     timings: list[tuple[str, float]] = []
-    t0 = time.perf_counter()
-    data = prepare(design, source=source, sizes=sizes, workload=workload, collective=args.collective)
-    timings.append(("analysis", time.perf_counter() - t0))
+    catalog = default_catalog()
+    data = None
+    if outputs["report"] or outputs["html"] or outputs["panels"]:
+        # the canvas picture, the cabling plan and GraphML need no analysis
+        t0 = time.perf_counter()
+        data = prepare(design, source=source, catalog=catalog, sizes=sizes, workload=workload,
+                       collective=args.collective)
+        timings.append(("analysis", time.perf_counter() - t0))
     done: list[str] = []
 
     def timed(name: str, fn) -> None:  # noqa: ANN001
@@ -101,15 +107,15 @@ def run(args: argparse.Namespace) -> int:
     if outputs["cabling"]:
         from designer.present.cabling import write_cabling
 
-        timed("cabling", lambda: write_cabling(design, outputs["cabling"], data.catalog))
+        timed("cabling", lambda: write_cabling(design, outputs["cabling"], catalog))
         done.append(outputs["cabling"])
     if outputs["graphml"]:
         from designer.interop import write_graphml
 
-        timed("graphml", lambda: write_graphml(design, outputs["graphml"], data.catalog))
+        timed("graphml", lambda: write_graphml(design, outputs["graphml"], catalog))
         done.append(outputs["graphml"])
     if outputs["png"] or outputs["panels"] or outputs["html"]:
-        done += _pictures(args, data, outputs, timed)
+        done += _pictures(args, design, catalog, data, outputs, timed)
     if not args.quiet:
         for path in done:
             echo(f"wrote {path}")
@@ -117,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pictures(args: argparse.Namespace, data, outputs: dict[str, str | None], timed) -> list[str]:  # noqa: ANN001
+def _pictures(args: argparse.Namespace, design, catalog, data, outputs: dict[str, str | None],  # noqa: ANN001
+              timed) -> list[str]:  # noqa: ANN001
     """The outputs that need Qt: the canvas PNG, the panel PNGs, the HTML report."""
     from designer.io.atomic import atomic_write_bytes
     from designer.present.export import write_html
@@ -139,7 +146,7 @@ def _pictures(args: argparse.Namespace, data, outputs: dict[str, str | None], ti
         if outputs["png"]:
             def draw_png() -> None:
                 box["png"] = pictures.canvas_png(
-                    data.design, data.catalog, width=args.png_width, scale=args.png_scale,
+                    design, catalog, width=args.png_width, scale=args.png_scale,
                     transparent=args.transparent, legend=not args.no_legend)
             timed("canvas picture", draw_png)
             atomic_write_bytes(outputs["png"], box["png"].png)
@@ -151,7 +158,7 @@ def _pictures(args: argparse.Namespace, data, outputs: dict[str, str | None], ti
                 canvas = box["png"]
             else:
                 timed("html picture", lambda: box.__setitem__(
-                    "html", pictures.canvas_png(data.design, data.catalog, width=HTML_PICTURE_PX)))
+                    "html", pictures.canvas_png(design, catalog, width=HTML_PICTURE_PX)))
                 canvas = box["html"]
         if outputs["panels"] or outputs["html"]:
             timed("panel pictures", lambda: box.__setitem__("panels", pictures.panel_pngs(data)))

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.export.conftest import SAMPLE
+from export_helpers import SAMPLE
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,10 +11,31 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from export_helpers import PNG_WIDTH, SAMPLE, report_validator
 
 from designer.io import load_design
 from designer.model.catalog import link_rate_gbps
-from tests.export.conftest import PNG_WIDTH, SAMPLE, report_validator
+
+
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every output of ``topo-designer export`` of the 256-GPU SuperPOD sample with a workload."""
+    out = tmp_path_factory.mktemp("export")
+    files = {"png": out / "canvas.png", "panels": out / "panels", "report": out / "report.json",
+             "html": out / "report.html", "cabling": out / "cabling.csv", "graphml": out / "fabric.graphml"}
+    args = ["export", str(SAMPLE), "--png-width", str(PNG_WIDTH), "--workload", "llama3-70b", "--quiet",
+            "--sizes", "1KiB:1GiB"]
+    for key, path in files.items():
+        args += [f"--{key}", str(path)]
+    from designer.cli import main
+
+    assert main(args) == 0
+    return files
+
+
+@pytest.fixture(scope="session")
+def report(exported: dict[str, Path]) -> dict:
+    return json.loads(exported["report"].read_text())
 
 
 def _image(path_or_bytes):
