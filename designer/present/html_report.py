@@ -207,7 +207,8 @@ def _workload(doc: dict[str, Any]) -> str:
     if w is None:
         return ""
     p = w["parallelism"]
-    layout = ", ".join(f"{k.upper()} {v}" for k, v in p.items() if isinstance(v, int) and not isinstance(v, bool))
+    layout = ", ".join(f"{k.upper() if len(k) == 2 else k.replace('_', ' ')} {v}" for k, v in p.items()
+                       if isinstance(v, int) and not isinstance(v, bool))
     figs = [
         ("step time", "workload.step_time_s", w["step_time_s"], units.duration),
         ("compute", "workload.compute_s", w["compute_s"], units.duration),
@@ -287,8 +288,14 @@ def _assumptions(doc: dict[str, Any]) -> str:
     a = doc.get("assumptions")
     if a is None:
         return ""
-    rows = [[_e(c["name"]), _e(_fmt_value(c["value"])), _e(c["unit"]), f'<span class="src">{_e(c["source"])}</span>']
-            for c in a["constants"]]
+    rows, previous = [], ""
+    for c in a["constants"]:
+        # the entries of a table constant share one source: written once
+        same = c["source"] == previous
+        source = "\u2033 (as above)" if same else c["source"].replace("``", "")
+        rows.append([_e(c["name"]), _e(_fmt_value(c["value"])), _e(c["unit"]),
+                     f'<span class="src">{_e(source)}</span>'])
+        previous = c["source"]
     cat = [[_e(c["item"]), _e(c["field"]), _e(_fmt_value(c["value"])), _e(c["unit"]),
             f'<span class="src">{_e(c["source"])}</span>'] for c in a["catalog"]]
     return ("<h2>Assumptions</h2>"
