@@ -49,8 +49,9 @@ figcaption { color: #5a6472; font-size: 12px; }
 .src { color: #5a6472; font-size: 11.5px; }
 @media print {
   body { margin: 0; max-width: none; font-size: 11pt; }
-  h2 { break-after: avoid; page-break-after: avoid; }
-  table, figure, .figures, tr { break-inside: avoid; page-break-inside: avoid; }
+  h2, h3, .sub { break-after: avoid; page-break-after: avoid; }
+  figure, .figures, .figure, tr { break-inside: avoid; page-break-inside: avoid; }
+  thead { display: table-header-group; }
   .panels { display: block; }
   a { color: inherit; text-decoration: none; }
 }
