@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
@@ -119,3 +120,30 @@ def test_16k_sample_names_every_pod_at_fit_zoom(window):
     window.view.zoom_to_fit()
     shown = window.scene.shown_titles(window.view)
     assert {f"pod{p}" for p in range(1, 17)} <= shown
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1280, 800)])
+def test_opened_sample_names_every_outer_group_at_fit_zoom_and_covers_no_device(make_window, size):
+    """The start-up sample at the window's first-start sizes: the spine rack's frame sits just above
+    the SU's, so the SU's title finds a free place along the SU frame's top edge."""
+    from designer.gui.canvas.scene_paint import title_pills
+
+    window = make_window()
+    window.resize(*size)
+    window.document.set_design(load_design(FOLDER / "superpod-h100-1su.json"), None)
+    QApplication.processEvents()
+    scene, view = window.scene, window.view
+    for zoom in (None, 0.23, 0.3):
+        if zoom is None:
+            view.zoom_to_fit()
+        else:
+            view.zoom_by(zoom / view.scale_factor())
+            view.centerOn(scene.frames["su1"].rect().center())
+        shown = scene.shown_titles(view)
+        assert "su1" in shown, (zoom, view.scale_factor())
+        world = view.viewportTransform()
+        px = QRectF(view.viewport().rect())
+        rect = view.mapToScene(view.viewport().rect()).boundingRect()
+        for pill, _text, frame in title_pills(world, rect, scene.frames.values(), px, scene.holds_nothing):
+            if view.scale_factor() >= style.LOD_BOX_ONLY:
+                assert scene.holds_nothing(world.inverted()[0].mapRect(pill)), (zoom, frame.group_id)

@@ -25,7 +25,9 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpE
 
 from designer.gui import style
 from designer.gui.canvas.items import (
+    BOX_TYPE,
     BUNDLE_TYPE,
+    DEVICE_TYPE,
     BundleItem,
     CollapsedGroupItem,
     DeviceItem,
@@ -625,14 +627,20 @@ class DesignScene(QGraphicsScene):
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         """Group titles on top of the links (see :func:`designer.gui.canvas.scene_paint.paint_titles`)."""
         if self.frames or self.boxes:
-            self.titles_pinned = paint_titles(painter, rect, self.frames.values(), self.boxes.values())
+            self.titles_pinned = paint_titles(painter, rect, self.frames.values(), self.boxes.values(),
+                                              self.holds_nothing)
+
+    def holds_nothing(self, area: QRectF) -> bool:
+        """Whether no device or collapsed box is drawn in ``area`` (scene units): room for a title."""
+        return not any(item.type() in (DEVICE_TYPE, BOX_TYPE) and item.isVisible() for item in self.items(area))
 
     def shown_titles(self, view: QGraphicsView) -> set[str]:
         """Groups whose title (frame) or label (collapsed box) the view shows as it stands."""
         world = view.viewportTransform()
         px = QRectF(view.viewport().rect())
         rect = view.mapToScene(view.viewport().rect()).boundingRect()
-        shown = {frame.group_id for _, _, frame in title_pills(world, rect, self.frames.values(), px)}
+        shown = {frame.group_id for _, _, frame in title_pills(world, rect, self.frames.values(), px,
+                                                                self.holds_nothing)}
         return shown | {box.group_id for _, box in box_labels(world, rect, self.boxes.values(), px)}
 
     def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QTransform
@@ -47,8 +47,18 @@ def _pin(pill: QRectF, area: QRectF, view: QRectF, top: float) -> QRectF:
     return QRectF(max(x, pill.left()), max(y, pill.top()), pill.width(), pill.height())
 
 
+def _along_top(area: QRectF, width: float, height: float) -> list[QRectF]:
+    """Places for a title along the top edge of a frame (device pixels): above it, then inside it,
+    from the left, in steps of half a title."""
+    step = max(24.0, width / 2)
+    count = max(1, min(16, int((area.width() - width - 12) // step) + 1))
+    return [QRectF(area.left() + 4 + i * step, y, width, height)
+            for y in (area.top() - height - 2, area.top() + 4) for i in range(count)]
+
+
 def title_pills(
-    world: QTransform, rect: QRectF, frames: Iterable[GroupFrameItem], view: QRectF | None = None
+    world: QTransform, rect: QRectF, frames: Iterable[GroupFrameItem], view: QRectF | None = None,
+    free: Callable[[QRectF], bool] | None = None,
 ) -> list[tuple[QRectF, str, GroupFrameItem]]:
     """Where group titles go, in device pixels: ``(pill, text, frame)`` for each title shown.
 
@@ -60,7 +70,13 @@ def title_pills(
     sight is pinned to the top-left of the visible part of its frame, below the titles of the
     frames around it, so the groups under the window stay named at any zoom. A title that would
     cover another title is left out.
+
+    ``free(scene_rect)`` says whether a place covers no device or collapsed box; with it, an
+    outermost title whose place above the frame is taken slides along the frame's top edge (above
+    it, then inside it) to the first place that covers nothing, so a frame with devices or another
+    frame just above it keeps its title at the zoom the window opens with.
     """
+    inverse = world.inverted()[0]
     scale = world.m11()
     fm = QFontMetricsF(style.label_font(8.5, bold=True))
     height = fm.height()
@@ -81,7 +97,15 @@ def title_pills(
             pill = QRectF(area.left() + 8, area.top() + 2, width + 12, height + 2)
         elif frame.zValue() <= -9.999:  # outermost frames: title above the frame when the header is tiny
             pill = QRectF(area.left() + 4, area.top() - height - 4, width + 12, height + 2)
-            if any(other is not frame and pill.intersects(a) for other, a in outer):
+            crowded = any(other is not frame and pill.intersects(a) for other, a in outer)
+            if free is not None and (crowded or not free(inverse.mapRect(pill))):
+                place = next((p for p in _along_top(area, width + 12, height + 2)
+                              if not any(other is not frame and p.intersects(a) for other, a in outer)
+                              and not any(p.intersects(q) for q, _, _ in pills) and free(inverse.mapRect(p))),
+                             None)
+                if place is not None:
+                    pill, crowded = place, False
+            if crowded:
                 if scale >= style.LOD_BOX_ONLY:  # devices are drawn in detail: cover none
                     continue
                 pill = QRectF(area.left() + 8, area.top() + 4, width + 12, height + 2)  # inside, top left
@@ -124,7 +148,8 @@ def box_labels(
 
 
 def paint_titles(
-    painter: QPainter, rect: QRectF, frames: Iterable[GroupFrameItem], boxes: Iterable[CollapsedGroupItem]
+    painter: QPainter, rect: QRectF, frames: Iterable[GroupFrameItem], boxes: Iterable[CollapsedGroupItem],
+    free: Callable[[QRectF], bool] | None = None,
 ) -> bool:
     """Group titles (see :func:`title_pills`) and collapsed-group labels (:func:`box_labels`) at a
     constant screen size, kept inside the painted device. Returns whether a title was pinned
@@ -140,7 +165,7 @@ def paint_titles(
         if ok:
             rect = rect.united(inverse.mapRect(view))
     frames = list(frames)
-    pills = title_pills(world, rect, frames, view)
+    pills = title_pills(world, rect, frames, view, free)
     pinned = False
     painter.save()
     painter.resetTransform()
