@@ -103,3 +103,27 @@ def test_files_without_pictures_need_no_qt(tmp_path):
     png = subprocess.run([*base, "--png", str(tmp_path / "c.png")], capture_output=True, text=True, timeout=300,
                          cwd=ROOT)
     assert "PySide6" in one_line_error(png)
+
+
+def test_a_design_without_gpus_still_exports(tmp_path):
+    from designer.cli import main
+    from designer.io import save_design
+    from designer.model import Design, Device, Link, PortGroup
+
+    d = Design("pair")
+    net = (PortGroup("p", 1, 400.0),)
+    d.add_device(Device("a", "switch", net, tier="leaf"))
+    d.add_device(Device("b", "switch", net, tier="spine"))
+    d.add_link(Link("l", "a", "p1", "b", "p1", medium="optical", length_m=20, cable="sr4-400g-mm"))
+    for design in (d, Design("empty")):
+        path = tmp_path / f"{design.name}.json"
+        save_design(design, path)
+        out = tmp_path / design.name
+        out.mkdir()
+        args = ["export", str(path), "--quiet", "--png", str(out / "c.png"), "--panels", str(out / "p"),
+                "--report", str(out / "r.json"), "--html", str(out / "r.html"), "--cabling", str(out / "c.csv"),
+                "--graphml", str(out / "g.graphml")]
+        assert main(args) == 0
+        assert not list((out / "p").glob("*.png"))  # nothing to plot without GPUs
+        rows = (out / "c.csv").read_text().strip().splitlines()
+        assert len(rows) == 1 + design.link_count()

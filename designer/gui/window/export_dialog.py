@@ -210,6 +210,14 @@ class ExportDialog(QDialog):
                 progress.setValue(100)
         written: list[str] = []
         labels = {key: label for key, label, _ in OUTPUTS}
+        drawn: list[Any] = []
+
+        def panels() -> list[Any]:
+            """The panel pictures, drawn once for the panel files and the HTML report."""
+            if not drawn:
+                drawn.append(pictures.panel_pngs(data))
+            return drawn[0]
+
         try:
             for n, (key, path) in enumerate(paths.items(), 1):
                 progress.setLabelText(f"Writing the {labels[key].split(' (')[0].lower()}\u2026")
@@ -222,7 +230,7 @@ class ExportDialog(QDialog):
                     written.append(str(path))
                 elif key == "panels":
                     path.mkdir(exist_ok=True)
-                    for p in pictures.panel_pngs(data):
+                    for p in panels():
                         atomic_write_bytes(path / f"{p.name}.png", p.png)
                         written.append(str(path / f"{p.name}.png"))
                 elif key == "report":
@@ -230,7 +238,7 @@ class ExportDialog(QDialog):
                     written.append(str(path))
                 elif key == "html":
                     canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False)
-                    write_html(data, path, canvas=canvas, panels=pictures.panel_pngs(data))
+                    write_html(data, path, canvas=canvas, panels=panels())
                     written.append(str(path))
                 elif key == "cabling":
                     write_cabling(design, path, w.catalog)

@@ -210,10 +210,7 @@ def _live_result(data: ExportData) -> Any:
 
 
 def _has_data(panel: Any) -> bool:
-    items = panel.plot.getPlotItem().listDataItems()
-    if not items:
-        return True
-    for item in items:
+    for item in panel.plot.getPlotItem().listDataItems():
         x, _ = item.getData()
         if x is not None and len(x):
             return True
