@@ -43,3 +43,22 @@ def test_a_new_window_is_no_larger_than_the_screen(qtbot, tmp_path, catalog):
     assert (w.width(), w.height()) != (1440, 900)
     w.document.undo_stack.setClean()
     w.close()
+
+
+def test_the_first_start_fits_the_design_into_the_canvas_as_shown(make_window, qtbot, tmp_path, catalog):
+    """The fit waits for the docks' first-start sizes: the design fills the canvas's width or height."""
+    from designer.gui.window.app import show_window
+    from designer.gui.window.main_window import MainWindow
+    from designer.io import load_design
+    from designer.model.shipped import sample_designs_dir
+
+    make_window().close()  # the fixture's settings, without a saved arrangement
+    window = MainWindow(catalog, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window)
+    window.resize(1440, 900)
+    window.document.set_design(load_design(sample_designs_dir() / "superpod-h100-1su.json"), None)
+    show_window(window)
+    view = window.view
+    shown = view.mapFromScene(window.scene.itemsBoundingRect()).boundingRect()
+    port = view.viewport().rect()
+    assert shown.width() >= 0.85 * port.width() or shown.height() >= 0.85 * port.height(), (shown, port)

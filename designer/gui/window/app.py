@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyqtgraph  # noqa: F401
 import PySide6.QtWidgets  # noqa: F401
@@ -71,6 +71,23 @@ def create_window(path: str | None) -> MainWindow:
     return window
 
 
+def show_window(window: MainWindow, geometry: Any = None) -> None:
+    """Show the window at its last size and place (``geometry``), or at its first-start size
+    (maximized on a screen smaller than that), then fit the design into the canvas as shown."""
+    from PySide6.QtWidgets import QApplication
+
+    from designer.gui.window.main_window import FIRST_START_SIZE
+
+    if geometry is not None and window.restoreGeometry(geometry):
+        window.show()
+    elif window.width() < FIRST_START_SIZE[0] or window.height() < FIRST_START_SIZE[1]:
+        window.showMaximized()  # a small screen: the window manager fits the frame to it
+    else:
+        window.show()
+    QApplication.processEvents()  # the docks take their first-start sizes before the fit
+    window.view.zoom_to_fit()
+
+
 def run_gui(path: str | None = None) -> int:
     """Open the designer window on ``path`` (or a sample design) and run until it closes."""
     from PySide6.QtCore import QSettings
@@ -89,14 +106,5 @@ def run_gui(path: str | None = None) -> int:
             "another --catalog, then start again. Without the catalog every analysis and bill of "
             "materials would be wrong.")
         return 2
-    from designer.gui.window.main_window import FIRST_START_SIZE
-
-    geometry = QSettings().value("window/geometry")
-    if geometry is not None and window.restoreGeometry(geometry):
-        window.show()
-    elif window.width() < FIRST_START_SIZE[0] or window.height() < FIRST_START_SIZE[1]:
-        window.showMaximized()  # a small screen: the window manager fits the frame to it
-    else:
-        window.show()
-    window.view.zoom_to_fit()
+    show_window(window, QSettings().value("window/geometry"))
     return int(app.exec())
