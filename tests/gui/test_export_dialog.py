@@ -73,3 +73,36 @@ def test_errors_are_shown_in_a_dialog(window, tmp_path, dialogs):
     d2 = _dialog(window, tmp_path, set())
     d2._on_export()
     assert "nothing to export" in dialogs.shown[1][1]
+
+
+def test_a_long_export_shows_its_progress(window, tmp_path, monkeypatch):
+    import time
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QProgressDialog
+
+    import designer.present.export as export
+
+    real = export.prepare
+
+    def slow_prepare(*args, **kwargs):
+        time.sleep(0.8)  # as the analysis of a large design
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export, "prepare", slow_prepare)
+    window.document.set_design(load_design(SAMPLE), None)
+    seen: list[str] = []
+
+    def look() -> None:
+        for w in QApplication.topLevelWidgets():
+            if isinstance(w, QProgressDialog) and w.isVisible():
+                seen.append(w.labelText())
+
+    timer = QTimer()
+    timer.timeout.connect(look)
+    timer.start(50)
+    d = _dialog(window, tmp_path, {"report"})
+    d.run_export()
+    timer.stop()
+    assert any("Analysing the design" in text for text in seen)
+    assert (tmp_path / "fabric.json").exists()

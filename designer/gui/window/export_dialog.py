@@ -2,8 +2,9 @@
 
 The dialog names a folder and a base name; each chosen output is written there as
 ``NAME.png``, ``NAME-panels/``, ``NAME.json``, ``NAME.html``, ``NAME-cabling.csv``,
-``NAME.graphml``. The analysis runs once, on a copy of the design in a worker thread, while a
-progress dialog shows its stage; the pictures are drawn on the UI thread afterwards. Errors are
+``NAME.graphml``. The analysis runs once, on a copy of the design in a worker thread, which also
+writes the JSON report, the cabling plan and GraphML while a progress dialog shows the stage;
+the pictures (and the HTML report holding them) are drawn on the UI thread afterwards. Errors are
 shown in a dialog, in the command line's words.
 """
 
@@ -181,47 +182,69 @@ class ExportDialog(QDialog):
         w = self.window_
         design = w.document.design.copy()  # the analysis runs off the UI thread on its own copy
         area = w.view.visible_scene_rect() if self.visible.isChecked() else None
-        steps = ["analysis", *paths]
-        progress = QProgressDialog("Analysing the design\u2026", "", 0, 100 * len(steps), self)
+        labels = {key: label.split(" (")[0].lower() for key, label, _ in OUTPUTS}
+        background = [k for k in ("report", "cabling", "graphml") if k in paths]  # no Qt: off the UI thread
+        foreground = [k for k in ("png", "panels", "html") if k in paths]
+        analysed = any(k in paths for k in ("report", "html", "panels"))
+        steps = int(analysed) + len(paths)
+        progress = QProgressDialog("Analysing the design\u2026", "", 0, 100 * steps, self)
         progress.setWindowTitle("Export")
         progress.setCancelButton(None)
         progress.setWindowModality(Qt.WindowModality.WindowModal)
         progress.setMinimumDuration(300)
         progress.setValue(0)
-        state: dict[str, Any] = {"stage": "analysis", "done": 0, "total": 1}
+        state: dict[str, Any] = {"text": "Analysing the design\u2026", "step": 0, "done": 0, "total": 1}
+        written: list[str] = []
 
         def report_progress(stage: str, done: int, total: int) -> None:
-            state.update(stage=stage, done=done, total=max(total, 1))
+            state.update(text=f"Analysing the design: {stage}\u2026", done=done, total=max(total, 1))
 
         source = str(getattr(w.document, "path", "") or design.name)
-        from designer.present.export import prepare
 
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(prepare, design, source=source, catalog=w.catalog, workload=workload,
-                                 progress=report_progress)
-            while not future.done():
-                progress.setLabelText(f"Analysing the design: {state['stage']}\u2026")
-                progress.setValue(int(100 * state["done"] / state["total"]))
-                QApplication.processEvents()
-                time.sleep(0.02)
-            try:
-                data = future.result()
-            finally:
-                progress.setValue(100)
-        written: list[str] = []
-        labels = {key: label for key, label, _ in OUTPUTS}
-        drawn: list[Any] = []
+        def work() -> Any:
+            """The analysis and the files that need no Qt, in a worker thread."""
+            from designer.present.export import prepare
 
-        def panels() -> list[Any]:
-            """The panel pictures, drawn once for the panel files and the HTML report."""
-            if not drawn:
-                drawn.append(pictures.panel_pngs(data))
-            return drawn[0]
+            data = None
+            if analysed:
+                data = prepare(design, source=source, catalog=w.catalog, workload=workload, progress=report_progress)
+                state.update(step=1, done=0)
+            for key in background:
+                state.update(text=f"Writing the {labels[key]}\u2026", done=0, total=1)
+                path = paths[key]
+                if key == "report":
+                    write_report(data, path)
+                elif key == "cabling":
+                    write_cabling(design, path, w.catalog)
+                else:
+                    write_graphml(design, path, w.catalog)
+                written.append(str(path))
+                state.update(step=state["step"] + 1)
+            return data
 
         try:
-            for n, (key, path) in enumerate(paths.items(), 1):
-                progress.setLabelText(f"Writing the {labels[key].split(' (')[0].lower()}\u2026")
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                future = pool.submit(work)
+                while not future.done():
+                    progress.setLabelText(state["text"])
+                    progress.setValue(int(100 * (state["step"] + state["done"] / state["total"])))
+                    QApplication.processEvents()
+                    time.sleep(0.02)
+                data = future.result()
+            drawn: list[Any] = []
+
+            def panels() -> list[Any]:
+                """The panel pictures, drawn once for the panel files and the HTML report."""
+                if not drawn:
+                    drawn.append(pictures.panel_pngs(data))
+                return drawn[0]
+
+            step = state["step"]
+            for key in foreground:
+                progress.setLabelText(f"Writing the {labels[key]}\u2026")
+                progress.setValue(100 * step)
                 QApplication.processEvents()
+                path = paths[key]
                 if key == "png":
                     pic = pictures.canvas_png(design, w.catalog, width=self.width.value(), area=area,
                                               transparent=self.transparent.isChecked(),
@@ -233,20 +256,11 @@ class ExportDialog(QDialog):
                     for p in panels():
                         atomic_write_bytes(path / f"{p.name}.png", p.png)
                         written.append(str(path / f"{p.name}.png"))
-                elif key == "report":
-                    write_report(data, path)
-                    written.append(str(path))
-                elif key == "html":
+                else:
                     canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False)
                     write_html(data, path, canvas=canvas, panels=panels())
                     written.append(str(path))
-                elif key == "cabling":
-                    write_cabling(design, path, w.catalog)
-                    written.append(str(path))
-                elif key == "graphml":
-                    write_graphml(design, path, w.catalog)
-                    written.append(str(path))
-                progress.setValue(100 * (n + 1))
+                step += 1
         except OSError as e:
             raise DesignError(f"cannot write: {e.strerror or e}") from None
         finally:
