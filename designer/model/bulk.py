@@ -22,3 +22,25 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextmanager
+def built_to_keep() -> Iterator[None]:
+    """Build many long-lived objects without the collector, then exempt them from its scans.
+
+    For a design (and what is derived from it) rebuilt in a worker thread while the window stays
+    responsive: with the collector paused, the next collection would scan every object built
+    here at once, holding the interpreter lock for tens of milliseconds; :func:`gc.freeze` moves
+    them (and every other object alive now) to the permanent generation instead. A design and its
+    analysis context hold no reference cycles, so reference counting still frees them when they
+    are dropped; :func:`release_kept` (called when another design is opened) returns the
+    permanent generation to the collector.
+    """
+    with gc_paused():
+        yield
+        gc.freeze()
+
+
+def release_kept() -> None:
+    """Return what :func:`built_to_keep` exempted to the collector's oldest generation."""
+    gc.unfreeze()

@@ -357,3 +357,17 @@ def test_an_unreadable_workload_file_is_a_dialog(window, qtbot, dialogs, tmp_pat
     assert dialogs.kinds() == ["critical"]
     assert window.analysis.workload.currentData() == ""
     assert window.runner.traffic.workload is None
+
+
+def test_a_lone_edit_starts_at_once_and_a_burst_waits_for_the_last_edit(window, qtbot):
+    open_live(qtbot, window)
+    runner = window.runner
+    link = next(lk.id for lk in window.document.design.iter_links() if "spine1" in (lk.a_device, lk.b_device))
+    window.editor.set_failed([link], True, "fail link")
+    assert runner.timer.isActive() and runner.timer.interval() == 0  # idle: no debounce
+    window.document.undo_stack.undo()  # a second edit while the first is in hand
+    assert runner.timer.isActive() and runner.timer.interval() == live_runner.DEBOUNCE_MS
+    result = wait_result(qtbot, window)
+    while runner.running or runner.timer.isActive():
+        result = wait_result(qtbot, window)
+    assert result.baseline is None and not any(lk.failed for lk in window.document.design.iter_links())

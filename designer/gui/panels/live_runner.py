@@ -6,6 +6,10 @@
 turns (:meth:`designer.model.snapshot.DesignSnapshot.capture_steps`) and analysed in a worker
 thread. Moves, renames, collapsing and the description change no figure and start nothing.
 
+An edit made while the runner is idle (no run going or waiting) starts at once; the edits that
+follow while it is busy (held Ctrl+Z, a quick series of deletes) wait until :data:`DEBOUNCE_MS`
+after the last of them, and only that state is analysed.
+
 A newer edit always wins: every run has a generation number, results of older generations are
 dropped, and an older run still going is cancelled at its next stage (``analyze(progress=...)``).
 One worker thread runs the jobs in order, so the cached context (capacity graph, routes and the
@@ -33,6 +37,7 @@ from designer.analysis import Report
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.model import Design, DesignError, units
+from designer.model.bulk import built_to_keep, release_kept
 from designer.model.catalog import Catalog
 from designer.model.snapshot import DesignSnapshot, SnapshotCapture
 
@@ -152,8 +157,9 @@ class _Job(QRunnable):
         if c.rev != self.rev or c.design is None:
             c.rev, c.design, c.ctx = None, None, None
             self._check("routes", 0, 4)
-            design = self.snapshot.build()
-            c.ctx = build_context(design, self.catalog)
+            with built_to_keep():  # no collector pass over all of it while the window waits for the lock
+                design = self.snapshot.build()
+                c.ctx = build_context(design, self.catalog)
             c.design, c.rev = design, self.rev
             c.builds += 1
             built = True
@@ -167,11 +173,12 @@ class _Job(QRunnable):
         if failed:
             if c.base_rev != self.struct_rev or c.base_design is None:
                 c.base_rev, c.base_design, c.base_ctx = None, None, None
-                base = self.snapshot.build()
-                with base.batch():
-                    for lid in failed:
-                        base.set_link_field(lid, "failed", False)
-                c.base_ctx = build_context(base, self.catalog)
+                with built_to_keep():
+                    base = self.snapshot.build()
+                    with base.batch():
+                        for lid in failed:
+                            base.set_link_field(lid, "failed", False)
+                    c.base_ctx = build_context(base, self.catalog)
                 c.base_design, c.base_rev = base, self.struct_rev
             baseline = analyze(c.base_design, self.catalog, context=c.base_ctx, **kwargs)
         step = base_step = None
@@ -328,6 +335,7 @@ class AnalysisRunner(QObject):
         for signal, slot in self._content_signals(design):
             signal.connect(slot)
         self.cancel()
+        release_kept()  # what the worker built for the last design goes back to the collector
         self.report = None
         self.result = None
         self.seconds = 0.0
@@ -356,6 +364,11 @@ class AnalysisRunner(QObject):
             self.struct_rev += 1
         self._pending = True
 
+    def _debounce_ms(self) -> int:
+        """0 for an edit to an idle runner (leading edge), :data:`DEBOUNCE_MS` while one is in hand."""
+        idle = not self.running and not self.timer.isActive() and self._capture is None
+        return 0 if idle else DEBOUNCE_MS
+
     def _on_design_edited(self, *_args: Any) -> None:
         self.rev += 1
         self.struct_rev += 1
@@ -369,8 +382,9 @@ class AnalysisRunner(QObject):
         self._capture_timer.stop()
         self._capture = None
         self.stale.emit()
+        delay = self._debounce_ms()
         if self.live:
-            self.schedule()
+            self.schedule(delay)
 
     # ------------------------------------------------------------------ the run
     def _on_timer_timeout(self) -> None:
@@ -389,7 +403,9 @@ class AnalysisRunner(QObject):
             self._capture_timer.stop()
             self._capture = None
             return
-        if cap.step():
+        with built_to_keep():  # the rows read so far are never scanned by the collector
+            complete = cap.step()
+        if complete:
             self._capture_timer.stop()
             self._capture = None
             assert cap.result is not None

@@ -155,6 +155,9 @@ class UtilisationPanel(PlotPanel):
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.layout_.addWidget(self.hover)
         self.legend = compact_legend(self.plot, (6, -6))
+        # tens of thousands of links per tier: draw each curve at about the plot's pixel width, peaks kept
+        self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
+        self.plot.getPlotItem().setClipToView(True)
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.mean_lines: dict[str, pg.PlotDataItem] = {}
         self._order: dict[str, np.ndarray] = {}  # tier -> link rows, busiest first
