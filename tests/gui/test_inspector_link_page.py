@@ -66,7 +66,8 @@ def test_a_medium_no_cable_reaches_leaves_no_cable_and_says_why(window, catalog)
     _choose(window.inspector.l_medium, "active_copper")
     assert d.link("l1").medium == "active_copper" and d.link("l1").cable == ""
     assert window.inspector.notice.isVisibleTo(window.inspector)
-    assert "active copper" in window.inspector.notice.text() and "40 m" in window.inspector.notice.text()
+    shown = window.inspector.notice.text()
+    assert "active copper" in shown and "40\u00a0m" in shown  # a quantity stays on one line
 
 
 def test_the_cable_list_offers_only_cables_that_fit(window, catalog):

@@ -145,3 +145,49 @@ def test_a_collapsed_rack_inside_an_su_reads_its_own_name(window):
     assert box.texts()[0] == "rack1"
     assert "su1-rack1" in describe_item(window.scene, box)
     assert window.scene.boxes["spine-rack1"].texts()[0] == "spine rack 1"  # a name is shown as it is
+
+
+def _label_lines(text: str, width: float) -> list[str]:
+    """The lines Qt lays out for plain ``text`` wrapped at word boundaries in ``width`` pixels."""
+    from PySide6.QtGui import QTextOption
+
+    doc = QTextDocument()
+    doc.setPlainText(text)
+    option = doc.defaultTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    doc.setDefaultTextOption(option)
+    doc.setTextWidth(width)
+    doc.documentLayout().documentSize()
+    out = []
+    block = doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            line = layout.lineAt(i)
+            out.append(block.text()[line.textStart():line.textStart() + line.textLength()])
+        block = block.next()
+    return out
+
+
+def test_the_inspectors_wrapped_messages_keep_quantities_whole(window, catalog):
+    """The refusal notice and the Rules rows wrap at word boundaries but never inside "400 Gb/s"."""
+    from designer.gui.canvas.describe import unbroken
+
+    text = "No active copper cable in the catalog carries 400 Gb/s over 6 m: the link has no cable now"
+    split = [w for w in range(80, 400, 3)
+             if any(x.rstrip().endswith(("Gb/", "400")) for x in _label_lines(text, w))]
+    assert split, "Qt would break a plain quantity somewhere"
+    for w in range(80, 400, 3):
+        lines = [x.replace("\u2060", "") for x in _label_lines(unbroken(text), w)]
+        assert not any(x.rstrip().endswith(("Gb/", "400", " 6")) for x in lines), (w, lines)
+    d = Design("refused")
+    qm = catalog.component("qm9700")
+    d.add_device(qm.make_device("a", tier="leaf", x=0.0))
+    d.add_device(qm.make_device("b", tier="spine", x=300.0))
+    d.add_link(Link("l1", "a", "p1", "b", "p1", medium="optical", length_m=6.0, cable="sr4-400g-mm"))
+    window.document.set_design(d, None)
+    window.scene.select_links(["l1"])
+    i = window.inspector.l_medium.findData("active_copper")
+    window.inspector.l_medium.setCurrentIndex(i)
+    window.inspector.l_medium.activated.emit(i)
+    assert "400\u00a0Gb\u2060/\u2060s" in window.inspector.notice.text()

@@ -35,6 +35,15 @@ def _glue_units(text: str) -> str:
     return _QUANTITY.sub("\\1\u00a0\\2", text)
 
 
+_JOINED_SLASH = "\u2060/\u2060"  # word joiners: no line break on either side of the slash
+
+
+def unbroken(text: str) -> str:
+    """``text`` for a word-wrapped label: no line break inside a quantity ("400 Gb/s" never ends a
+    line at "400" or "Gb/"): a no-break space after the number, word joiners around a unit's slash."""
+    return _QUANTITY.sub(lambda m: m.group(1) + "\u00a0" + m.group(2).replace("/", _JOINED_SLASH), text)
+
+
 def _wrapped(lines: Sequence[str]) -> list[str]:
     """``lines`` broken at spaces into lines of at most TIP_COLUMNS characters, never inside a quantity."""
     out = []

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.gui.canvas.describe import tooltip_html
+from designer.gui.canvas.describe import tooltip_html, unbroken
 from designer.gui.canvas.linking import cable_for, cable_misfit, link_rate_gbps
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
@@ -403,9 +403,9 @@ class Inspector(QWidget):
     def refresh_rules(self) -> None:
         """Show the design-rule findings of the shown device or links, as the last check found them."""
         if self.device_id is not None:
-            self.v_rules.setText("\n".join(self.scene.findings_for_device(self.device_id)) or "\u2014")
+            self.v_rules.setText(unbroken("\n".join(self.scene.findings_for_device(self.device_id))) or "\u2014")
         if self.link_ids:
-            self.l_rules.setText("\n".join(self.scene.findings_for_links(self.link_ids)) or "\u2014")
+            self.l_rules.setText(unbroken("\n".join(self.scene.findings_for_links(self.link_ids))) or "\u2014")
 
     def _show_group(self) -> None:
         d = self.document.design
@@ -431,7 +431,7 @@ class Inspector(QWidget):
     # ------------------------------------------------------------------ widgets -> commands
     def refuse(self, text: str) -> None:
         """Say why an edit was not made, in the inspector and the status bar."""
-        self.notice.setText(text)
+        self.notice.setText(unbroken(text))
         self.notice.show()
         self.status(text)
 
