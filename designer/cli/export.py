@@ -13,6 +13,7 @@ from pathlib import Path
 
 from designer.cli.analyze import parse_sizes
 from designer.cli.common import echo
+from designer.model import units
 from designer.present.export import ExportError, check_folder, check_output
 
 #: Width of the canvas picture in the HTML report, pixels.
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for path in done:
             echo(f"wrote {path}")
-        echo("time: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in timings))
+        echo("time: " + ", ".join(f"{name} {units.duration(sec)}" for name, sec in timings))
     return 0
 
 
