@@ -317,7 +317,7 @@ def test_a_workload_adds_its_training_step_to_the_panels(window, qtbot):
     assert res.step.step_time_s == pytest.approx(expected.step_time_s)
     panel = window.live.panels["step"]
     labels = [c[1] for c in panel.categories]
-    assert labels[0] == "compute" and "dp allreduce" in labels
+    assert labels[0] == "compute" and "dp allreduce, network" in labels
     assert [c[2] for c in panel.categories][0] == pytest.approx(expected.compute_s)
     assert units.percent(expected.gpu_idle_fraction) in panel.figures.text()
     assert window.analysis.step.isVisibleTo(window.analysis)
@@ -371,3 +371,18 @@ def test_a_lone_edit_starts_at_once_and_a_burst_waits_for_the_last_edit(window, 
     while runner.running or runner.timer.isActive():
         result = wait_result(qtbot, window)
     assert result.baseline is None and not any(lk.failed for lk in window.document.design.iter_links())
+
+
+def test_hovering_a_link_with_the_overlay_on_tells_its_utilisation(window, qtbot):
+    from designer.gui.canvas.describe import describe_item
+
+    result = open_live(qtbot, window)
+    bundle = next(iter(window.scene.bundle_items.values()))
+    assert "utilisation" not in describe_item(window.scene, bundle)
+    window.live.set_overlay(True)
+    ids = window.scene.bundle_link_ids(bundle.key)
+    rows = {lid: i for i, lid in enumerate(result.report.links.ids)}
+    top = max(result.report.links.utilization[rows[i]] if i in rows else 0.0 for i in ids)
+    assert f"utilisation {units.percent(top)}" in describe_item(window.scene, bundle)
+    window.live.set_overlay(False)
+    assert "utilisation" not in describe_item(window.scene, bundle)

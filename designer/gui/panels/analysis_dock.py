@@ -361,15 +361,17 @@ class AnalysisDock(QWidget):
         if st is None:
             self.step.setText(f"cannot predict: {result.step_error}")
             return
-        text = (f"{units.duration(st.step_time_s)} per step; GPUs idle {units.percent(st.gpu_idle_fraction)} "
-                f"({units.percent(st.comm_idle_fraction)} on communication); MFU {units.percent(st.mfu)}; "
-                f"{tokens(st.tokens_per_s)} tokens/s")
-        if st.gpu_hour_usd > 0:
-            text += f"; idle GPUs cost {usd(st.idle_cost_per_day_usd)} per day"
+        text = (f"{units.duration(st.step_time_s)}, GPUs idle {units.percent(st.gpu_idle_fraction)}, "
+                f"MFU {units.percent(st.mfu)}")
         base = result.baseline_step
         if base is not None and base.step_time_s > 0:
-            text += f"; failures: step {units.percent(st.step_time_s / base.step_time_s - 1)}"
+            text += f" (failures: {units.percent(st.step_time_s / base.step_time_s - 1)})"
         self.step.setText(text)
+        tip = (f"{result.traffic.workload.name}: {units.percent(st.comm_idle_fraction)} of the step waiting for "
+               f"communication; {tokens(st.tokens_per_s)} tokens/s")
+        if st.gpu_hour_usd > 0:
+            tip += f"; idle GPUs cost {usd(st.idle_cost_per_day_usd)} per day"
+        self.step.setToolTip(tip + ". The Training step panel shows where the time goes.")
 
     @staticmethod
     def _chosen(report: Report):

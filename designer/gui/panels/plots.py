@@ -372,7 +372,7 @@ class CurvesPanel(PlotPanel):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.baseline_curve = pi.plot(name="without failures")
         self.ceiling = pg.InfiniteLine(angle=0, pen=plot_pen("#D62828", 1, True), movable=False,
-                                       label="line rate", labelOpts={"position": 0.08, "color": "#D62828"})
+                                       label="line rate", labelOpts={"position": 0.16, "color": "#D62828"})
         self.marker = pg.InfiniteLine(angle=90, pen=plot_pen("#5C6B7A", 1, True), movable=False)
         self.point = pg.ScatterPlotItem(size=9, brush=pg.mkBrush("#D62828"), pen=pg.mkPen("w"))
         pi.addItem(self.ceiling, ignoreBounds=True)
@@ -565,35 +565,55 @@ STEP_PARTS = (("compute", "compute", "#2E7D32"), ("bubble", "pipeline bubble", "
 
 
 class StepPanel(PlotPanel):
-    """A workload's training step: where its time goes, the GPU idle fraction and what it costs."""
+    """A workload's training step: where its time goes, the GPU idle fraction and what it costs.
+
+    One horizontal bar per part of the step (compute, the pipeline bubble, each communicator's
+    exposed time, named with where it runs), coloured by kind (:data:`STEP_PARTS`); with
+    failures, a tick marks each part without them. The CSV has each bar as a pair of points
+    (0, row) .. (seconds, row), named by kind.
+    """
+
+    BAR_PX = 13
 
     def __init__(self) -> None:
         super().__init__("Training step")
         pi = self.plot.getPlotItem()
-        pi.setLabel("left", "seconds per step")
-        pi.showGrid(x=False, y=True, alpha=0.25)
+        pi.setLabel("bottom", "seconds per step")
+        pi.showGrid(x=True, y=False, alpha=0.25)
+        pi.invertY(True)
+        pi.setMouseEnabled(x=True, y=False)
         self.figures = QLabel("")
         self.figures.setWordWrap(True)
         self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.layout_.addWidget(self.figures)
         self.layout_.addWidget(self.plot, 1)
         self.layout_.addWidget(self.info)
-        self.legend = compact_legend(self.plot, (-6, 6))
         self.bars: dict[str, pg.PlotDataItem] = {}
         for key, label, colour in STEP_PARTS:
-            self.bars[key] = pi.plot(name=label, stepMode="center", fillLevel=0, brush=QColor(colour).lighter(130),
-                                     pen=plot_pen(colour))
-        self.baseline = pi.plot(name="without failures", pen=plot_pen("#3A4350", 1.4, True))
-        self.categories: list[tuple[str, str, float]] = []  # (part key, tick label, seconds)
+            pen = pg.mkPen(colour, width=self.BAR_PX, cap=Qt.PenCapStyle.FlatCap)
+            self.bars[key] = pi.plot(name=label, pen=pen, connect="pairs")
+        self.baseline = pi.plot(name="without failures", pen=None, symbol="|", symbolSize=self.BAR_PX + 8,
+                                symbolPen=plot_pen("#3A4350", 2))
+        self.categories: list[tuple[str, str, float]] = []  # (part key, label, seconds)
+        pi.getViewBox().sigResized.connect(self._fit_bars)
         self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
+
+    def _fit_bars(self, *_args) -> None:
+        """Bars two thirds of a row high, whatever the panel's height."""
+        rows = max(1, len(self.categories))
+        row_px = self.plot.getPlotItem().getViewBox().height() / rows
+        width = max(2.0, min(float(self.BAR_PX), 0.66 * row_px))
+        for key, _label, colour in STEP_PARTS:
+            self.bars[key].setPen(pg.mkPen(colour, width=width, cap=Qt.PenCapStyle.FlatCap))
 
     def parts(self, step) -> list[tuple[str, str, float]]:
         """(part, label, seconds) of a step: compute, the bubble, each communicator's exposed time."""
         out = [("compute", "compute", step.compute_s)]
         if step.bubble_s > 0:
-            out.append(("bubble", "bubble", step.bubble_s))
+            out.append(("bubble", "pipeline bubble", step.bubble_s))
         for p in step.phases:
-            out.append(("network" if p.network else "nvlink", f"{p.name} {p.collective}", p.exposed_s))
+            where = "network" if p.network else "nvlink"
+            out.append((where, f"{p.name} {p.collective}, {'network' if p.network else 'NVLink'}", p.exposed_s))
         return out
 
     def show_result(self, result: LiveResult | None) -> None:
@@ -602,26 +622,24 @@ class StepPanel(PlotPanel):
         self.categories = self.parts(step) if step is not None else []
         seconds = np.array([c[2] for c in self.categories])
         for key, bar in self.bars.items():
-            idx = [i for i, c in enumerate(self.categories) if c[0] == key]
-            if not idx:
+            rows = [i for i, c in enumerate(self.categories) if c[0] == key]
+            if not rows:
                 bar.setData([], [])
                 continue
-            # one bar per category: edges i - 0.4 .. i + 0.4, gaps at zero height between them
-            x = np.ravel([(i - 0.4, i + 0.4) for i in idx])
-            y = np.ravel([(seconds[i], 0.0) for i in idx])[:-1]
-            bar.setData(x, y)
+            bar.setData(np.ravel([(0.0, seconds[i]) for i in rows]), np.repeat(np.array(rows, dtype=float), 2))
         base = result.baseline_step if result is not None else None
         if base is not None and step is not None:
             b = {label: s for _k, label, s in self.parts(base)}
-            xs = np.arange(len(self.categories), dtype=float)
-            self.baseline.setData(xs, [b.get(label, 0.0) for _k, label, _s in self.categories], symbol="_",
-                                  symbolSize=26, pen=None, symbolPen=plot_pen("#3A4350", 2))
+            self.baseline.setData([b.get(label, 0.0) for _k, label, _s in self.categories],
+                                  np.arange(len(self.categories), dtype=float))
         else:
             self.baseline.setData([], [])
-        pi.getAxis("bottom").setTicks([[(i, c[1]) for i, c in enumerate(self.categories)]])
+        pi.getAxis("left").setTicks([[(i, c[1]) for i, c in enumerate(self.categories)]])
+        self._fit_bars()
         if self.categories:
-            pi.setXRange(-0.6, len(self.categories) - 0.4, padding=0)
-            pi.setYRange(0, float(seconds.max()) * 1.1 or 1.0, padding=0)
+            pi.setYRange(-0.6, len(self.categories) - 0.4, padding=0)
+            top = max(float(seconds.max()), float(max(b.values())) if base is not None and step is not None else 0.0)
+            pi.setXRange(0, top * 1.05 or 1.0, padding=0)
         if result is None or result.traffic.workload is None:
             self.figures.setText("")
             self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
@@ -635,15 +653,16 @@ class StepPanel(PlotPanel):
                 f"({units.percent(step.comm_idle_fraction)} waiting for communication), MFU "
                 f"{units.percent(step.mfu)}, {tokens(step.tokens_per_s)} tokens/s")
         if step.gpu_hour_usd > 0:
-            text += f"<br>idle GPU time costs <b>{usd(step.idle_cost_per_day_usd)} per day</b>"
+            text += f"; idle GPU time costs <b>{usd(step.idle_cost_per_day_usd)} per day</b>"
         if base is not None and base.step_time_s > 0:
-            text += (f"<br>without failures: {units.duration(base.step_time_s)} per step, idle "
+            text += (f"<br>without failures (the ticks): {units.duration(base.step_time_s)} per step, idle "
                      f"{units.percent(base.gpu_idle_fraction)}")
         self.figures.setText(text)
         phases = ", ".join(f"{p.name} = {PHASE_NAMES.get(p.name, p.name)}" for p in step.phases)
         price = f" at {usd(step.gpu_hour_usd)} per GPU-hour ({step.price_source})" if step.gpu_hour_usd > 0 else ""
-        self.info.setText(f"{step.workload} on {units.count(step.gpus, 'GPU')}: step = compute + pipeline bubble + "
-                          f"exposed communication (the part compute does not hide); {phases}. Idle cost{price}.")
+        self.info.setText(f"{step.workload} on {units.count(step.gpus, 'GPU')}: step = compute (green) + pipeline "
+                          "bubble (grey) + exposed communication (the part compute does not hide; orange on the "
+                          f"network, purple on NVLink); {phases}. Idle cost{price}.")
 
 
 PANELS: dict[str, tuple[str, Callable[[], PlotPanel]]] = {
