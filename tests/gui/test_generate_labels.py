@@ -42,3 +42,11 @@ def test_the_dialog_shows_titles_and_labels_with_the_ids_on_hover(window):
     assert dialog.select_kind("server").labels["with_nics"].text() == "Scale-out NICs"
     assert dialog.select_kind("dragonfly").labels["switch"].text() == "Router switch model"
     assert dialog.select_kind("torus").labels["link_speed_gbps"].text() == "Link speed (Gb/s)"
+
+
+def test_the_description_reads_as_a_sentence(window):
+    dialog = GenerateDialog(window.catalog, window)
+    for kind in GENERATORS:
+        dialog.select_kind(kind)
+        text = dialog.description.text()
+        assert text[0].isupper() and text[1:] == GENERATORS[kind].description[1:], kind

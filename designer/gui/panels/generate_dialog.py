@@ -203,7 +203,8 @@ class GenerateDialog(QDialog):
     def _on_kinds_row_changed(self, row: int) -> None:
         self.forms.setCurrentIndex(row)
         kind = self.current_kind()
-        self.description.setText(self.registry[kind].description if kind in self.registry else "")
+        text = self.registry[kind].description if kind in self.registry else ""
+        self.description.setText(text[:1].upper() + text[1:])  # a sentence under the generator's title
 
     def select_kind(self, kind: str) -> ParamForm:
         self.kinds.setCurrentRow(list(self.registry).index(kind))
