@@ -147,3 +147,31 @@ def test_opened_sample_names_every_outer_group_at_fit_zoom_and_covers_no_device(
         for pill, _text, frame in title_pills(world, rect, scene.frames.values(), px, scene.holds_nothing):
             if view.scale_factor() >= style.LOD_BOX_ONLY:
                 assert scene.holds_nothing(world.inverted()[0].mapRect(pill)), (zoom, frame.group_id)
+
+
+def test_group_titles_and_box_labels_never_print_over_each_other(window):
+    """Zoomed out on pods of collapsed SUs, a pod's title sits in its corner over the first SU's
+    box: that box's label moves down below the title (or hides), it is not printed over it."""
+    from designer.gui.canvas.scene_paint import box_labels, title_pills
+
+    d = GENERATORS["rail-optimized"].build(sus=32, tiers=3, sus_per_pod=4, nodes_per_su=8)
+    for g in d.groups:
+        if g.kind == "su":
+            d.set_group_field(g.id, "collapsed", True)
+    window.resize(1280, 800)
+    window.document.set_design(d, None, collapse=False)
+    QApplication.processEvents()
+    scene, view = window.scene, window.view
+    view.zoom_to_fit()
+    world = view.viewportTransform()
+    px = QRectF(view.viewport().rect())
+    rect = view.mapToScene(view.viewport().rect()).boundingRect()
+    pills = [p for p, _, _ in title_pills(world, rect, scene.frames.values(), px, scene.holds_nothing)]
+    assert len(pills) == 8  # every pod is named
+    height = QFontMetricsF(style.label_font(8.5, bold=True)).height()
+    labels = box_labels(world, rect, scene.boxes.values(), px, pills)
+    assert labels
+    covered = [box.group_id for area, box in labels
+               if any(p.intersects(QRectF(area.left(), area.top(), area.width(), height)) for p in pills)]
+    assert covered == []
+    assert {box.group_id for _, box in labels} | {p for p in scene.shown_titles(view)} >= {"su1", "su2"}

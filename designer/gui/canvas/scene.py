@@ -639,9 +639,9 @@ class DesignScene(QGraphicsScene):
         world = view.viewportTransform()
         px = QRectF(view.viewport().rect())
         rect = view.mapToScene(view.viewport().rect()).boundingRect()
-        shown = {frame.group_id for _, _, frame in title_pills(world, rect, self.frames.values(), px,
-                                                                self.holds_nothing)}
-        return shown | {box.group_id for _, box in box_labels(world, rect, self.boxes.values(), px)}
+        pills = title_pills(world, rect, self.frames.values(), px, self.holds_nothing)
+        labels = box_labels(world, rect, self.boxes.values(), px, [p for p, _, _ in pills])
+        return {frame.group_id for _, _, frame in pills} | {box.group_id for _, box in labels}
 
     def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:
         """Tooltips are computed from the model when asked, so items carry no text."""

@@ -122,13 +122,17 @@ def title_pills(
 
 
 def box_labels(
-    world: QTransform, rect: QRectF, boxes: Iterable[CollapsedGroupItem], view: QRectF | None = None
+    world: QTransform, rect: QRectF, boxes: Iterable[CollapsedGroupItem], view: QRectF | None = None,
+    titles: Iterable[QRectF] = (),
 ) -> list[tuple[QRectF, CollapsedGroupItem]]:
     """Where collapsed-group labels go, in device pixels: ``(text area, box)`` for each label shown.
 
     The label sits in the box's top-left corner; with ``view`` it is pinned inside the visible
-    part of the box, so a box larger than the window still says what it is.
+    part of the box, so a box larger than the window still says what it is. A group title
+    (``titles``, the pills of :func:`title_pills`) over that corner pushes the label down below it,
+    or hides it when the box has no room left, so the two never print over each other.
     """
+    titles = list(titles)
     scale = world.m11()
     height = QFontMetricsF(style.label_font(8.5, bold=True)).height()
     out = []
@@ -143,7 +147,13 @@ def box_labels(
             area = area.intersected(view)
             if area.width() < 60 or area.height() < height + 6:
                 continue
-        out.append((QRectF(area.left() + 8, area.top() + 5, area.width() - 16, area.height() - 10), box))
+        text = QRectF(area.left() + 8, area.top() + 5, area.width() - 16, area.height() - 10)
+        below = [t.bottom() for t in titles if t.intersects(QRectF(text.left(), text.top(), text.width(), height))]
+        if below:
+            text.setTop(max(below) + 2)
+            if text.height() < height:
+                continue
+        out.append((text, box))
     return out
 
 
@@ -181,7 +191,7 @@ def paint_titles(
         painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
     small = style.label_font(7.5)
     fm_small = QFontMetricsF(small)
-    for area, box in box_labels(world, rect, boxes, view):
+    for area, box in box_labels(world, rect, boxes, view, [p for p, _, _ in pills]):
         title, summary = box.texts()
         tl = world.map(box.rect().translated(box.pos()).topLeft())
         pinned = pinned or area.left() > tl.x() + 9 or area.top() > tl.y() + 6
