@@ -62,10 +62,11 @@ ALGORITHM_COLOURS = {
 }
 
 
-def compact_legend(plot: pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:
-    """A compact legend on a translucent white ground (negative offsets anchor right / bottom)."""
+def compact_legend(plot: pg.PlotWidget, offset: tuple[int, int], columns: int = 1) -> pg.LegendItem:
+    """A compact legend on a translucent white ground (negative offsets anchor right / bottom), its
+    entries in ``columns`` columns so that it stays short on a low panel."""
     return plot.addLegend(offset=offset, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                          pen=pg.mkPen("#C9CED6"), verSpacing=-6)
+                          pen=pg.mkPen("#C9CED6"), verSpacing=-6, colCount=columns)
 
 
 def log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 10.0, every: int = 1
@@ -105,6 +106,11 @@ class PlotPanel(QWidget):
         self.export_csv_action.triggered.connect(lambda: self._export_dialog("csv"))
         menu.addAction(self.export_png_action)
         menu.addAction(self.export_csv_action)
+
+    def set_info(self, text: str, detail: str = "") -> None:
+        """The line under the plot, kept short; ``detail`` (how to read it) shows on hover."""
+        self.info.setText(text)
+        self.info.setToolTip(detail or text)
 
     def _export_dialog(self, kind: str) -> None:
         filt = "PNG image (*.png)" if kind == "png" else "CSV table (*.csv)"
@@ -193,6 +199,7 @@ class UtilisationPanel(PlotPanel):
                 pi.removeItem(self.curves.pop(name))
                 pi.removeItem(self.mean_lines.pop(name))
         entries = []
+        self._tier_lines: list[str] = []
         for name, rows in self._order.items():
             u = links.utilization[rows] * 100.0
             curve = self.curves.get(name)
@@ -211,8 +218,9 @@ class UtilisationPanel(PlotPanel):
                 x = (np.arange(len(u)) + 0.5) * (100.0 / len(u))
                 curve.setData(x, u, stepMode=None, fillLevel=None, brush=None, pen=plot_pen(colour, 2.0))
                 self.mean_lines[name].setData([0.0, 100.0], [mean, mean], pen=plot_pen(colour, 1, True))
-            entries.append((curve, f"{TIER_LABELS[name]}: max {units.percent(top / 100)}, "
-                                   f"mean {units.percent(mean / 100)} ({units.count(len(u), 'link')})"))
+            entries.append((curve, f"{TIER_LABELS[name]}: max {units.percent(top / 100)}"))
+            self._tier_lines.append(f"{TIER_LABELS[name]}: max {units.percent(top / 100)}, mean "
+                                    f"{units.percent(mean / 100)} (dashed), {units.count(len(u), 'link')}")
         self.legend.clear()  # curves made above added themselves; keep one labelled entry per tier
         for curve, label in entries:
             self.legend.addItem(curve, label)
@@ -221,22 +229,25 @@ class UtilisationPanel(PlotPanel):
             pi.setXRange(0, 100, padding=0.01)
         else:
             pi.enableAutoRange()
-        self.info.setText(self._summary())
+        self.set_info(*self._summary())
 
-    def _summary(self) -> str:
+    def _summary(self) -> tuple[str, str]:
+        """(the line under the plot, how to read it)."""
         rep = self._report
         if rep is None:
-            return "No analysis yet."
+            return "No analysis yet.", ""
         if not len(rep.links):
-            return "No link carries this traffic (see the report's notes)."
+            return "No link carries this traffic (see the report's notes).", ""
         sel = next((r for r in rep.selected() if r.message_bytes == rep.link_use_bytes), None)
         algo = sel.algorithm if sel else "\u2014"
-        text = (f"{rep.collective} of {units.size(rep.link_use_bytes)} with {algo}: fraction of the collective's time "
-                f"each link is busy (busier direction). Max {units.percent(float(rep.links.utilization.max()))}.")
+        text = (f"{rep.collective} of {units.size(rep.link_use_bytes)} with {algo}: max "
+                f"{units.percent(float(rep.links.utilization.max()))}")
         base = getattr(self, "_baseline", None)
         if base is not None and len(base.links):
-            text += f" Without failures: max {units.percent(float(base.links.utilization.max()))}."
-        return text
+            text += f" (without failures {units.percent(float(base.links.utilization.max()))})"
+        detail = ("The fraction of the collective's time each link is busy (its busier direction), by tier.\n"
+                  + "\n".join(self._tier_lines) + "\nHover the profile to name a link; click to select it.")
+        return text, detail
 
     def link_at(self, x: float, y: float) -> int | None:
         """The link-table row under plot coordinates (profile mode), or None."""
@@ -338,9 +349,10 @@ class BottlenecksPanel(PlotPanel):
         elif not bns:
             self.info.setText("No link carries this traffic.")
         else:
-            self.info.setText(f"{units.count(len(bns), 'link')} ranked by utilisation under the {rep.collective} of "
-                              f"{units.size(rep.link_use_bytes)}; fair share: the max-min fair rate of the flows "
-                              "this link limits.")
+            self.set_info(f"{units.count(len(bns), 'link')} ranked by utilisation under the {rep.collective} of "
+                          f"{units.size(rep.link_use_bytes)}",
+                          "Fair share per flow: the max-min fair rate of the flows this link limits. Hover a link "
+                          "for examples of its flows; click selects it, double-click centres the canvas on it.")
 
 
 # ---------------------------------------------------------------------------- collective curves
@@ -368,7 +380,7 @@ class CurvesPanel(PlotPanel):
         pi.getAxis("bottom").setTicks([log_ticks(8, 8 << 30, units.size, base=1024)])
         for axis in ("bottom", "left"):
             pi.getAxis(axis).enableAutoSIPrefix(False)  # the ticks carry their units
-        self.legend = compact_legend(self.plot, (-6, -6))
+        self.legend = compact_legend(self.plot, (-6, -6), columns=2)
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.baseline_curve = pi.plot(name="without failures")
         self.ceiling = pg.InfiniteLine(angle=0, pen=plot_pen("#D62828", 1, True), movable=False,
@@ -379,6 +391,8 @@ class CurvesPanel(PlotPanel):
         pi.addItem(self.marker, ignoreBounds=True)
         pi.addItem(self.point)
         self._result: LiveResult | None = None
+        self._left_ticks: list[tuple[float, str]] = []
+        pi.getViewBox().sigResized.connect(self._thin_ticks)
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
     def show_result(self, result: LiveResult | None) -> None:
@@ -435,8 +449,8 @@ class CurvesPanel(PlotPanel):
         values = [v for v in values if v > 0]
         if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
             values.append(rep.ceiling_busbw_bytes_per_s)
-        pi.getAxis("left").setTicks([log_ticks(min(values), max(values), units.rate if busbw else units.duration)]
-                                    if values else None)
+        self._left_ticks = (log_ticks(min(values), max(values), units.rate if busbw else units.duration)
+                            if values else [])
         if rep is not None and rep.link_use_bytes:
             self.marker.setPos(np.log10(rep.link_use_bytes))
             self.marker.show()
@@ -453,24 +467,37 @@ class CurvesPanel(PlotPanel):
             self.point.setData([np.log10(chosen.message_bytes)], [np.log10(v)] if v > 0 else [0])
         else:
             self.point.setData([], [])
-        self.info.setText(self._summary(rep, chosen, base))
+        self.set_info(*self._summary(rep, chosen, base))
+        self._thin_ticks()
 
-    def _summary(self, rep: Report | None, chosen, base: Report | None) -> str:
+    def _thin_ticks(self, *_args) -> None:
+        """One left-axis label per decade, or fewer when the plot is too short for them to stay apart."""
+        ticks = self._left_ticks
+        height = self.plot.getPlotItem().getViewBox().height()
+        every = max(1, int(np.ceil(len(ticks) * 15.0 / height))) if height > 0 and ticks else 1
+        self.plot.getPlotItem().getAxis("left").setTicks([ticks[::every]] if ticks else None)
+
+    def _summary(self, rep: Report | None, chosen, base: Report | None) -> tuple[str, str]:
+        """(the line under the plot, how it was obtained)."""
         if rep is None:
-            return "No analysis yet."
+            return "No analysis yet.", ""
         if chosen is None:
-            return f"No {rep.collective} estimate (see the report's notes)."
-        text = (f"{rep.collective} of {units.size(chosen.message_bytes)} over {units.count(rep.ranks, 'GPU')}: "
-                f"{chosen.algorithm} ({chosen.protocol}) {units.duration(chosen.time_s)}, busbw "
-                f"{units.rate(chosen.busbw_bytes_per_s)}. Line rate: {chosen.algorithm} with its bottleneck "
-                f"{rep.ceiling_link} at line rate, no latency. Click the plot to choose the size.")
+            return f"No {rep.collective} estimate (see the report's notes).", ""
+        text = (f"{chosen.algorithm} ({chosen.protocol}): {units.duration(chosen.time_s)} for "
+                f"{units.size(chosen.message_bytes)} over {units.count(rep.ranks, 'GPU')}, busbw "
+                f"{units.rate(chosen.busbw_bytes_per_s)}")
+        detail = (f"{rep.collective} of {units.size(chosen.message_bytes)} over {units.count(rep.ranks, 'GPU')}: "
+                  f"{chosen.algorithm} ({chosen.protocol}) {units.duration(chosen.time_s)}, busbw "
+                  f"{units.rate(chosen.busbw_bytes_per_s)}.\nLine rate: {chosen.algorithm} with its bottleneck "
+                  f"{rep.ceiling_link} at line rate, no latency.\nClick the plot to choose the size.")
         if base is not None:
             b = next((r for r in base.collectives if r.algorithm == chosen.algorithm
                       and r.message_bytes == chosen.message_bytes), None)
             if b is not None and b.time_s > 0:
-                text += f" Without failures: {units.duration(b.time_s)} ({units.percent(chosen.time_s / b.time_s - 1)}"\
-                        " slower)." if chosen.time_s > b.time_s else f" Without failures: {units.duration(b.time_s)}."
-        return text
+                change = units.percent(chosen.time_s / b.time_s - 1)
+                text += f" (without failures {units.duration(b.time_s)}, {change})"
+                detail += f"\nWithout failures: {units.duration(b.time_s)}."
+        return text, detail
 
     def size_at(self, x_log10: float) -> int:
         """The power-of-two message size nearest a plot position (log10 bytes), within 8 B .. 8 GiB."""
@@ -573,7 +600,7 @@ class StepPanel(PlotPanel):
     (0, row) .. (seconds, row), named by kind.
     """
 
-    BAR_PX = 13
+    BAR_PX = 24
 
     def __init__(self) -> None:
         super().__init__("Training step")
@@ -660,9 +687,10 @@ class StepPanel(PlotPanel):
         self.figures.setText(text)
         phases = ", ".join(f"{p.name} = {PHASE_NAMES.get(p.name, p.name)}" for p in step.phases)
         price = f" at {usd(step.gpu_hour_usd)} per GPU-hour ({step.price_source})" if step.gpu_hour_usd > 0 else ""
-        self.info.setText(f"{step.workload} on {units.count(step.gpus, 'GPU')}: step = compute (green) + pipeline "
-                          "bubble (grey) + exposed communication (the part compute does not hide; orange on the "
-                          f"network, purple on NVLink); {phases}. Idle cost{price}.")
+        self.set_info(f"{step.workload} on {units.count(step.gpus, 'GPU')}; green compute, grey bubble, exposed "
+                      "communication orange (network) or purple (NVLink)",
+                      "step = compute + pipeline bubble + exposed communication (the part compute does not hide).\n"
+                      f"{phases}.\nIdle cost{price}.")
 
 
 PANELS: dict[str, tuple[str, Callable[[], PlotPanel]]] = {
