@@ -129,7 +129,7 @@ def _between_rank(between: str) -> tuple[int, ...]:
     return tuple(sorted((_TIER_ORDER.get(t, 4) for t in between.split("-", 1)), reverse=True))
 
 
-def _twin_module(catalog: Catalog, base: Transceiver, per_cage: int) -> Transceiver | None:
+def twin_module(catalog: Catalog, base: Transceiver, per_cage: int) -> Transceiver | None:
     """The multi-port module carrying ``per_cage`` links of ``base``'s kind in one cage, if any."""
     cands = [
         t for t in catalog.transceivers.values()
@@ -259,7 +259,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         for module, ends in by_module.items():
             tkey = (module, per_cage)
             if tkey not in twin_cache:
-                twin_cache[tkey] = _twin_module(catalog, catalog.transceivers[module], per_cage)
+                twin_cache[tkey] = twin_module(catalog, catalog.transceivers[module], per_cage)
             twin = twin_cache[tkey]
             if twin is None:
                 modules[module] += ends

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.analysis.bom import _twin_module
+from designer.analysis.bom import twin_module
 from designer.analysis.cages import cage_of
 from designer.interop.graph import device_places
 from designer.io.atomic import atomic_write_text
@@ -87,7 +87,7 @@ def cabling_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
         key = (module, per_cage)
         if key not in twins:
             base = cat.transceivers.get(module)
-            twin = _twin_module(cat, base, per_cage) if base is not None else None
+            twin = twin_module(cat, base, per_cage) if base is not None else None
             twins[key] = twin.id if twin is not None else module
         return f"{twins[key]} (cage {where[1]}, shared)"
 
