@@ -49,6 +49,19 @@ def figures(x: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def usd(amount: float) -> str:
+    """Money, in US dollars: whole dollars from $1,000, else at most three significant figures.
+
+    >>> usd(456789.4), usd(12345.6), usd(2.5), usd(0.574), usd(0), usd(float("inf"))
+    ('$456,789', '$12,346', '$2.5', '$0.574', '$0', '$inf')
+    """
+    if not math.isfinite(amount):
+        return f"${amount:g}"
+    if amount < 0:
+        return "-" + usd(-amount)
+    return f"${round(amount):,}" if amount >= 999.5 else f"${figures(amount)}"
+
+
 def _scaled(value: float, units: tuple[tuple[float, str], ...]) -> str:
     if not math.isfinite(value):
         return f"{value:g} {units[-1][1]}"

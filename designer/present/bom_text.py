@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from designer.analysis.bom import Bom, BomLine
+from designer.model import units
 
 
 def table(headers: list[str], rows: list[list[Any]], align: str | None = None) -> str:
@@ -59,9 +60,9 @@ def power_text(watts: float) -> str:
     return f"{watts / 1000:,.1f} kW"
 
 
-def cost_text(usd: float) -> str:
-    """An indicative price as the bill of materials shows it: ``$456,789``."""
-    return f"${usd:,.0f}"
+def cost_text(amount_usd: float) -> str:
+    """An indicative price as the bill of materials shows it: ``$456,789`` (:func:`units.usd`)."""
+    return units.usd(amount_usd)
 
 
 def totals_text(bom: Bom) -> str:

@@ -139,7 +139,7 @@ def _key_figures(doc: dict[str, Any]) -> str:
     if bom is not None:
         t = bom["totals"]
         out.append(_figure("indicative cost (catalog list prices)",
-                           _v("bom.totals.price_usd", t["price_usd"], f"${t['price_usd']:,.0f}")))
+                           _v("bom.totals.price_usd", t["price_usd"], units.usd(t['price_usd']))))
         out.append(_figure("power (typical draw)",
                            _v("bom.totals.power_w", t["power_w"], f"{t['power_w'] / 1000:,.1f} kW")))
     f = doc.get("findings")
@@ -220,7 +220,7 @@ def _workload(doc: dict[str, Any]) -> str:
         ("MFU", "workload.mfu", w["mfu"], units.percent),
         ("tokens per second", "workload.tokens_per_s", w["tokens_per_s"], lambda x: f"{x:,.0f}"),
         ("time to train", "workload.time_to_train_s", w["time_to_train_s"], lambda x: f"{x / 86400:,.1f} days"),
-        ("idle cost per day", "workload.idle_cost_per_day", w["idle_cost_per_day"], lambda x: f"${x:,.0f}"),
+        ("idle cost per day", "workload.idle_cost_per_day", w["idle_cost_per_day"], units.usd),
     ]
     rows = [[_e(label), _v(key, value, _num(fmt, value))] for label, key, value, fmt in figs]
     comm = [[_e(c["name"]), _e(c["collective"]), _e(c["algorithm"]), _e(f"{c['groups']:,} x {c['group_size']:,}"),
@@ -248,12 +248,12 @@ def _bom(doc: dict[str, Any]) -> str:
         what = (f"{line.get('between', '')} {line.get('length_bucket', '')}".strip() if line["category"] == "cable"
                 else line.get("tier", ""))
         rows.append([_e(line["category"]), _e(line["name"]), _e(what), _e(f"{line['quantity']:,}"),
-                     _e(f"{line['unit_power_w']:,.1f}"), _e(f"${line['unit_price_usd']:,.0f}"),
-                     _e(f"{line['power_w'] / 1000:,.2f}"), _e(f"${line['price_usd']:,.0f}")])
+                     _e(f"{line['unit_power_w']:,.1f}"), _e(units.usd(line['unit_price_usd'])),
+                     _e(f"{line['power_w'] / 1000:,.2f}"), _e(units.usd(line['price_usd']))])
     t = bom["totals"]
     rows.append(["<b>total</b>", "", "", "", "", "", _v("bom.totals.power_w", t["power_w"],
                                                        f"{t['power_w'] / 1000:,.2f}"),
-                 _v("bom.totals.price_usd", t["price_usd"], f"${t['price_usd']:,.0f}")])
+                 _v("bom.totals.price_usd", t["price_usd"], units.usd(t['price_usd']))])
     classes = [""] * (len(rows) - 1) + ["total"]
     board = ", ".join(f"{m} {n:,}" for m, n in bom["board_links"].items())
     extra = f'<p class="note">Board connections (not cables): {_e(board)}.</p>' if board else ""

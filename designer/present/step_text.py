@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from designer.analysis.training.step import StepReport
-from designer.model.units import count, duration, figures, percent, rate, size
+from designer.model.units import count, duration, figures, percent, rate, size, usd
 
 #: What each communicator of a step is, in words.
 PHASE_NAMES = {"tp": "tensor parallel", "cp": "context parallel", "ep": "expert all-to-all",
@@ -34,15 +34,6 @@ def tokens(n: float) -> str:
         if n >= scale * 0.9995:
             return f"{figures(n / scale)}{suffix}"
     return figures(n)
-
-
-def usd(amount: float) -> str:
-    """An amount of money: ``12,345 USD``, three figures below 1,000.
-
-    >>> usd(12345.6), usd(2.5), usd(float("inf"))
-    ('12,346 USD', '2.5 USD', 'inf USD')
-    """
-    return f"{figures(amount)} USD"
 
 
 def step_lines(rep: StepReport, *, explain: bool = False) -> list[str]:
