@@ -67,10 +67,14 @@ def test_delete_variant(window, qtbot, dialogs):
     dialogs.answer = QMessageBox.StandardButton.Discard  # closing at the end discards
 
 
-def test_compare_panel_shows_each_variant_with_deltas(window, qtbot):
+def compare_without_a_spine(window, qtbot, workload: str = ""):
+    """The fabric and a variant with one spine fewer, both analysed in the Compare panel."""
     doc = window.document
     with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
         doc.set_design(fabric(), None)
+    if workload:
+        with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
+            window.analysis.set_workload(workload)
     window.live.new_variant("one spine")
     window.scene.select_devices(["spine1"])
     window.editor.delete_selection()
@@ -79,6 +83,12 @@ def test_compare_panel_shows_each_variant_with_deltas(window, qtbot):
     window.live.docks["compare"].raise_()
     qtbot.waitUntil(lambda: len([f for f in compare.figures.values() if not isinstance(f, str)]) == 2
                     and not compare._pending, timeout=60_000)
+    return compare
+
+
+def test_compare_panel_shows_each_variant_with_deltas(window, qtbot):
+    doc = window.document
+    compare = compare_without_a_spine(window, qtbot)
     labels, columns = compare.rows()
     assert labels[0].startswith("Bisection") and labels[-1] == "Cost"
     base, other = columns
@@ -94,18 +104,7 @@ def test_compare_panel_shows_each_variant_with_deltas(window, qtbot):
 
 def test_compare_panel_adds_the_workload_step(window, qtbot):
     doc = window.document
-    with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
-        doc.set_design(fabric(), None)
-    with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
-        window.analysis.set_workload("gpt3-1.3b-ddp")
-    window.live.new_variant("one spine")
-    window.scene.select_devices(["spine1"])
-    window.editor.delete_selection()
-    compare = window.live.compare
-    window.live.docks["compare"].show()
-    window.live.docks["compare"].raise_()
-    qtbot.waitUntil(lambda: len([f for f in compare.figures.values() if not isinstance(f, str)]) == 2
-                    and not compare._pending, timeout=60_000)
+    compare = compare_without_a_spine(window, qtbot, "gpt3-1.3b-ddp")
     labels, (base, other) = compare.rows()
     assert labels[-2:] == ["Step (gpt3-1.3b-ddp)", "GPU idle"]
     f = compare.figures[id(doc.variants[0])]
