@@ -10,6 +10,7 @@ shown in a dialog, in the command line's words.
 
 from __future__ import annotations
 
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -52,6 +53,16 @@ OUTPUTS = (
 NO_WORKLOAD = ""
 
 
+
+def file_stem(name: str) -> str:
+    """A file name from a design name: letters, digits, ``-_.`` kept, runs of anything else one dash.
+
+    >>> file_stem("DGX H100 SuperPOD, 1 SU"), file_stem("  "), file_stem("a/b")
+    ('DGX-H100-SuperPOD-1-SU', 'design', 'a-b')
+    """
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "design"
+
+
 class ExportDialog(QDialog):
     """Which outputs, where, and how the canvas picture is drawn."""
 
@@ -76,7 +87,7 @@ class ExportDialog(QDialog):
         holder.setLayout(row)
         row.setContentsMargins(0, 0, 0, 0)
         where.addRow("Folder:", holder)
-        self.base = QLineEdit("".join(c if c.isalnum() or c in "-_." else "-" for c in stem) or "design")
+        self.base = QLineEdit(file_stem(stem))
         where.addRow("Base name:", self.base)
         layout.addLayout(where)
 
