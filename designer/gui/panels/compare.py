@@ -19,7 +19,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidgetItem
 
 from designer.analysis import Report
 from designer.analysis.bom import Bom
@@ -31,6 +31,8 @@ from designer.model import DesignError, units
 from designer.model.snapshot import DesignSnapshot
 from designer.present.bom_text import cost_text, power_text
 
+#: A change smaller than this fraction is shown as none (model noise, not a difference between designs).
+SAME = 0.005
 #: The message sizes of the table's time rows.
 TABLE_SIZES = (1 << 20, 256 << 20, 8 << 30)
 VARIANT_COLOURS = ("#1E6FD9", "#E07A00", "#2E7D32", "#C2185B", "#6B3FA0", "#5C6B7A", "#00838F", "#8D6E63")
@@ -113,8 +115,14 @@ class ComparePanel(PlotPanel):
         self.table.verticalHeader().setDefaultSectionSize(20)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.layout_.addWidget(self.plot, 1)
-        self.layout_.addWidget(self.table, 1)
+        split = QSplitter(Qt.Orientation.Vertical)  # the table first: it holds the figures
+        split.addWidget(self.plot)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        self.plot.setMinimumHeight(80)
+        self.layout_.addWidget(split, 1)
         self.layout_.addWidget(self.info)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
@@ -237,7 +245,7 @@ class ComparePanel(PlotPanel):
 
     @staticmethod
     def _with_delta(text: str, value: float, ref: float | None, is_base: bool) -> str:
-        if is_base or ref is None or not ref or value == ref:
+        if is_base or ref is None or not ref or abs(value / ref - 1) < SAME:
             return text
         return f"{text} ({'+' if value > ref else ''}{units.percent(value / ref - 1)})"
 
@@ -263,7 +271,7 @@ class ComparePanel(PlotPanel):
         self.legend.clear()
         for c in self.curves:
             self.legend.addItem(c, c.name())
-        pi.getAxis("left").setTicks([log_ticks(min(values), max(values), units.rate)] if values else None)
+        self.set_left_ticks(log_ticks(min(values), max(values), units.rate) if values else [])
         labels, columns = self.rows() if len(variants) > 1 else ([], [])
         self.table.clear()
         self.table.setRowCount(len(labels))
@@ -279,11 +287,11 @@ class ComparePanel(PlotPanel):
                     item.setForeground(QColor("#C62828") if worse else QColor("#2E7D32"))
                 self.table.setItem(r, c, item)
         if len(variants) < 2:
-            self.info.setText("One design: Design \u25b8 New Variant duplicates it as a variant to compare with.")
+            self.set_info("One design: Design \u25b8 New Variant duplicates it as a variant to compare with.")
         elif not self._pending:
-            self.info.setText(f"{units.count(len(variants), 'variant')} under the same traffic, all GPUs; in "
-                              "brackets the change against the first (the file's main design). Curves: the "
-                              "selected algorithm's busbw.")
+            self.set_info(f"{units.count(len(variants), 'variant')} under the same traffic, all GPUs",
+                          "In brackets the change against the first variant (the file's main design), green when "
+                          "better, red when worse. Curves: the selected algorithm's busbw.")
 
 
 def _worse(label: str, text: str) -> bool:

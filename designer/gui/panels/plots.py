@@ -92,6 +92,8 @@ class PlotPanel(QWidget):
         self.plot.setMenuEnabled(True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.getPlotItem().hideButtons()
+        self._left_ticks: list[tuple[float, str]] = []
+        self._thinning = False
         self.info = QLabel("No analysis yet.")
         self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -106,6 +108,21 @@ class PlotPanel(QWidget):
         self.export_csv_action.triggered.connect(lambda: self._export_dialog("csv"))
         menu.addAction(self.export_png_action)
         menu.addAction(self.export_csv_action)
+
+    def set_left_ticks(self, ticks: list[tuple[float, str]]) -> None:
+        """Named ticks on the left axis (e.g. one per decade of a log axis), thinned to every second,
+        third... one whenever the plot is too short for them to stay apart (re-done on resize)."""
+        self._left_ticks = ticks
+        if not self._thinning:
+            self.plot.getPlotItem().getViewBox().sigResized.connect(self._thin_left_ticks)
+            self._thinning = True
+        self._thin_left_ticks()
+
+    def _thin_left_ticks(self, *_args) -> None:
+        ticks = self._left_ticks
+        height = self.plot.getPlotItem().getViewBox().height()
+        every = max(1, int(np.ceil(len(ticks) * 15.0 / height))) if height > 0 and ticks else 1
+        self.plot.getPlotItem().getAxis("left").setTicks([ticks[::every]] if ticks else None)
 
     def set_info(self, text: str, detail: str = "") -> None:
         """The line under the plot, kept short; ``detail`` (how to read it) shows on hover."""
@@ -391,8 +408,6 @@ class CurvesPanel(PlotPanel):
         pi.addItem(self.marker, ignoreBounds=True)
         pi.addItem(self.point)
         self._result: LiveResult | None = None
-        self._left_ticks: list[tuple[float, str]] = []
-        pi.getViewBox().sigResized.connect(self._thin_ticks)
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
     def show_result(self, result: LiveResult | None) -> None:
@@ -449,7 +464,7 @@ class CurvesPanel(PlotPanel):
         values = [v for v in values if v > 0]
         if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
             values.append(rep.ceiling_busbw_bytes_per_s)
-        self._left_ticks = (log_ticks(min(values), max(values), units.rate if busbw else units.duration)
+        self.set_left_ticks(log_ticks(min(values), max(values), units.rate if busbw else units.duration)
                             if values else [])
         if rep is not None and rep.link_use_bytes:
             self.marker.setPos(np.log10(rep.link_use_bytes))
@@ -468,14 +483,6 @@ class CurvesPanel(PlotPanel):
         else:
             self.point.setData([], [])
         self.set_info(*self._summary(rep, chosen, base))
-        self._thin_ticks()
-
-    def _thin_ticks(self, *_args) -> None:
-        """One left-axis label per decade, or fewer when the plot is too short for them to stay apart."""
-        ticks = self._left_ticks
-        height = self.plot.getPlotItem().getViewBox().height()
-        every = max(1, int(np.ceil(len(ticks) * 15.0 / height))) if height > 0 and ticks else 1
-        self.plot.getPlotItem().getAxis("left").setTicks([ticks[::every]] if ticks else None)
 
     def _summary(self, rep: Report | None, chosen, base: Report | None) -> tuple[str, str]:
         """(the line under the plot, how it was obtained)."""

@@ -185,9 +185,14 @@ class LiveAnalysis(QObject):
         doc = self.w.document
         if name is None:
             suggestion = f"{doc.design.name or 'Design'} (variant)"
-            name, ok = QInputDialog.getText(self.w, "New variant", "Name of the new variant:", text=suggestion)
-            if not ok:
+            ask = QInputDialog(self.w)
+            ask.setWindowTitle("New variant")
+            ask.setLabelText("Name of the new variant:")
+            ask.setTextValue(suggestion)
+            ask.resize(max(440, ask.fontMetrics().horizontalAdvance(suggestion) + 120), ask.sizeHint().height())
+            if not ask.exec():
                 return False
+            name = ask.textValue()
         design = doc.new_variant(name.strip() or None)
         self.docks["compare"].show()
         self.docks["compare"].raise_()
