@@ -20,7 +20,7 @@ PROG = "topo-designer"
 
 #: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads", "whatif", "scan", "scale", "advise",
-            "export")
+            "export", "sweep")
 
 EPILOG = """\
 commands:
@@ -35,6 +35,7 @@ commands:
   topo-designer scale FILE --workload W     the workload at 1/4 .. 4 times the GPUs; growth headroom
   topo-designer advise FILE --workload W    more GPUs or a better network: which buys more
   topo-designer export FILE --html OUT      PNG, JSON and HTML reports, cabling plan CSV, GraphML
+  topo-designer sweep SPEC -o RESULTS       design-space sweep on Dask (sweep-report, sweep-point)
 
 Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes
 and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error.
@@ -72,6 +73,8 @@ def _split_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
         opt for action in parser._actions if action.nargs != 0 and action.option_strings
         for opt in action.option_strings
     }
+    commands = {name for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                for name in action.choices}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -83,7 +86,7 @@ def _split_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
         if arg.startswith("-") and arg != "-":
             i += 1
             continue
-        return argv if arg in COMMANDS else [*argv[:i], "gui", *argv[i:]]
+        return argv if arg in commands else [*argv[:i], "gui", *argv[i:]]
     return argv
 
 

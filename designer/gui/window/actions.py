@@ -29,6 +29,12 @@ def _export(window: MainWindow) -> None:
     show_export_dialog(window)
 
 
+def _open_sweep_point(window: MainWindow) -> None:
+    from designer.gui.window.sweep import open_sweep_point
+
+    open_sweep_point(window)
+
+
 def build_actions(w: MainWindow) -> dict[str, QAction]:
     """Create every action of the window, keyed by a short name, and the menus and toolbar."""
     acts: dict[str, QAction] = {}
@@ -57,6 +63,8 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     act("new", "&New", w.new_design, SK.New, "new", "Start an empty design")
     act("new_window", "New &Window", w.new_window, QKeySequence("Ctrl+Shift+N"), tip="Open another designer window")
     act("open", "&Open\u2026", w.open_dialog, SK.Open, "open", "Open a design file")
+    act("open_sweep_point", "Open S&weep Point\u2026", lambda: _open_sweep_point(w),
+        tip="Open one point of sweep results (topo-designer sweep) as a design")
     act("save", "&Save", w.save, SK.Save, "save", "Save the design")
     act("save_as", "Save &As\u2026", w.save_as, SK.SaveAs, tip="Save the design to another file")
     act("export", "&Export\u2026", lambda: _export(w), QKeySequence("Ctrl+Shift+E"),
@@ -106,6 +114,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     for k in ("new", "new_window", "open"):
         m.addAction(acts[k])
     w.recent_menu = m.addMenu("Open &Recent")
+    m.addAction(acts["open_sweep_point"])
     m.addSeparator()
     for k in ("save", "save_as", "export"):
         m.addAction(acts[k])

@@ -1,0 +1,217 @@
+"""Run a sweep on Dask: a local cluster by default, or an existing one given its scheduler's address.
+
+Each point is a task: its parameters (and workload) go to a worker, which rebuilds the design and
+analyses it (:func:`designer.sweep.evaluate.evaluate_point`); designs are never shipped. The
+catalog is scattered to the workers once. Rows come back as tasks finish
+(``distributed.as_completed``) and are written at once (:class:`designer.sweep.results.Sink`),
+so an interrupted sweep keeps every finished point and ``resume`` skips them. A task that fails
+on the cluster (its worker died, the worker cannot import the designer) is recorded as a
+``failed`` row and the sweep goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from designer.model.catalog import Catalog, default_catalog
+from designer.sweep.results import FINISHED, Column, Sink, columns, error_row, finish, read_results
+from designer.sweep.spec import Point, SweepError, SweepSpec, expand
+
+#: Seconds to wait for a scheduler given by address before giving up.
+CONNECT_TIMEOUT_S = 10
+#: Called as ``progress(done, total, errors, elapsed_s)`` after each point (and once at the start).
+Progress = Callable[[int, int, int, float], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run did: points in the spec, skipped as already done, run now, errors, seconds, workers."""
+
+    points: int
+    skipped: int
+    ran: int
+    errors: int
+    seconds: float
+    workers: int
+    rows: int
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):
+        return max(os.cpu_count() or 1, 1)
+
+
+def plan(spec: SweepSpec, output: str | os.PathLike[str], resume: bool
+         ) -> tuple[list[Point], list[Point], tuple[Column, ...], list[dict[str, Any]]]:
+    """(all points, points to run, columns, rows kept from an earlier run)."""
+    points = expand(spec)
+    cols = columns(spec)
+    kept: list[dict[str, Any]] = []
+    done: set[str] = set()
+    out = Path(output)
+    if resume:
+        from designer.sweep.results import journal_path
+
+        if out.exists() or journal_path(out).exists():
+            old_cols, old_rows = read_results(out)
+            if old_cols and [c.name for c in old_cols] != [c.name for c in cols]:
+                raise SweepError(f"{out}: its columns are not this spec's (other parameters, sizes or metrics); "
+                                 "write to a new file or run without --resume")
+            todo_keys = {p.key for p in points}
+            for r in old_rows:
+                # finished points, and rows of points no longer in the spec, stay; failed points run again
+                if (r.get("status") in FINISHED or r.get("key") not in todo_keys) and r.get("key") not in done:
+                    kept.append(r)
+                    done.add(r.get("key"))
+    todo = [p for p in points if p.key not in done]
+    return points, todo, cols, kept
+
+
+def run_sweep(spec: SweepSpec, output: str | os.PathLike[str], *, scheduler: str | None = None,
+              workers: int | None = None, resume: bool = False, processes: bool = True,
+              catalog: Catalog | None = None, progress: Progress | None = None,
+              client: Any = None) -> Outcome:
+    """Run every point of ``spec`` not already in ``output`` (with ``resume``), writing rows as they arrive.
+
+    ``scheduler``: the address of an existing Dask scheduler (``tcp://HOST:PORT``); without it a
+    local cluster of ``workers`` worker processes (default one per core; ``processes=False``:
+    threads in this process) runs for the sweep alone. ``client``: a connected
+    ``distributed.Client`` to use instead of either.
+    """
+    points, todo, cols, kept = plan(spec, output, resume)
+    catalog = catalog if catalog is not None else default_catalog()
+    t0 = time.perf_counter()
+    sink = Sink(output, cols, kept)
+    rows = list(kept)
+    errors = 0
+    n_workers = 0
+    try:
+        if progress is not None and todo:
+            progress(0, len(todo), 0, 0.0)
+        if todo:
+            with _client(scheduler, workers, processes, client) as cl:
+                n_workers = len(cl.scheduler_info().get("workers", {}))
+                errors = _run(cl, todo, catalog, sink, rows, progress, t0)
+    finally:
+        sink.close()
+    finish(output, cols, rows)
+    return Outcome(len(points), len(points) - len(todo), len(todo), errors, time.perf_counter() - t0, n_workers,
+                   len(rows))
+
+
+@contextlib.contextmanager
+def _client(scheduler: str | None, workers: int | None, processes: bool, client: Any):
+    if client is not None:
+        yield client
+        return
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            cl = Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {_first_line(e)}") from None
+        try:
+            yield cl
+        finally:
+            cl.close()
+        return
+    n = workers if workers else default_workers()
+    if n < 1:
+        raise SweepError(f"--workers {n}: at least 1")
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None,
+                           silence_logs=logging.ERROR)
+    try:
+        cl = Client(cluster, set_as_default=False)
+        try:
+            yield cl
+        finally:
+            cl.close()
+    finally:
+        cluster.close()
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e) or type(e).__name__
+    return text.splitlines()[0] if text.splitlines() else text
+
+
+def _run(cl: Any, todo: Sequence[Point], catalog: Catalog, sink: Sink, rows: list[dict[str, Any]],
+         progress: Progress | None, t0: float) -> int:
+    from distributed import as_completed
+
+    from designer.sweep.evaluate import evaluate_point
+
+    cat = cl.scatter(catalog, broadcast=True)
+    futures = cl.map(evaluate_point, list(todo), catalog=cat, pure=False)
+    point_of = {f.key: p for f, p in zip(futures, todo, strict=True)}
+    errors = 0
+    done = 0
+    try:
+        for fut in as_completed(futures, loop=cl.loop):
+            try:
+                row = fut.result()
+            except Exception as e:  # noqa: BLE001 - the task failed on the cluster: record it, go on
+                row = error_row(point_of[fut.key], "failed", f"{type(e).__name__}: {_first_line(e)}")
+            if row.get("status") != "ok":
+                errors += 1
+            sink.write(row)
+            rows.append(row)
+            done += 1
+            fut.release()
+            if progress is not None:
+                progress(done, len(todo), errors, time.perf_counter() - t0)
+    except BaseException:
+        cl.cancel(futures)
+        raise
+    return errors
+
+
+def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None) -> tuple[float, str]:
+    """Seconds the sweep should take on ``workers`` workers, and how the figure was made.
+
+    The designs of the first and last points of the grid are built here (not analysed) and their
+    GPUs counted; each point is then costed by :data:`SECONDS_PER_POINT` + :data:`SECONDS_PER_GPU`
+    x GPUs (measured by benchmarks/bench_sweep.py), times the failure scan's analyses.
+    """
+    from designer.generators import GENERATORS
+
+    points = expand(spec)
+    gen = GENERATORS[spec.generator]
+    probes = {points[0].index: points[0], points[-1].index: points[-1]}
+    gpus = []
+    for p in probes.values():
+        try:
+            d = gen.build(catalog, **p.params)
+        except SweepError:
+            raise
+        except Exception:  # noqa: BLE001 - a refused probe says nothing of the others
+            continue
+        gpus.append(sum(1 for x in d.iter_devices() if x.kind == "gpu"))
+    mean = sum(gpus) / len(gpus) if gpus else 1024
+    per = SECONDS_PER_POINT + SECONDS_PER_GPU * mean
+    if "step" in spec.settings.metrics:
+        per += STEP_SECONDS_PER_GPU * mean
+    if spec.settings.failures:
+        per *= FAILURE_SCAN_FACTOR[spec.settings.failures]
+    how = (f"from the {' and '.join(f'{g:,}' for g in gpus)} GPUs of the first and last points" if gpus else
+           "the first and last points were refused; assuming 1,024 GPUs a point")
+    return len(points) * per / max(workers, 1), how
+
+
+#: Cost model of one point (generation + analysis + bill of materials), seconds, from the benchmark.
+SECONDS_PER_POINT = 0.05
+SECONDS_PER_GPU = 2.6e-4
+STEP_SECONDS_PER_GPU = 2.0e-5
+#: A failure scan analyses the design once per class of equivalent switches (or links) besides once whole.
+FAILURE_SCAN_FACTOR = {"switches": 4.0, "links": 10.0}
