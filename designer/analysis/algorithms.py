@@ -157,6 +157,7 @@ def hier_phases(E: Embedder, *, intra: str, inter: str) -> tuple[list[Phase], fl
         if inter == "sharp":
             s, d, w = E.rail_rings(1.0 / g)
             fab = E.ctx.fabric
+            _sharp_reach(E, s)
             load = np.zeros(2 * E.ctx.cap.n_links)
             rows = np.isin(fab.att_gpu, s)
             for col in range(2):
@@ -173,6 +174,25 @@ def hier_phases(E: Embedder, *, intra: str, inter: str) -> tuple[list[Phase], fl
         s, d, _ = E.rail_rings(1.0)
         net_lat, _ = E.network_hop_latency_s(s, d)
     return phases, net_lat, float(g)
+
+
+def _sharp_reach(E: Embedder, senders: np.ndarray) -> None:
+    """Raise :class:`Unroutable` unless every GPU sending into the SHARP aggregation tree has a
+    network link and all their switches are joined (one tree spans them)."""
+    fab = E.ctx.fabric
+    bare = senders[~fab.gpu_has_network()[senders]]
+    if len(bare):
+        ids = [E.ctx.gpu_ids[i] for i in bare]
+        raise Unroutable(f"{units.count(len(ids), 'GPU')} ({', '.join(ids[:3])}{'...' if len(ids) > 3 else ''}) "
+                         f"{units.plural(len(ids), 'has', 'have')} no network link to reach the aggregation tree "
+                         "(cable its NIC to a switch)")
+    cores = fab.att_core[np.isin(fab.att_gpu, senders)]
+    hops = E.ctx.router.hops(np.full(len(cores), cores[0]), cores) if len(cores) else np.zeros(0)
+    if not np.isfinite(hops).all():
+        far = fab.gpus[fab.att_gpu[np.isin(fab.att_gpu, senders)][~np.isfinite(hops)]]
+        ids = [E.ctx.cap.node_ids[i] for i in far]
+        raise Unroutable(f"{units.count(len(ids), 'GPU')} ({', '.join(ids[:3])}{'...' if len(ids) > 3 else ''}) "
+                         "reach no aggregation tree shared with the others: their switches are not joined")
 
 
 def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
@@ -218,7 +238,11 @@ def alltoall_model(E: Embedder) -> AlgorithmModel:
     p = E.p
     load, lost = uniform_loads(ctx.fabric, ctx.router, E.members, 1.0 / p)
     if lost > 0:
-        raise Unroutable("some GPU pairs have no path")
+        bare = E.without_network()
+        raise Unroutable(
+            f"{units.count(len(bare), 'GPU')} ({', '.join(bare[:3])}{'...' if len(bare) > 3 else ''}) "
+            f"{units.plural(len(bare), 'has', 'have')} no network link (cable its NIC to a switch)" if bare else
+            "some GPU pairs have no path: their switches are not joined by working network links")
     ph = E._phase_from_load(load, (E.members, E.members, np.zeros(p)))
     some = E.members[: min(p, 64)]
     net_lat, _ = E.network_hop_latency_s(some, np.roll(some, -1))

@@ -170,7 +170,8 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
         proto = specs.get("protocol")
         if proto in ("infiniband", "ethernet"):
             node_proto[i] = PROTOCOL_NAMES.index(proto)
-        sharp[i] = bool(specs.get("sharp", False)) and d.kind == "switch"
+        # SHARP is an InfiniBand (Quantum-class) switch feature: never on an Ethernet switch.
+        sharp[i] = bool(specs.get("sharp", False)) and d.kind == "switch" and proto == "infiniband"
         nvls[i] = bool(specs.get("nvls", False)) and d.kind == "nvswitch"
         lat_ns = specs.get("latency_ns", comp.latency_ns if comp is not None else 0.0)
         if d.kind == "switch":

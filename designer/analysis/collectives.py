@@ -117,6 +117,9 @@ class CollectiveResult:
     notes: tuple[str, ...]
     #: Algorithms in the table that the selection skipped (:data:`NOT_DEFAULT`, not asked for).
     not_selectable: tuple[str, ...] = ()
+    #: Algorithms that apply to the hardware but cannot run here, with why: (algorithm, reason)
+    #: naming the GPUs without a path (failed links, GPUs without a network link).
+    cannot_run: tuple[tuple[str, str], ...] = ()
 
 
 def collective_times(ctx: Context, collective: str = "allreduce", algorithms=None, sizes=None,
@@ -190,12 +193,12 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
     key = ("collective", collective, tuple(algos), explicit, members.tobytes())
     if key not in ctx.memo:
         ctx.memo[key] = _embed_models(ctx, collective, algos, explicit, members)
-    p, m, models, model_notes = ctx.memo[key]
+    p, m, models, model_notes, cannot = ctx.memo[key]
     notes.extend(model_notes)
     if prefer is not None and prefer not in known:
         raise AnalysisError(f"{collective} has no algorithm {prefer!r}: use one of {', '.join(known)}")
     if not models:
-        return CollectiveResult(collective, p, m, (), (), tuple(notes))
+        return CollectiveResult(collective, p, m, (), (), tuple(notes), cannot_run=cannot)
     bf = bus_factor(collective, p)
     sizes_f = sizes_arr.astype(float)
     table = []
@@ -225,20 +228,26 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
                 collective, mdl.algorithm, K.PROTOCOLS[int(which[j])], int(size), tj, algbw, algbw * bf,
                 bool(best[j] == i), link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and link_ids else "",
             ))
-    return CollectiveResult(collective, p, m, tuple(rows), tuple(models), tuple(notes), skipped)
+    return CollectiveResult(collective, p, m, tuple(rows), tuple(models), tuple(notes), skipped, cannot)
 
 
 def _embed_models(ctx: Context, collective: str, algos: list[str], explicit: bool, members: np.ndarray
-                  ) -> tuple[int, int, tuple[AlgorithmModel, ...], tuple[str, ...]]:
-    """Embed and route each algorithm: (ranks, servers, models, notes)."""
+                  ) -> tuple[int, int, tuple[AlgorithmModel, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """Embed and route each algorithm: (ranks, servers, models, notes, (algorithm, why it cannot run))."""
     notes: list[str] = []
     E = Embedder(ctx, members)
     models: list[AlgorithmModel] = []
+    cannot: list[tuple[str, str]] = []
+    apart = E.islands()
     for algo in algos:
         why = unavailable_reason(E, algo)
         if why is not None:
             if explicit:
                 notes.append(f"{algo}: not available: {why}")
+            continue
+        if apart is not None:
+            # Every algorithm needs a path between the GPUs (SHARP: each one to the aggregation tree).
+            cannot.append((algo, apart))
             continue
         try:
             if collective == "alltoall":
@@ -250,8 +259,13 @@ def _embed_models(ctx: Context, collective: str, algos: list[str], explicit: boo
             else:
                 models.append(hier_model(E, algo))
         except Unroutable as e:
-            notes.append(f"{algo}: cannot run: {e} (disconnected GPUs)")
-    return E.p, E.m, tuple(models), tuple(notes)
+            cannot.append((algo, str(e)))
+    by_reason: dict[str, list[str]] = {}
+    for algo, why in cannot:
+        by_reason.setdefault(why, []).append(algo)
+    for why, names in by_reason.items():
+        notes.append(f"{', '.join(names)}: cannot run: {why}")
+    return E.p, E.m, tuple(models), tuple(notes), tuple(cannot)
 
 
 class FairStatus(Enum):

@@ -14,11 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from designer.analysis import constants as K
 from designer.analysis.capacity import K_SWITCH, P_NVLINK, P_PCIE
 from designer.analysis.context import Context
 from designer.analysis.routing import route_flows
+from designer.analysis.rules import _gpu_islands as gpu_islands  # the design rules' words for GPU islands
 from designer.model.units import count, plural
 
 
@@ -34,7 +37,7 @@ class Phase:
 
 
 class Unroutable(Exception):
-    """The flows of an algorithm have no path (disconnected GPUs)."""
+    """The flows of an algorithm have no path; the message names the GPUs and why."""
 
 
 class Embedder:
@@ -78,9 +81,57 @@ class Embedder:
         nbytes = np.asarray(nbytes, dtype=float)
         r = route_flows(ctx.fabric, ctx.router, src, dst, nbytes)
         if r.unrouted_flows and not lost_ok:
-            lost = int(r.unrouted_flows)
-            raise Unroutable(f"{count(lost, 'flow')} {plural(lost, 'has', 'have')} no path")
+            raise Unroutable(self.no_path_text(src, dst, int(r.unrouted_flows)))
         return self._phase_from_load(r.arc_load, (src, dst, nbytes), capacity)
+
+    # ---- reachability
+    def islands(self) -> str | None:
+        """Why the GPUs taking part cannot all reach one another over the links in use (failed and
+        zero-rate links left out), in the design rules' words; None when they can."""
+        if not hasattr(self, "_islands"):
+            self._islands = None
+            cap = self.ctx.cap
+            n = cap.n_nodes
+            graph = sp.coo_matrix((np.ones(cap.n_links, dtype=np.int8), (cap.a, cap.b)), shape=(n, n))
+            _, labels = connected_components(graph, directed=False)
+            gpus = self.ctx.fabric.gpus[self.members]
+            if len(np.unique(labels[gpus])) > 1:
+                design = self.ctx.design
+                kinds = [d.kind for d in design.devices]
+                found = gpu_islands(design, list(cap.node_ids), kinds, labels, [int(g) for g in gpus])
+                self._islands = found.message if found is not None else None
+        return self._islands
+
+    def without_network(self) -> list[str]:
+        """Ids of the GPUs taking part that have no network link, when they span several servers."""
+        if self.m < 2:
+            return []
+        fab = self.ctx.fabric
+        bare = self.members[~fab.gpu_has_network()[self.members]]
+        return [self.ctx.gpu_ids[i] for i in bare]
+
+    def no_path_text(self, src: np.ndarray, dst: np.ndarray, lost: int) -> str:
+        """Which flows found no path, and why (GPUs without a network link, or networks not joined)."""
+        gid = self.ctx.gpu_ids
+        fab = self.ctx.fabric
+        has_net = fab.gpu_has_network()
+        same = (fab.domain[src] >= 0) & (fab.domain[src] == fab.domain[dst]) & (fab.nvl_up[src] >= 0)
+        bare = ~same & (src != dst) & (~has_net[src] | ~has_net[dst])
+        head = f"{count(lost, 'flow')} of the algorithm {plural(lost, 'has', 'have')} no path"
+        if bare.any():
+            ends = np.unique(np.concatenate([src[bare][~has_net[src[bare]]], dst[bare][~has_net[dst[bare]]]]))
+            ids = [gid[i] for i in ends]
+            return (f"{head}: {count(len(ids), 'GPU')} ({', '.join(ids[:3])}{'...' if len(ids) > 3 else ''}) "
+                    f"{plural(len(ids), 'has', 'have')} no network link (cable its NIC to a switch)")
+        ptr = np.searchsorted(fab.att_gpu, np.arange(len(fab.gpus) + 1))
+        net = ~same & (src != dst)
+        hops = np.full(len(src), np.inf)
+        if net.any():
+            hops[net] = self.ctx.router.hops(fab.att_core[ptr[src[net]]], fab.att_core[ptr[dst[net]]])
+        cut = np.flatnonzero(net & ~np.isfinite(hops))
+        eg = ", ".join(f"{gid[src[i]]} -> {gid[dst[i]]}" for i in cut[:2])
+        return (f"{head}" + (f", e.g. {eg}" if eg else "")
+                + ": their switches are not joined by working network links (a NIC or NVLink is never transit)")
 
     def _phase_from_load(self, load, flows, capacity=None) -> Phase:
         c = self.arc_eff if capacity is None else capacity

@@ -135,6 +135,9 @@ class Report:
     #: latency (bytes/s): the ceiling of the busbw curve, and the link that sets it.
     ceiling_busbw_bytes_per_s: float = 0.0
     ceiling_link: str = ""
+    #: Algorithms that apply to the hardware but cannot run here, with why (algorithm, reason):
+    #: GPUs without a path to one another. When none can run, no row is selected.
+    cannot_run: tuple[tuple[str, str], ...] = ()
 
     def selected(self) -> list[CollectiveRow]:
         return [r for r in self.collectives if r.selected]
@@ -278,6 +281,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         link_use_bytes=use_bytes,
         ceiling_busbw_bytes_per_s=ceiling,
         ceiling_link=ceiling_link,
+        cannot_run=res.cannot_run,
     )
 
 

@@ -123,6 +123,8 @@ def _key_figures(doc: dict[str, Any]) -> str:
     out.append(_figure(f"bisection bandwidth, {sub}", main))
     big = _largest_selected(doc)
     title = COLLECTIVE_TITLES.get(doc["collective"], doc["collective"])
+    if big is None and doc.get("cannot_run"):
+        out.append(_figure(title, "cannot run"))
     if big is not None:
         i, r = big
         out.append(_figure(f"{title} of {units.size(r['message_bytes'])}: time ({r['algorithm']})",
@@ -334,9 +336,13 @@ def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: S
                  f"<p><b>{main}</b> {_e(sub)}, over {b['endpoints']:,} GPUs, at line rate.</p>"
                  f'<p class="note">Lower bound: {_e(b["lower_method"])}. Upper bound: {_e(b["upper_method"])}; '
                  f"its cut has {len(b['cut_links']):,} links.</p>")
+    cannot = "".join(f'<p class="note">{_e(r["algorithm"])}: cannot run: {_e(r["reason"])}</p>'
+                     for r in doc.get("cannot_run", ()))
+    table = (_collective_table(doc) if doc["collectives"] or not cannot
+             else "<p><b>Nothing selected</b>: no algorithm can run.</p>")
     parts.append(f"<h2>{_e(title)} over {doc['ranks']:,} GPUs</h2>"
                  '<p class="sub">Time per algorithm (the one an NCCL-style tuner picks in bold), with the algorithm '
-                 "and protocol picked, its algbw and busbw (nccl-tests conventions).</p>" + _collective_table(doc))
+                 "and protocol picked, its algbw and busbw (nccl-tests conventions).</p>" + table + cannot)
     parts.append(f"<h2>Bottlenecks</h2><p class=\"sub\">Traffic: {_e(doc['links_traffic'])}.</p>"
                  + _bottlenecks(doc))
     parts.append(_workload(doc))

@@ -77,6 +77,7 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
              "selected": r.selected, "bottleneck_link": r.bottleneck_link}
             for r in report.collectives
         ],
+        "cannot_run": [{"algorithm": a, "reason": why} for a, why in report.cannot_run],
         "links_traffic": traffic_text(report),
         "links": [
             {"id": lt.ids[i], "utilization": _num(util[i]), "load_bytes_per_s": _num(load[i]),

@@ -25,6 +25,15 @@ def traffic_text(report: Report) -> str:
     return f"{report.collective} {sel.algorithm} of {size(largest)}"
 
 
+def cannot_run_text(report: Report) -> str:
+    """``allreduce cannot run: <why>`` when no algorithm of the collective can run (nothing is
+    selected), else ``""``. The reasons name the GPUs without a path and what would join them."""
+    if report.collectives or not report.cannot_run:
+        return ""
+    reasons = list(dict.fromkeys(why for _, why in report.cannot_run))
+    return f"{report.collective} cannot run: {'; '.join(reasons)}"
+
+
 def summary_lines(report: Report, *, max_rows: int | None = None, top: int = 5) -> list[str]:
     """A readable summary (the CLI prints it; the window shows it).
 
@@ -68,6 +77,10 @@ def summary_lines(report: Report, *, max_rows: int | None = None, top: int = 5) 
         for a in report.not_selectable:
             out.append(f"{a}: shown, not auto-selected ({NOT_SELECTED_WHY.get(a, 'not a default of NCCL')}); "
                        f"pass --algorithm {a} to use it")
+    if not report.collectives and report.ranks >= 2:
+        out.append(f"{report.collective} over {count(report.ranks, 'GPU')} on {count(report.servers, 'server')}: "
+                   "nothing selected: " + ("no algorithm can run (see the notes)" if report.cannot_run
+                                           else "no algorithm applies (see the notes)"))
     if report.bottlenecks:
         out.append(f"Top bottlenecks ({traffic_text(report)}):")
         for bn in report.bottlenecks[:top]:
@@ -114,4 +127,4 @@ def explain_lines(report: Report) -> list[str]:
     return out
 
 
-__all__ = ["BUS_FACTOR_TEXT", "NOT_SELECTED_WHY", "explain_lines", "summary_lines", "traffic_text"]
+__all__ = ["BUS_FACTOR_TEXT", "NOT_SELECTED_WHY", "cannot_run_text", "explain_lines", "summary_lines", "traffic_text"]

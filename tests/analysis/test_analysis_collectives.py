@@ -133,7 +133,8 @@ def test_edge_cases_one_gpu_and_disconnected():
     d.set_link_field("n2-nic2--sw", "failed", True)
     res = collective_times(build_context(d), sizes=[1 << 20])
     assert res.rows == ()
-    assert any("no path" in n for n in res.notes)
+    assert any("cannot run" in n and "cannot reach each other" in n for n in res.notes)
+    assert {a for a, _ in res.cannot_run} == {"ring", "tree", "hierarchical", "nvls"}
 
 
 def test_bad_sizes_are_errors():

@@ -36,7 +36,7 @@ from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import COLLECTIVES, DEFAULT_SIZE, AnalysisRunner, LiveResult, Traffic, analyzer
 from designer.io.workload_file import load_workload, preset_names
 from designer.model import Design, DesignError, units
-from designer.present.report_text import summary_lines
+from designer.present.report_text import cannot_run_text, summary_lines
 from designer.present.step_text import step_lines, tokens, usd
 
 SIZES = [2**k for k in range(3, 34)]
@@ -330,7 +330,11 @@ class AnalysisDock(QWidget):
                 "per direction (certified bounds)"
             )
         chosen = self._chosen(report)
-        if chosen is None:
+        why = cannot_run_text(report)
+        self.allreduce.setToolTip(why)
+        if chosen is None and why:
+            self.allreduce.setText(f"{report.collective} cannot run: no path between some GPUs (details below)")
+        elif chosen is None:
             self.allreduce.setText(f"no {report.collective} estimate at {units.size(report.link_use_bytes)}")
         else:
             self.allreduce.setText(

@@ -42,6 +42,7 @@ from designer.analysis import Report
 from designer.analysis.tiers import TIER_LABELS, TIERS
 from designer.gui.panels.live_runner import LiveResult
 from designer.model import units
+from designer.present.report_text import cannot_run_text
 from designer.present.step_text import PHASE_NAMES, tokens, usd
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#3A4350")
@@ -489,6 +490,9 @@ class CurvesPanel(PlotPanel):
         if rep is None:
             return "No analysis yet.", ""
         if chosen is None:
+            why = cannot_run_text(rep)
+            if why:
+                return f"{rep.collective} cannot run: no path between some GPUs (hover for why).", why
             return f"No {rep.collective} estimate (see the report's notes).", ""
         text = (f"{chosen.algorithm} ({chosen.protocol}): {units.duration(chosen.time_s)} for "
                 f"{units.size(chosen.message_bytes)} over {units.count(rep.ranks, 'GPU')}, busbw "
