@@ -20,7 +20,9 @@ PROG = "topo-designer"
 
 #: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads", "whatif", "scan", "scale", "advise",
-            "export", "sweep")
+            "export", "sweep", "import")
+#: Commands whose module is not named after them (``import`` is a Python keyword).
+MODULES = {"import": "import_cmd"}
 
 EPILOG = """\
 commands:
@@ -35,6 +37,7 @@ commands:
   topo-designer scale FILE --workload W     the workload at 1/4 .. 4 times the GPUs; growth headroom
   topo-designer advise FILE --workload W    more GPUs or a better network: which buys more
   topo-designer export FILE --html OUT      PNG, JSON and HTML reports, cabling plan CSV, GraphML
+  topo-designer import FILE -o DESIGN       a fabric from ibnetdiscover, GML, GraphML, Slurm topology.conf
   topo-designer sweep SPEC -o RESULTS       design-space sweep on Dask (sweep-report, sweep-point)
 
 Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes
@@ -43,7 +46,7 @@ and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error
 
 
 def _modules() -> list[ModuleType]:
-    return [importlib.import_module(f"designer.cli.{name}") for name in COMMANDS]
+    return [importlib.import_module(f"designer.cli.{MODULES.get(name, name)}") for name in COMMANDS]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,79 @@
+"""``topo-designer import FILE -o DESIGN``: another tool's fabric description as a design file.
+
+Formats (detected from the content unless ``--format`` names one): ibnetdiscover and ibdiagnet
+link lists, GML, GraphML (our own export reads back exactly), Slurm ``topology.conf``
+(docs/import.md). The import report (what was read, guessed, skipped, with line numbers) is
+printed, and written as JSON with ``--report``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from designer.cli.common import display_name, echo, write_json
+from designer.io import save_design
+from designer.io.importers import FORMATS, ImportFileError, ImportOptions, import_file, parse_rate_option, read_name_map
+from designer.model import units
+
+#: Graph attribute-mapping keys accepted by ``--attribute KEY=ATTR``.
+ATTRIBUTE_KEYS = ("kind", "rate", "rate_unit", "tier", "name")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "import",
+        help="import a fabric from ibnetdiscover, GML, GraphML or Slurm topology.conf",
+        description="Read another tool's description of a fabric and write it as a design file: switches, hosts "
+        "and cables, tiers inferred, laid out by tiers. The format is detected from the content. The import "
+        "report says what was read, what was guessed (inferred tiers, default rates, the GPUs stamped behind "
+        "each host adapter) and what was skipped and why, with line numbers. Exit 0 when imported, 2 when the "
+        "file cannot be read or is not a format we read (one line saying where and why). See docs/import.md.",
+    )
+    p.add_argument("file", help="the file to import, or - to read standard input")
+    p.add_argument("-o", "--output", required=True, metavar="DESIGN", help="design file to write (.json)")
+    p.add_argument("--format", choices=list(FORMATS), help="the file's format (default: detected from the content)")
+    p.add_argument("--map", metavar="FILE", help="node-name map: one 'GUID name' per line (ibnetdiscover's "
+                   "--node-name-map format); names hosts and switches")
+    p.add_argument("--default-rate", metavar="RATE", help="rate of links whose speed the file does not give, per "
+                   "direction (400G, 100Gb/s, 25; default: the fabric's most common rate, else 100G for Slurm and "
+                   "10G for graphs)")
+    p.add_argument("--gpus-per-adapter", type=int, default=1, metavar="N",
+                   help="GPUs stamped behind each host adapter as the analysis' endpoints (default 1; 0: none)")
+    p.add_argument("--attribute", action="append", default=[], metavar="KEY=ATTR",
+                   help=f"GML/GraphML: which attribute holds what ({', '.join(ATTRIBUTE_KEYS)}; e.g. rate=bw "
+                   "rate_unit=M kind=type); repeatable")
+    p.add_argument("--report", metavar="PATH", help="also write the import report as JSON ('-' for stdout)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(func=run)
+
+
+def options_from_args(args: argparse.Namespace) -> ImportOptions:
+    opts = ImportOptions(format=args.format)
+    if args.default_rate is not None:
+        opts.default_rate_gbps = parse_rate_option(args.default_rate)
+    if args.gpus_per_adapter < 0 or args.gpus_per_adapter > 64:
+        raise ImportFileError(f"--gpus-per-adapter {args.gpus_per_adapter}: give 0 to 64")
+    opts.gpus_per_adapter = args.gpus_per_adapter
+    if args.map:
+        opts.name_map = read_name_map(args.map)
+    for item in args.attribute:
+        key, sep, value = item.partition("=")
+        if not sep or key not in ATTRIBUTE_KEYS or not value:
+            raise ImportFileError(f"--attribute {item!r}: write KEY=ATTR with KEY one of {', '.join(ATTRIBUTE_KEYS)}")
+        opts.attributes[key] = value
+    return opts
+
+
+def run(args: argparse.Namespace) -> int:
+    options = options_from_args(args)
+    design, report = import_file(args.file, options)
+    save_design(design, args.output)
+    if args.report:
+        write_json(report.to_dict(), args.report)
+        if args.report == "-":
+            return 0
+    if not args.quiet:
+        echo("\n".join(report.summary_lines()))
+        echo(f"{display_name(args.output)}: {design.name}: {units.count(design.device_count(), 'device')}, "
+             f"{units.count(design.link_count(), 'link')}")
+    return 0

@@ -1,0 +1,436 @@
+"""A fabric as the importers read it (switches, host adapters, cables), built into a design.
+
+The importers of cluster fabrics (ibnetdiscover, Slurm ``topology.conf``, graphs of routers) fill
+a :class:`Fabric`: nodes keyed by what the source calls them, edges between (node, port) pairs.
+:meth:`Fabric.build` then does what they share:
+
+- duplicate cables are merged and contradictions (a port cabled to two peers) skipped, each with
+  its line in the report; a cable from a switch to itself is kept as the switch's
+  ``loopback_cables`` property (the model has no self-links; the design rule ``loopback-cable``
+  reports it);
+- tiers are inferred from the graph when the source gives none (:func:`infer_tiers`);
+- each host adapter becomes a NIC in a server group, with ``gpus_per_adapter`` GPUs behind it over
+  PCIe so collectives have endpoints (a guess the report states);
+- devices are laid out by tiers (:mod:`designer.io.importers.layout`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from designer.io.importers.base import (
+    MAX_IMPORT_RECORDS,
+    ImportFileError,
+    ImportOptions,
+    ImportReport,
+    safe_id,
+)
+from designer.io.importers.layout import HostBlock, lay_out_fabric
+from designer.model import Design, Device, Group, Link, PortGroup
+from designer.model.entities import MAX_PORT_GBPS, MIN_PORT_GBPS
+from designer.model.units import line_rate
+
+#: Prefixes of a device's port groups, one per speed class, fastest first (``p1..pN``, ``q1..``).
+PORT_PREFIXES = tuple("pqrstuvwxyz") + tuple(f"p{c}" for c in "abcdefghijklmnopqrstuvwxyz")
+
+#: Length and medium of a cable the source does not describe (every fabric format here).
+GUESSED_LENGTH_M = 3.0
+GUESSED_MEDIUM = "optical"
+#: The least PCIe rate of a stamped GPU's host link: a PCIe 3.0 x16 slot, per direction.
+HOST_PCIE_GBPS = 128.0
+
+
+@dataclass
+class Node:
+    """A switch or host adapter as the source names it."""
+
+    key: str
+    kind: str  # "switch" or "adapter"
+    name: str = ""
+    line: int = 0
+    ports: int = 0
+    tier: str = ""
+    chassis: str = ""
+    host: str = ""
+    id_hint: str = ""
+    properties: dict[str, Any] = field(default_factory=dict)
+    position: tuple[float, float] | None = None
+
+
+@dataclass
+class Edge:
+    a: str
+    a_port: int | None
+    b: str
+    b_port: int | None
+    rate_gbps: float | None
+    line: int
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key that orders ``leaf2`` before ``leaf10``."""
+    return tuple(int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text))
+
+
+class Fabric:
+    """Nodes and edges read from a source, checked as they come (see the module docstring)."""
+
+    def __init__(self, report: ImportReport, *, mirrored: bool = False) -> None:
+        # mirrored: every cable is listed from both of its ends (ibnetdiscover), so a second
+        # sighting is expected, not a duplicate worth reporting.
+        self.report = report
+        self.mirrored = mirrored
+        self.nodes: dict[str, Node] = {}
+        self.edges: list[Edge] = []
+        self._port_edge: dict[tuple[str, int], int] = {}
+        self._pair_edges: dict[frozenset, list[int]] = defaultdict(list)
+
+    def add_node(self, key: str, kind: str, line: int = 0, **fields: Any) -> Node:
+        node = self.nodes.get(key)
+        if node is None:
+            if len(self.nodes) >= MAX_IMPORT_RECORDS:
+                raise ImportFileError(f"{self.report.source}: line {line}: more than {MAX_IMPORT_RECORDS:,} nodes")
+            node = self.nodes[key] = Node(key, kind, line=line, **fields)
+            return node
+        if node.kind != kind:
+            self.report.skip(f"{key} as a {kind}", f"already read as a {node.kind} on line {node.line}; kept that",
+                             line, "contradiction")
+            return node
+        for name, value in fields.items():
+            if value and not getattr(node, name):
+                setattr(node, name, value)
+        return node
+
+    def add_edge(self, a: str, a_port: int | None, b: str, b_port: int | None, rate_gbps: float | None,
+                 line: int, **properties: Any) -> None:
+        rep = self.report
+        if a == b:
+            node = self.nodes.get(a)
+            if node is not None:
+                pair = sorted(p for p in (a_port, b_port) if p is not None)
+                loops = node.properties.setdefault("loopback_cables", [])
+                if pair not in loops:
+                    loops.append(pair)
+                    rep.skip(f"cable {a}[{a_port}] - [{b_port}]",
+                             "a loopback cable (both ends on one switch) carries no traffic: kept as the "
+                             "switch's loopback_cables, reported by the design rule loopback-cable", line, "loopback")
+            return
+        ends = ((a, a_port), (b, b_port))
+        # The same cable seen again (from its other end, or listed twice).
+        if a_port is not None and b_port is not None:
+            ia = self._port_edge.get((a, a_port))
+            ib = self._port_edge.get((b, b_port))
+            if ia is not None and ia == ib:
+                old = self.edges[ia]
+                if rate_gbps is not None and old.rate_gbps is not None and rate_gbps != old.rate_gbps:
+                    rep.skip(f"cable {a}[{a_port}] - {b}[{b_port}]",
+                             f"listed at {line_rate(rate_gbps)} here and {line_rate(old.rate_gbps)} on line "
+                             f"{old.line}; kept the slower", line, "contradiction")
+                    old.rate_gbps = min(old.rate_gbps, rate_gbps)
+                elif old.rate_gbps is None:
+                    old.rate_gbps = rate_gbps
+                if not self.mirrored:
+                    rep.skip(f"cable {a}[{a_port}] - {b}[{b_port}]", f"a duplicate of line {old.line}", line,
+                             "duplicate")
+                return
+            for (dev, port), idx in (((a, a_port), ia), ((b, b_port), ib)):
+                if idx is not None:
+                    old = self.edges[idx]
+                    peer = old.b if (old.a, old.a_port) == (dev, port) else old.a
+                    rep.skip(f"cable {a}[{a_port}] - {b}[{b_port}]",
+                             f"port {dev}[{port}] is already cabled to {peer} (line {old.line}); a port takes one "
+                             "cable", line, "contradiction")
+                    return
+        elif not self.mirrored and self._pair_edges.get(frozenset((a, b))) and properties.pop("unique", False):
+            old = self.edges[self._pair_edges[frozenset((a, b))][0]]
+            rep.skip(f"link {a} - {b}", f"a duplicate of line {old.line}", line, "duplicate")
+            return
+        properties.pop("unique", None)
+        if len(self.edges) >= MAX_IMPORT_RECORDS:
+            raise ImportFileError(f"{rep.source}: line {line}: more than {MAX_IMPORT_RECORDS:,} links")
+        idx = len(self.edges)
+        self.edges.append(Edge(a, a_port, b, b_port, rate_gbps, line, dict(properties)))
+        for dev, port in ends:
+            if port is not None:
+                self._port_edge[(dev, port)] = idx
+        self._pair_edges[frozenset((a, b))].append(idx)
+
+    # -- building -------------------------------------------------------------------------------
+
+    def build(self, name: str, options: ImportOptions, *, default_rate_gbps: float, rate_reason: str,
+              infer: bool = True) -> Design:
+        rep = self.report
+        if not self.nodes:
+            raise ImportFileError(f"{rep.source}: no switches or hosts found")
+        self._default_rate = default_rate_gbps
+        # Edges whose ends were never declared: the peer is known only by this cable.
+        for e in self.edges:
+            for key in (e.a, e.b):
+                if key not in self.nodes:
+                    kind = "switch" if key.startswith("S-") else "adapter"
+                    self.add_node(key, kind, e.line)
+                    rep.guess(key, f"named only as the peer of a cable: read as a {kind}", e.line, "undeclared peer")
+        self._fill_rates(default_rate_gbps, rate_reason)
+        if infer:
+            infer_tiers(self)
+        return self._design(name, options)
+
+    def _fill_rates(self, default_rate_gbps: float, reason: str) -> None:
+        missing = [e for e in self.edges if e.rate_gbps is None]
+        for e in missing:
+            e.rate_gbps = default_rate_gbps
+            if len(missing) < len(self.edges):
+                self.report.guess(f"link {e.a} - {e.b}", f"no speed given: {line_rate(default_rate_gbps)} ({reason})",
+                                  e.line, "rate")
+        if missing and len(missing) == len(self.edges):
+            self.report.guess(f"every link ({len(missing):,})", f"no speed given: {line_rate(default_rate_gbps)} "
+                              f"({reason})", 0, "rate")
+        kept = []
+        for e in self.edges:
+            rate = float(e.rate_gbps or 0.0)
+            if MIN_PORT_GBPS <= rate <= MAX_PORT_GBPS:
+                kept.append(e)
+            else:
+                self.report.skip(f"link {e.a} - {e.b}", f"{line_rate(rate)} is outside the {line_rate(MIN_PORT_GBPS)} "
+                                 f".. {line_rate(MAX_PORT_GBPS)} a port may run at: left out", e.line, "rate range")
+        self.edges = kept
+
+    def _ids(self) -> dict[str, str]:
+        """Node key -> device id (switches) or host id (adapters' host), unique and readable."""
+        used: dict[str, str] = {}
+        out: dict[str, str] = {}
+        for node in self.nodes.values():
+            base = safe_id(node.id_hint or node.name or node.key, "n")
+            if node.kind == "adapter":
+                out[node.key] = base
+                continue
+            # (switches and other devices keep unique ids)
+            ident = base
+            n = 2
+            while ident in used:
+                ident = f"{base}-{n}"
+                n += 1
+            if ident != base:
+                self.report.guess(node.key, f"its name {base!r} is taken: id {ident!r}", node.line, "renamed")
+            used[ident] = node.key
+            out[node.key] = ident
+        return out
+
+    def _design(self, name: str, options: ImportOptions) -> Design:
+        rep = self.report
+        ids = self._ids()
+        switch_ids = {ids[k] for k, n in self.nodes.items() if n.kind != "adapter"}
+        # Hosts: adapters grouped by host name; an adapter's host id may not clash with a switch.
+        hosts: dict[str, list[Node]] = defaultdict(list)
+        for node in self.nodes.values():
+            if node.kind == "adapter":
+                hid = safe_id(node.host, "host") if node.host else ids[node.key]
+                if hid in switch_ids:
+                    hid = f"{hid}-host"
+                hosts[hid].append(node)
+        # Per node: its edges and port numbers.
+        node_edges: dict[str, list[tuple[int, int | None]]] = defaultdict(list)  # key -> (edge idx, port)
+        for i, e in enumerate(self.edges):
+            node_edges[e.a].append((i, e.a_port))
+            node_edges[e.b].append((i, e.b_port))
+        port_of: dict[tuple[int, str], str] = {}  # (edge idx, node key) -> port id
+        devices: list[Device] = []
+        groups: list[Group] = []
+        links: list[Link] = []
+        dev_of: dict[str, str] = {}  # node key -> device id
+        port_speed: dict[tuple[str, str], float] = {}
+
+        def ports_for(node: Node, dev_id: str, extra: tuple[PortGroup, ...] = ()) -> tuple[PortGroup, ...]:
+            mine = node_edges.get(node.key, [])
+            numbered = [p for _, p in mine if p is not None]
+            groups_: list[PortGroup] = []
+            if numbered or node.ports:
+                top = max((float(self.edges[i].rate_gbps or 0.0) for i, _ in mine), default=0.0)
+                top = top or float(node.properties.get("port_gbps") or 0.0) or self._default_rate
+                count = max([node.ports, *numbered, 1])
+                nxt = count
+                for i, p in mine:
+                    if p is None:
+                        nxt += 1
+                        p = nxt
+                    port_of[(i, node.key)] = f"p{p}"
+                    port_speed[(dev_id, f"p{p}")] = top
+                count = max(count, nxt)
+                if count > 4096:
+                    raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {count:,} ports "
+                                          "(at most 4,096)")
+                groups_.append(PortGroup("p", count, top))
+            else:
+                by_rate: dict[float, list[int]] = defaultdict(list)
+                for i, _ in mine:
+                    by_rate[float(self.edges[i].rate_gbps or 0.0)].append(i)
+                for prefix, (rate, idxs) in zip(PORT_PREFIXES, sorted(by_rate.items(), reverse=True), strict=False):
+                    if len(idxs) > 4096:
+                        raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {len(idxs):,} links "
+                                              "of one speed (at most 4,096 ports)")
+                    for n, i in enumerate(idxs, 1):
+                        port_of[(i, node.key)] = f"{prefix}{n}"
+                        port_speed[(dev_id, f"{prefix}{n}")] = rate
+                    groups_.append(PortGroup(prefix, len(idxs), rate))
+                if len(by_rate) > len(PORT_PREFIXES):
+                    raise ImportFileError(f"{rep.source}: {node.key} has links of more than "
+                                          f"{len(PORT_PREFIXES)} different speeds")
+                if not groups_:
+                    groups_.append(PortGroup("p", max(1, node.ports), self._default_rate))
+            return (*groups_, *extra)
+
+        chassis_members: dict[str, list[str]] = defaultdict(list)
+        for node in self.nodes.values():
+            if node.kind == "adapter":
+                continue
+            dev_id = ids[node.key]
+            props = {k: v for k, v in node.properties.items() if k != "port_gbps"}
+            dev = Device(dev_id, node.kind, ports_for(node, dev_id), name=node.name if node.name != dev_id else "",
+                         tier=node.tier, properties=props)
+            devices.append(dev)
+            dev_of[node.key] = dev_id
+            if node.chassis and node.kind == "switch":
+                chassis_members[node.chassis].append(dev_id)
+        chassis_group: dict[str, str] = {}
+        for chassis, members in chassis_members.items():
+            gid = safe_id(f"chassis-{chassis}")
+            groups.append(Group(gid, "custom", name=f"chassis {chassis}", properties={"chassis": True}))
+            for dev_id in members:
+                chassis_group[dev_id] = gid
+        for dev in devices:
+            dev.group = chassis_group.get(dev.id)
+
+        gpus = max(0, int(options.gpus_per_adapter))
+        host_blocks: list[HostBlock] = []
+        link_no = 0
+
+        def new_link(a: str, ap: str, b: str, bp: str, medium: str, length: float, props: dict | None = None) -> None:
+            nonlocal link_no
+            link_no += 1
+            links.append(Link(f"l{link_no}", a, ap, b, bp, medium=medium, length_m=length,
+                              properties=props or {}))
+
+        for hid, adapters in hosts.items():
+            group_id = hid
+            groups.append(Group(group_id, "server", name=adapters[0].host or ""))
+            members: list[list[str]] = []
+            for k, node in enumerate(sorted(adapters, key=lambda n: natural_key(n.key)), 1):
+                nic_id = f"{hid}-hca{k}" if len(adapters) > 1 or gpus else hid
+                mine = node_edges.get(node.key, [])
+                net = max((float(self.edges[i].rate_gbps or 0.0) for i, _ in mine), default=self._default_rate)
+                net_total = max(net, 1e-3) * max(node.ports, len(mine), 1)
+                pcie = min(max(HOST_PCIE_GBPS, 2 * net_total), 1e5)
+                extra = (PortGroup("pcie", gpus, pcie, kind="pcie"),) if gpus else ()
+                props = {k2: v for k2, v in node.properties.items() if k2 != "port_gbps"}
+                devices.append(Device(nic_id, "nic", ports_for(node, nic_id, extra), name=node.name,
+                                      group=group_id, properties=props))
+                dev_of[node.key] = nic_id
+                column = [nic_id]
+                for g in range(1, gpus + 1):
+                    gpu_id = f"{nic_id}-gpu{g}" if nic_id != hid else f"{hid}-gpu{g}"
+                    devices.append(Device(gpu_id, "gpu", (PortGroup("pcie", 1, pcie, kind="pcie"),),
+                                          group=group_id))
+                    new_link(nic_id, f"pcie{g}", gpu_id, "pcie1", "pcie", 0.0)
+                    column.append(gpu_id)
+                members.append(column)
+            host_blocks.append(HostBlock(group_id, members))
+        if gpus and hosts:
+            rep.guess(f"{len(hosts):,} hosts", f"{gpus} GPU{'s' if gpus > 1 else ''} per host adapter, over PCIe at "
+                      f"twice the adapter's rate (at least {line_rate(HOST_PCIE_GBPS)}, a PCIe 3.0 x16 slot) so the "
+                      "host never limits the network, as the endpoints of the analysis (the source does not say what "
+                      "a host holds; --gpus-per-adapter sets it, 0 leaves the adapters alone)", 0, "endpoints")
+
+        for i, e in enumerate(self.edges):
+            a, b = dev_of[e.a], dev_of[e.b]
+            ap, bp = port_of[(i, e.a)], port_of[(i, e.b)]
+            props = dict(e.properties)
+            rate = float(e.rate_gbps or 0.0)
+            if rate < max(port_speed[(a, ap)], port_speed[(b, bp)]):
+                props["negotiated_gbps"] = rate
+            new_link(a, ap, b, bp, GUESSED_MEDIUM, GUESSED_LENGTH_M, props)
+        if self.edges:
+            rep.guess(f"{len(self.edges):,} cables", f"length and medium not in the source: {GUESSED_LENGTH_M:g} m "
+                      f"{GUESSED_MEDIUM}, no catalog cable", 0, "cables")
+
+        design = Design(name)
+        lay_out_fabric(devices, groups, links, host_blocks)
+        design.extend(groups, devices, links)
+        kinds: dict[str, int] = defaultdict(int)
+        for dev in devices:
+            kinds[dev.kind] += 1
+        rep.read.update({"switches": kinds["switch"], "adapters": kinds["nic"], "gpus (stamped)": kinds["gpu"],
+                         "cables": len(self.edges), "chassis": len(chassis_members)})
+        return design
+
+    _default_rate = 100.0
+
+
+def infer_tiers(fabric: Fabric) -> None:
+    """Name the switches' tiers from the graph where the source gave none.
+
+    A switch with a host adapter is a ``leaf``. Switches without hosts one hop from a leaf are
+    ``spine``; those further up are ``core`` only when every spine has an uplink to them (a real
+    third tier), else ``spine`` too (an extra switch hung off some spines is not a tier). A switch
+    with no host anywhere below it keeps no tier. Every inference is in the report.
+    """
+    rep = fabric.report
+    switches = {k for k, n in fabric.nodes.items() if n.kind == "switch"}
+    if not switches:
+        return
+    adj: dict[str, set[str]] = defaultdict(set)
+    has_host: set[str] = set()
+    fabric_kinds = ("switch", "nvswitch")
+    for e in fabric.edges:
+        a, b = fabric.nodes[e.a], fabric.nodes[e.b]
+        if a.kind == "switch" and b.kind == "switch":
+            adj[e.a].add(e.b)
+            adj[e.b].add(e.a)
+        elif a.kind == "switch" and b.kind not in fabric_kinds:
+            has_host.add(e.a)
+        elif b.kind == "switch" and a.kind not in fabric_kinds:
+            has_host.add(e.b)
+    given = {k for k in switches if fabric.nodes[k].tier}
+    if given == switches:
+        return
+    dist: dict[str, int] = {k: 0 for k in has_host}
+    frontier = sorted(has_host)
+    while frontier:
+        nxt = []
+        for k in frontier:
+            for m in adj[k]:
+                if m not in dist:
+                    dist[m] = dist[k] + 1
+                    nxt.append(m)
+        frontier = nxt
+    spines = {k for k, d in dist.items() if d == 1}
+    upper = {k for k, d in dist.items() if d >= 2}
+    third_tier = bool(upper) and bool(spines) and all(adj[s] & upper for s in spines)
+    counts: dict[str, int] = defaultdict(int)
+    for k in sorted(switches, key=natural_key):
+        node = fabric.nodes[k]
+        if node.tier:
+            continue
+        d = dist.get(k)
+        if d is None:
+            rep.guess(k, "no host below it: no tier", node.line, "tier")
+            continue
+        if d == 0:
+            node.tier = "leaf"
+        elif d == 1:
+            node.tier = "spine"
+        elif third_tier:
+            node.tier = "core"
+        else:
+            node.tier = "spine"
+            rep.guess(k, f"{d} hops above the hosts but only some spines link to it: counted as a spine", node.line,
+                      "tier")
+        counts[node.tier] += 1
+    if counts:
+        text = ", ".join(f"{n} {t}" for t, n in sorted(counts.items(), key=lambda kv: ("leaf", "spine", "core")
+                                                       .index(kv[0])))
+        rep.guess("tiers", f"{text}: leaves have hosts, spines are one hop above, core only when every spine "
+                  "links up to it", 0, "tiers")

@@ -1,0 +1,276 @@
+"""InfiniBand fabrics: ``ibnetdiscover`` output, and ibdiagnet's link list (``ibdiagnet.lst``).
+
+ibnetdiscover prints one record per node: ``vendid=``/``sysimgguid=``/``switchguid=`` lines, a
+header (``Switch 36 "S-0008f105..." # "description" ... lid 9``, ``Ca 1 "H-..."``, ``Rt``), then
+one line per cabled port: ``[1] "S-0008f105..."[15] # "peer description" lid 16 4xQDR``. Every
+cable is listed from both ends. ibdiagnet's ``.lst`` gives one line per cable with both ends in
+braces and ``PHY=4x LOG=ACT SPD=10`` (lanes, state, Gb/s per lane).
+
+Read: switches (port count, description, system image GUID), host adapters, cables with their
+width and speed (1x..12x, SDR..XDR). Blades of a director switch share a system image GUID: they
+stay separate switches grouped into one chassis. SHARP aggregation nodes (adapters described as
+"Aggregation Node") are in-network reduction engines inside a switch: not hosts, they mark their
+switch ``sharp``. A node-name map names hosts and switches. Tiers are inferred.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from designer.io.importers.base import (
+    ImportFileError,
+    ImportOptions,
+    ImportReport,
+    guid_key,
+)
+from designer.io.importers.fabric import Fabric
+from designer.model import Design
+from designer.model.units import line_rate
+
+NAME = "ibnetdiscover"
+TITLE = "InfiniBand ibnetdiscover / ibdiagnet"
+
+#: Gb/s per lane of each InfiniBand speed (signalling rate, as the catalog quotes NDR at 400G 4x).
+LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
+             "NDR": 100.0, "XDR": 200.0}
+_SPEED_OF_LANE = {2.5: "SDR", 5.0: "DDR", 10.0: "QDR", 14.0: "FDR", 25.0: "EDR", 50.0: "HDR", 100.0: "NDR",
+                  200.0: "XDR"}
+_MAX_NODE_PORTS = 4096
+
+_KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)\s*=\s*(\S+)", re.IGNORECASE)
+_HEADER = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([^"]*)"\s*(.*)$')
+_PORT = re.compile(r'^\[(\d+)\](?:\(([0-9A-Fa-f]+)\))?\s*"([^"]*)"\s*\[(\d+)\](?:\(([0-9A-Fa-f]+)\))?\s*(.*)$')
+_RATE = re.compile(r"\b(\d+)[xX]\s*(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
+_QUOTED = re.compile(r'"([^"]*)"')
+_HOST_DESC = re.compile(r"^(\S+)\s+(?:HCA-\d+|mlx\d+_\d+|hfi\d+_\d+|qib\d+|ibp\S+)\s*$")
+_CHASSIS_DESC = re.compile(r"^(?:MF0;)?([^:;]+):([^/]+)/(.+)$")
+_LST_NODE = re.compile(
+    r"\{\s*(SW|CA|RT)\s+Ports:([0-9A-Fa-f]+)\s+SystemGUID:([0-9A-Fa-f]+)\s+NodeGUID:([0-9A-Fa-f]+)"
+    r"(?:\s+\w+:[0-9A-Fa-f]+)*\s+\{([^}]*)\}\s+LID:([0-9A-Fa-f]+)\s+PN:([0-9A-Fa-f]+)\s*\}")
+_LST_LINK = re.compile(r"PHY=(\d+)x\s+LOG=(\w+)\s+SPD=([\d.]+)")
+
+
+def sniff(text: str) -> int:
+    """How sure the text is ibnetdiscover (or ibdiagnet .lst) output, 0..100."""
+    head = text[:200_000]
+    headers = len(re.findall(r'^(?:Switch|Ca|Rt)\s+\d+\s+"', head, re.MULTILINE))
+    ports = len(re.findall(r'^\[\d+\](?:\([0-9A-Fa-f]+\))?\s*"', head, re.MULTILINE))
+    lst = len(re.findall(r"^\{\s*(?:SW|CA|RT)\s+Ports:", head, re.MULTILINE))
+    if headers and ports:
+        return 95
+    if lst:
+        return 90
+    if headers or re.search(r"^(?:switchguid|caguid|sysimgguid)=", head, re.MULTILINE):
+        return 60
+    return 0
+
+
+def _speed_name(gbps_per_lane: float) -> str:
+    return _SPEED_OF_LANE.get(gbps_per_lane, f"{gbps_per_lane:g}G/lane")
+
+
+def _rate(comment: str) -> tuple[float | None, str]:
+    found = _RATE.findall(comment)
+    if not found:
+        return None, ""
+    width, speed = found[-1]
+    return int(width) * LANE_GBPS[speed.upper()], f"{width}x{speed.upper()}"
+
+
+class _Record:
+    __slots__ = ("kind", "ports", "key", "desc", "line", "sysimg", "links")
+
+    def __init__(self, kind: str, ports: int, key: str, desc: str, line: int, sysimg: str) -> None:
+        self.kind, self.ports, self.key, self.desc, self.line, self.sysimg = kind, ports, key, desc, line, sysimg
+        self.links: list[tuple[int, str, int, float | None, str, int]] = []
+
+
+def _parse_ibnetdiscover(lines: list[str], report: ImportReport) -> list[_Record]:
+    src = report.source
+    records: list[_Record] = []
+    current: _Record | None = None
+    sysimg = ""
+    junk_before: list[int] = []
+    unknown: list[tuple[int, str]] = []
+    recognised = 0
+    for n, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _KV.match(line)
+        if m:
+            recognised += 1
+            key = m.group(1).lower()
+            if key == "sysimgguid":
+                sysimg = guid_key(m.group(2))
+            elif key == "vendid":
+                current = None
+            continue
+        m = _HEADER.match(line)
+        if m:
+            recognised += 1
+            kind, count, key, rest = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+            if not key:
+                raise ImportFileError(f"{src}: line {n}: a {kind} with an empty name")
+            if count < 1 or count > _MAX_NODE_PORTS:
+                raise ImportFileError(f"{src}: line {n}: {kind} {key!r} claims {count:,} ports "
+                                      f"(a node has 1 to {_MAX_NODE_PORTS:,})")
+            q = _QUOTED.search(rest.split("#", 1)[1]) if "#" in rest else None
+            current = _Record(kind, count, key, q.group(1) if q else "", n, sysimg)
+            records.append(current)
+            sysimg = ""
+            continue
+        m = _PORT.match(line)
+        if m:
+            recognised += 1
+            if current is None:
+                report.skip(f"port line {line[:60]!r}", "not under a Switch, Ca or Rt header", n, "orphan port")
+                continue
+            port, peer, peer_port = int(m.group(1)), m.group(3), int(m.group(4))
+            rate, label = _rate(m.group(6))
+            current.links.append((port, peer, peer_port, rate, label, n))
+            continue
+        if not records:
+            junk_before.append(n)
+        else:
+            unknown.append((n, line))
+    if junk_before:
+        first, last = junk_before[0], junk_before[-1]
+        where = f"lines {first}-{last}" if last != first else f"line {first}"
+        report.skip(where, "before the first record (a shell prompt or a title): ignored", first, "junk")
+    for n, line in unknown:
+        report.skip(f"{line[:60]!r}", "not an ibnetdiscover line: ignored", n, "unreadable")
+    if not records:
+        raise ImportFileError(f"{src}: no Switch, Ca or Rt record: not ibnetdiscover output")
+    if len(unknown) > max(20, recognised // 5):
+        n, line = unknown[0]
+        raise ImportFileError(f"{src}: line {n}: not an ibnetdiscover line ({len(unknown):,} such lines): "
+                              f"{line[:60]!r}")
+    return records
+
+
+def _parse_lst(lines: list[str], report: ImportReport) -> list[_Record]:
+    src = report.source
+    nodes: dict[str, _Record] = {}
+    bad = 0
+    recognised = 0
+    for n, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        ends = _LST_NODE.findall(line)
+        link = _LST_LINK.search(line)
+        if len(ends) != 2 or not link:
+            if recognised:
+                bad += 1
+            report.skip(f"{line[:60]!r}", "not an ibdiagnet link line: ignored", n,
+                        "unreadable" if recognised else "junk")
+            continue
+        recognised += 1
+        width, state, lane = int(link.group(1)), link.group(2).upper(), float(link.group(3))
+        recs = []
+        for kind, ports, system, node_guid, desc, _lid, _pn in ends:
+            prefix = {"SW": "S", "CA": "H", "RT": "R"}[kind]
+            key = f"{prefix}-{node_guid.lower()}"
+            rec = nodes.get(key)
+            if rec is None:
+                count = int(ports, 16)
+                if count < 1 or count > _MAX_NODE_PORTS:
+                    raise ImportFileError(f"{src}: line {n}: {key} claims {count:,} ports")
+                rec = nodes[key] = _Record({"SW": "Switch", "CA": "Ca", "RT": "Rt"}[kind], count, key, desc.strip(),
+                                           n, guid_key(system))
+            recs.append(rec)
+        if state != "ACT":
+            report.skip(f"cable {recs[0].key}[{int(ends[0][6], 16)}] - {recs[1].key}[{int(ends[1][6], 16)}]",
+                        f"link state {state}, not active: carries nothing", n, "inactive")
+            continue
+        rate = width * lane
+        label = f"{width}x{_speed_name(lane)}"
+        recs[0].links.append((int(ends[0][6], 16), recs[1].key, int(ends[1][6], 16), rate, label, n))
+    if not nodes:
+        raise ImportFileError(f"{src}: no ibdiagnet link line ('{{ SW Ports:.. }} {{ CA ..}} PHY=4x LOG=ACT SPD=..')")
+    if bad > max(20, recognised // 5):
+        raise ImportFileError(f"{src}: {bad:,} lines are not ibdiagnet link lines")
+    return list(nodes.values())
+
+
+def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
+    lines = text.split("\n")
+    lst = bool(re.search(r"^\s*\{\s*(?:SW|CA|RT)\s+Ports:", text[:200_000], re.MULTILINE))
+    report.format = "ibdiagnet-lst" if lst else NAME
+    records = _parse_lst(lines, report) if lst else _parse_ibnetdiscover(lines, report)
+    names = options.name_map
+
+    def mapped(key: str) -> str:
+        return names.get(key) or names.get(guid_key(key)) or ""
+
+    sharp = {r.key for r in records if r.kind == "Ca" and "aggregation node" in r.desc.lower()}
+    fabric = Fabric(report, mirrored=True)
+    by_sysimg: dict[str, list[_Record]] = defaultdict(list)
+    for r in records:
+        if r.kind != "Ca" and r.sysimg:
+            by_sysimg[r.sysimg].append(r)
+    chassis_name: dict[str, str] = {}
+    for sysimg, members in by_sysimg.items():
+        if len(members) < 2:
+            continue
+        m = _CHASSIS_DESC.match(members[0].desc)
+        chassis_name[sysimg] = mapped(sysimg) or (m.group(1).strip() if m else "") or f"sysimg-{sysimg}"
+    for r in records:
+        if r.key in sharp:
+            continue
+        if r.kind == "Ca":
+            host_m = _HOST_DESC.match(r.desc)
+            host = mapped(r.key) or (host_m.group(1) if host_m else "")
+            fabric.add_node(r.key, "adapter", r.line, ports=r.ports, name=host or r.desc, host=host,
+                            id_hint=host or r.key, properties={"guid": r.key, "description": r.desc})
+        else:
+            name = mapped(r.key)
+            props = {"guid": r.key, "description": r.desc, "protocol": "infiniband"}
+            if r.kind == "Rt":
+                props["ib_router"] = True
+                report.guess(r.key, "an InfiniBand router: read as a switch with no tier", r.line, "router")
+            chassis = chassis_name.get(r.sysimg, "")
+            if chassis:
+                props["chassis"] = chassis
+            fabric.add_node(r.key, "switch", r.line, ports=r.ports, name=name or r.desc, id_hint=name or r.key,
+                            chassis=chassis, tier="router" if r.kind == "Rt" else "", properties=props)
+    for r in records:
+        if r.key in sharp:
+            continue
+        for port, peer, peer_port, rate, label, n in r.links:
+            if port > r.ports:
+                report.skip(f"{r.key}[{port}]", f"port {port} of a {r.ports}-port node (line {r.line}): ignored", n,
+                            "contradiction")
+                continue
+            if peer in sharp:
+                node = fabric.nodes.get(r.key)
+                if node is not None and not node.properties.get("sharp"):
+                    node.properties["sharp"] = True
+                    report.skip(f"SHARP aggregation node {peer}", f"in-network reduction inside switch {r.key}: not "
+                                "a host, marked as the switch's 'sharp' property", n, "sharp")
+                continue
+            props = {"ib_rate": label} if label else {}
+            fabric.add_edge(r.key, port, peer, peer_port, rate, n, **props)
+    rates = Counter(e.rate_gbps for e in fabric.edges if e.rate_gbps)
+    if options.default_rate_gbps:
+        default, why = options.default_rate_gbps, "the default rate given"
+    elif rates:
+        default, why = rates.most_common(1)[0][0], "the fabric's most common link rate"
+    else:
+        default, why = 100.0, "no link gives a speed: 4xEDR assumed; --default-rate sets it"
+    if len(chassis_name):
+        report.note(f"{len(chassis_name)} director chassis: blades kept as switches, grouped by system image GUID")
+    if rates:
+        mix = ", ".join(f"{n:,} at {line_rate(r)}" for r, n in sorted(rates.items(), reverse=True))
+        report.note(f"cables: {mix}")
+    design = fabric.build(_design_name(report.source, "InfiniBand fabric"), options, default_rate_gbps=default,
+                          rate_reason=why)
+    design.description = f"Imported from {report.source} ({report.format})"
+    return design
+
+
+def _design_name(source: str, what: str) -> str:
+    base = re.split(r"[\\/]", source)[-1]
+    return f"{what} ({base})" if base and base != "<stdin>" else what

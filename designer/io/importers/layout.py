@@ -1,0 +1,194 @@
+"""Where an imported fabric's devices go on the canvas: rows by tier, hosts under their leaf.
+
+Pure arithmetic on the records before they join a design (no Qt, no generators: files may not
+import them). Rows from the top: core, spine, leaf, then the hosts, each host's server frame in a
+grid under the leaf its first adapter is cabled to. Switches of one chassis (a director's blades)
+stay side by side so the chassis frame holds them and nothing else: a chassis with leaf blades
+gets its own column block (its spine blades above its leaves), other switches of the upper rows
+spread over the rest of the width. Switches with no tier go in a row of their own at the bottom.
+Sizes follow the canvas' device boxes (68-72 units wide, about 46 high) and group frames (16 units
+of padding, a 22-unit title band).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from designer.model import Device, Group, Link
+
+ROW_Y = {"core": 0.0, "spine": 200.0, "leaf": 400.0}
+HOST_TOP = 580.0
+#: Horizontal pitch of devices inside a host frame, and of switches in a row.
+MEMBER_PITCH = 84.0
+MEMBER_ROW = 70.0
+SWITCH_PITCH = 110.0
+FRAME = 16.0
+HEADER = 22.0
+GAP = 28.0
+
+
+@dataclass
+class HostBlock:
+    """A host's server group and its devices: one column per adapter (the NIC, then its GPUs)."""
+
+    group: str
+    columns: list[list[str]]
+
+
+def _natural(text: str) -> tuple:
+    return tuple(int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text))
+
+
+def _host_size(block: HostBlock) -> tuple[float, float]:
+    cols = max(1, len(block.columns))
+    rows = max((len(c) for c in block.columns), default=1)
+    return cols * MEMBER_PITCH - 16 + 2 * FRAME + GAP, rows * MEMBER_ROW - 24 + 2 * FRAME + HEADER + GAP
+
+
+def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link], hosts: list[HostBlock]) -> None:
+    """Set ``x``, ``y`` of ``devices`` (see the module docstring)."""
+    by_id = {d.id: d for d in devices}
+    chassis_of = {d.id: d.group for d in devices if d.kind == "switch" and d.group}
+    peers: dict[str, list[str]] = defaultdict(list)
+    for link in links:
+        if link.medium != "pcie":
+            peers[link.a_device].append(link.b_device)
+            peers[link.b_device].append(link.a_device)
+    leaves = sorted((d for d in devices if d.kind == "switch" and d.tier == "leaf"),
+                    key=lambda d: (chassis_of.get(d.id) or "", _natural(d.id)))
+    leaf_rank = {d.id: i for i, d in enumerate(leaves)}
+    under: dict[str, list[HostBlock]] = defaultdict(list)
+    loose: list[HostBlock] = []
+    for block in hosts:
+        up = [p for col in block.columns for p in peers.get(col[0], ()) if p in leaf_rank]
+        if up:
+            under[min(up, key=leaf_rank.__getitem__)].append(block)
+        else:
+            loose.append(block)
+
+    x = 0.0
+    spans: dict[str, tuple[float, float]] = {}  # chassis with leaf blades -> its x range
+    free: list[tuple[float, float]] = []
+    for leaf in leaves:
+        blocks = under.get(leaf.id, [])
+        x0 = x
+        if blocks:
+            w, h = _host_size(blocks[0])
+            cols = max(1, min(len(blocks), math.ceil(math.sqrt(len(blocks) * 1.5))))
+            for i, block in enumerate(blocks):
+                bx = x + (i % cols) * w
+                by = HOST_TOP + (i // cols) * h
+                _place_host(by_id, block, bx, by)
+            width = max(cols * w, SWITCH_PITCH)
+        else:
+            width = SWITCH_PITCH
+        leaf.x, leaf.y = x0 + width / 2 - 36, ROW_Y["leaf"]
+        x += width
+        chassis = chassis_of.get(leaf.id)
+        if chassis:
+            lo, hi = spans.get(chassis, (x0, x))
+            spans[chassis] = (min(lo, x0), max(hi, x))
+        else:
+            free.append((x0, x))
+    x_end = x
+    # Upper rows: chassis blades over their chassis, the rest spread over the free width.
+    for tier in ("spine", "core"):
+        row = [d for d in devices if d.kind == "switch" and d.tier == tier]
+        anchored: dict[str, list[Device]] = defaultdict(list)
+        units: list[list[Device]] = []
+        unit_of_chassis: dict[str, list[Device]] = {}
+        for d in sorted(row, key=lambda d: _natural(d.id)):
+            chassis = chassis_of.get(d.id)
+            if chassis in spans:
+                anchored[chassis].append(d)
+            elif chassis:
+                if chassis not in unit_of_chassis:
+                    unit_of_chassis[chassis] = []
+                    units.append(unit_of_chassis[chassis])
+                unit_of_chassis[chassis].append(d)
+            else:
+                units.append([d])
+        for chassis, members in anchored.items():
+            lo, hi = spans[chassis]
+            _spread(members, lo, hi, ROW_Y[tier])
+        flat_units = units
+        n = sum(len(u) for u in flat_units)
+        if not n:
+            continue
+        lo, hi = (free[0][0], free[-1][1]) if free else (x_end, x_end)
+        need = n * SWITCH_PITCH + (len(flat_units) - 1) * 2 * FRAME
+        if hi - lo < need:
+            if free:
+                lo = (lo + hi - need) / 2 if not spans else lo
+                hi = lo + need
+            else:
+                lo, hi = x_end + GAP, x_end + GAP + need
+        pitch = (hi - lo) / n
+        cursor = lo
+        for unit in flat_units:
+            for d in unit:
+                d.x, d.y = cursor + pitch / 2 - 36, ROW_Y[tier]
+                cursor += pitch
+    # Switches without a tier, and hosts not under a leaf: rows of their own below everything.
+    bottom = HOST_TOP + max((len(b) for b in under.values()), default=0) * 200.0 + 200.0
+    bottom = max([bottom, *(d.y + 200.0 for d in devices if d.kind != "switch" and d.y)])
+    others = sorted((d for d in devices if d.kind == "switch" and d.tier not in ROW_Y),
+                    key=lambda d: (chassis_of.get(d.id) or "", _natural(d.id)))
+    if others:
+        per_row = max(8, int(math.sqrt(len(others)) * 1.6))
+        for i, d in enumerate(others):
+            d.x, d.y = (i % per_row) * SWITCH_PITCH, bottom + (i // per_row) * 120.0
+        bottom += (math.ceil(len(others) / per_row)) * 120.0 + 80.0
+    if loose:
+        w, h = _host_size(loose[0])
+        per_row = max(6, int(math.sqrt(len(loose)) * 1.5))
+        for i, block in enumerate(loose):
+            _place_host(by_id, block, (i % per_row) * w, bottom + (i // per_row) * h)
+
+
+def _spread(members: list[Device], lo: float, hi: float, y: float) -> None:
+    pitch = max(SWITCH_PITCH, (hi - lo) / max(1, len(members)))
+    start = (lo + hi) / 2 - pitch * len(members) / 2
+    for i, d in enumerate(members):
+        d.x, d.y = start + i * pitch + pitch / 2 - 36, y
+
+
+def _place_host(by_id: dict[str, Device], block: HostBlock, x: float, y: float) -> None:
+    for c, column in enumerate(block.columns):
+        for r, dev_id in enumerate(column):
+            dev = by_id[dev_id]
+            dev.x, dev.y = x + FRAME + c * MEMBER_PITCH, y + FRAME + HEADER + r * MEMBER_ROW
+
+
+def lay_out_grid(devices: list[Device], pitch: float = 140.0) -> None:
+    """Devices with no tier and no coordinates: a near-square grid in id order."""
+    ordered = sorted(devices, key=lambda d: _natural(d.id))
+    per_row = max(1, math.ceil(math.sqrt(len(ordered) * 1.6)))
+    for i, d in enumerate(ordered):
+        d.x, d.y = (i % per_row) * pitch, (i // per_row) * pitch
+
+
+def lay_out_coordinates(devices: list[Device], coords: dict[str, tuple[float, float]], width: float = 2400.0) -> None:
+    """Devices at map coordinates (longitude, latitude): scaled to ``width`` units, north up.
+
+    Devices without coordinates go in a row under the map.
+    """
+    placed = [d for d in devices if d.id in coords]
+    if not placed:
+        lay_out_grid(devices)
+        return
+    xs = [coords[d.id][0] for d in placed]
+    ys = [coords[d.id][1] for d in placed]
+    span = max(max(xs) - min(xs), (max(ys) - min(ys)) * 1.4, 1e-9)
+    scale = width / span
+    for d in placed:
+        lon, lat = coords[d.id]
+        d.x = (lon - min(xs)) * scale
+        d.y = (max(ys) - lat) * scale * 1.4
+    bottom = max((d.y for d in placed), default=0.0) + 160.0
+    rest = [d for d in devices if d.id not in coords]
+    for i, d in enumerate(sorted(rest, key=lambda d: _natural(d.id))):
+        d.x, d.y = (i % 16) * 120.0, bottom + (i // 16) * 100.0
