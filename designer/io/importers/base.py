@@ -176,7 +176,8 @@ def read_source(path: str | os.PathLike[str], max_bytes: int = MAX_IMPORT_BYTES)
 
 _UNIT_SCALE = {"": 1.0, "k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
 _RATE_RE = re.compile(
-    r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[kKmMgGtT]?)\s*(?:(?:bit|bits|b)(?:/s|ps|it/s)?|bps|e|ge)?\s*$"
+    r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[kKmMgGtT]?)\s*(?:(?:bit|bits|b)(?:/s|ps|it/s)?|bps|e|ge)?\s*$",
+    re.IGNORECASE,
 )
 #: SONET/SDH carriers by their OC-n name: n x 51.84 Mb/s (OC-192 is the "10G" of WAN links).
 _OC_RE = re.compile(r"^\s*(?:OC|STM)-?(?P<n>\d+)c?\s*$", re.IGNORECASE)

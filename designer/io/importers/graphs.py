@@ -43,7 +43,7 @@ from designer.model.entities import DEVICE_KINDS, MEDIA
 OUR_GRAPH_FORMAT = "topo-designer-graph"
 DEFAULT_RATE_GBPS = 10.0
 _RATE_KEYS = ("line_rate_gbps", "speed", "rate", "bandwidth", "capacity", "bw")
-_LABEL_KEYS = ("LinkLabel", "label", "LinkNote")
+_LABEL_KEYS = ("LinkLabel", "LinkType", "label", "LinkNote")
 _KIND_WORDS = {"router": "switch", "switch": "switch", "host": "adapter", "server": "adapter", "node": "adapter",
                "endpoint": "adapter"}
 MAX_GRAPH_NODES = 200_000

@@ -89,6 +89,7 @@ class _Record:
 def _parse_ibnetdiscover(lines: list[str], report: ImportReport) -> list[_Record]:
     src = report.source
     records: list[_Record] = []
+    peer_desc: dict[str, tuple[str, int]] = {}  # a peer's description, as its neighbours' port lines give it
     current: _Record | None = None
     sysimg = ""
     junk_before: list[int] = []
@@ -130,6 +131,9 @@ def _parse_ibnetdiscover(lines: list[str], report: ImportReport) -> list[_Record
             port, peer, peer_port = int(m.group(1)), m.group(3), int(m.group(4))
             rate, label = _rate(m.group(6))
             current.links.append((port, peer, peer_port, rate, label, n))
+            q = _QUOTED.search(m.group(6))
+            if q and peer not in peer_desc:
+                peer_desc[peer] = (q.group(1), n)
             continue
         if not records:
             junk_before.append(n)
@@ -143,6 +147,19 @@ def _parse_ibnetdiscover(lines: list[str], report: ImportReport) -> list[_Record
         report.skip(f"{line[:60]!r}", "not an ibnetdiscover line: ignored", n, "unreadable")
     if not records:
         raise ImportFileError(f"{src}: no Switch, Ca or Rt record: not ibnetdiscover output")
+    # Nodes named only by their neighbours' port lines (a dump cut short, or run with -s): their
+    # description and highest port come from those lines.
+    declared = {r.key for r in records}
+    top_port: dict[str, int] = defaultdict(int)
+    for r in records:
+        for _, peer, peer_port, *_ in r.links:
+            top_port[peer] = max(top_port[peer], peer_port)
+    for peer in sorted(set(top_port) - declared):
+        desc, n = peer_desc.get(peer, ("", 0))
+        kind = "Switch" if peer.startswith("S-") else "Rt" if peer.startswith("R-") else "Ca"
+        records.append(_Record(kind, max(1, top_port[peer]), peer, desc, n, ""))
+        report.guess(peer, f"no record of its own: a {'switch' if kind == 'Switch' else 'host adapter'} read from "
+                     "its neighbours' port lines", n, "undeclared peer")
     if len(unknown) > max(20, recognised // 5):
         n, line = unknown[0]
         raise ImportFileError(f"{src}: line {n}: not an ibnetdiscover line ({len(unknown):,} such lines): "
