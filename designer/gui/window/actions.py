@@ -29,6 +29,12 @@ def _export(window: MainWindow) -> None:
     show_export_dialog(window)
 
 
+def _import(window: MainWindow) -> None:
+    from designer.gui.window.import_dialog import import_fabric
+
+    import_fabric(window)
+
+
 def _open_sweep_point(window: MainWindow) -> None:
     from designer.gui.window.sweep import open_sweep_point
 
@@ -65,6 +71,8 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     act("open", "&Open\u2026", w.open_dialog, SK.Open, "open", "Open a design file")
     act("open_sweep_point", "Open S&weep Point\u2026", lambda: _open_sweep_point(w),
         tip="Open one point of sweep results (topo-designer sweep) as a design")
+    act("import", "&Import\u2026", lambda: _import(w),
+        tip="Import a fabric from ibnetdiscover, GML, GraphML or Slurm topology.conf as a new design")
     act("save", "&Save", w.save, SK.Save, "save", "Save the design")
     act("save_as", "Save &As\u2026", w.save_as, SK.SaveAs, tip="Save the design to another file")
     act("export", "&Export\u2026", lambda: _export(w), QKeySequence("Ctrl+Shift+E"),
@@ -115,6 +123,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         m.addAction(acts[k])
     w.recent_menu = m.addMenu("Open &Recent")
     m.addAction(acts["open_sweep_point"])
+    m.addAction(acts["import"])
     m.addSeparator()
     for k in ("save", "save_as", "export"):
         m.addAction(acts[k])

@@ -1,0 +1,141 @@
+"""File ▸ Import…: another tool's fabric description (ibnetdiscover, GML, GraphML, Slurm) as a new design.
+
+The same import as ``topo-designer import`` (:mod:`designer.io.importers`): choose a file, then the
+options the file cannot give (format, default rate, GPUs per host adapter, node-name map). The
+imported design opens unsaved, so closing asks where to keep it; the import report (what was
+read, guessed and skipped, with line numbers) shows in a window of its own. Errors are dialogs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.io.importers import FORMATS, ImportOptions, ImportReport, import_file, parse_rate_option, read_name_map
+from designer.model import DesignError
+
+if TYPE_CHECKING:
+    from designer.gui.window.main_window import MainWindow
+
+FILE_FILTER = ("Fabric descriptions (*.topofile *.ibnetdiscover *.ibnet *.lst *.txt *.gml *.graphml *.xml *.conf);;"
+               "All files (*)")
+
+
+class ImportOptionsDialog(QDialog):
+    """The options of an import: format (detected by default), default rate, GPUs per adapter, name map."""
+
+    def __init__(self, parent: QWidget | None, path: str) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Import \u2014 {Path(path).name}")
+        self.format = QComboBox()
+        self.format.addItem("Detect from the content", None)
+        for name, mod in FORMATS.items():
+            self.format.addItem(mod.TITLE, name)
+        self.rate = QLineEdit()
+        self.rate.setPlaceholderText("from the file (e.g. 400G)")
+        self.rate.setToolTip("Rate of links whose speed the file does not give, per direction: 400G, 100Gb/s, 25")
+        self.gpus = QSpinBox()
+        self.gpus.setRange(0, 64)
+        self.gpus.setValue(1)
+        self.gpus.setToolTip("GPUs stamped behind each host adapter as the analysis' endpoints (0: none)")
+        self.name_map = QLineEdit()
+        self.name_map.setPlaceholderText("none")
+        browse = QPushButton("Browse\u2026")
+        browse.clicked.connect(self._browse_map)
+        row = QHBoxLayout()
+        row.addWidget(self.name_map)
+        row.addWidget(browse)
+        form = QFormLayout()
+        form.addRow("Format", self.format)
+        form.addRow("Default rate", self.rate)
+        form.addRow("GPUs per host adapter", self.gpus)
+        form.addRow("Node-name map", row)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel("What the file does not say is guessed, and the import report lists every guess."))
+        lay.addLayout(form)
+        lay.addWidget(buttons)
+
+    def _browse_map(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Node-name map", str(Path.cwd()), "All files (*)")
+        if path:
+            self.name_map.setText(path)
+
+    def options(self) -> ImportOptions:
+        """The chosen options; DesignError when a field does not read (a rate that is not one...)."""
+        opts = ImportOptions(format=self.format.currentData(), gpus_per_adapter=self.gpus.value())
+        if self.rate.text().strip():
+            opts.default_rate_gbps = parse_rate_option(self.rate.text().strip())
+        if self.name_map.text().strip():
+            opts.name_map = read_name_map(self.name_map.text().strip())
+        return opts
+
+
+class ImportReportWindow(QDialog):
+    """The import report as text, beside the window (not modal)."""
+
+    def __init__(self, parent: QWidget | None, report: ImportReport) -> None:
+        super().__init__(parent)
+        self.setObjectName("import_report")
+        self.setWindowTitle(f"Import report \u2014 {Path(report.source).name}")
+        text = QPlainTextEdit("\n".join(report.summary_lines(limit=200)))
+        text.setReadOnly(True)
+        text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        lay = QVBoxLayout(self)
+        lay.addWidget(text)
+        lay.addWidget(buttons)
+        self.text = text
+        self.resize(760, 420)
+
+
+def import_fabric(window: MainWindow, path: str | None = None, options: ImportOptions | None = None) -> bool:
+    """File ▸ Import…: ask for a file and options (unless given), import, open the design unsaved."""
+    if path is None:
+        path, _ = QFileDialog.getOpenFileName(window, "Import a fabric", str(Path.cwd()), FILE_FILTER)
+        if not path:
+            return False
+    try:
+        if options is None:
+            dialog = ImportOptionsDialog(window, path)
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return False
+            options = dialog.options()
+        design, report = import_file(path, options)
+    except DesignError as e:
+        window.show_error("Cannot import", str(e))
+        return False
+    except MemoryError:
+        window.show_error("Cannot import", f"{path}: out of memory")
+        return False
+    if not window.maybe_save():
+        return False
+    window.recovery.discard()
+    window.document.set_design(design, None, modified=True)
+    window.import_report = ImportReportWindow(window, report)
+    window.import_report.show()
+    guessed = sum(report.counts["guessed"].values())
+    skipped = sum(report.counts["skipped"].values())
+    window.statusBar().showMessage(f"imported {path} as {report.format}: {guessed} guessed, {skipped} skipped "
+                                   "(see the import report)", 8000)
+    return True

@@ -1,0 +1,70 @@
+"""File ▸ Import… in the window: the imported design opens unsaved, the report beside it, errors as dialogs."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from import_helpers import DATA, X5_DUMP, x5_options
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+from PySide6.QtWidgets import QMessageBox  # noqa: E402
+
+import designer.gui  # noqa: E402,F401
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda _p, title, text, *a, **k: shown.append((title, text)))
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    QCoreApplication.setOrganizationName("topo-designer-tests")
+    QCoreApplication.setApplicationName(f"import-tests-{os.getpid()}")
+    QSettings().remove("window")
+    from designer.gui.window.main_window import MainWindow
+    from designer.model.catalog import default_catalog
+
+    w = MainWindow(default_catalog(), recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    w.errors = shown
+    yield w
+    w.document.undo_stack.setClean()
+    w.close()
+
+
+def test_file_menu_offers_import_and_opens_the_fabric_unsaved(window):
+    from designer.gui.window.import_dialog import import_fabric
+
+    file_menu = window.menuBar().actions()[0].menu()
+    assert "&Import\u2026" in [a.text() for a in file_menu.actions()]
+    assert import_fabric(window, str(X5_DUMP), x5_options())
+    design = window.document.design
+    assert design.device_count() == 189 and window.document.path is None
+    assert window.document.is_modified()
+    report = window.import_report
+    assert report.isVisible() and "read as ibnetdiscover" in report.text.toPlainText()
+    assert "imported" in window.statusBar().currentMessage()
+    assert not window.errors
+
+
+def test_options_dialog_and_errors_are_dialogs(window, qtbot):
+    from designer.gui.window.import_dialog import ImportOptionsDialog, import_fabric
+
+    d = ImportOptionsDialog(window, str(DATA / "psmn-X5.topology.conf"))
+    qtbot.addWidget(d)
+    d.rate.setText("200G")
+    d.gpus.setValue(0)
+    opts = d.options()
+    assert opts.default_rate_gbps == 200.0 and opts.gpus_per_adapter == 0 and opts.format is None
+    d.rate.setText("fast")
+    with pytest.raises(Exception, match="not a rate"):
+        d.options()
+    before = window.document.design
+    assert not import_fabric(window, str(DATA / "psmn-X5.spine"), opts)
+    assert window.errors and window.errors[0][0] == "Cannot import" and "GUIDs" in window.errors[0][1]
+    assert window.document.design is before
