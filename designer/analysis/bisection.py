@@ -47,16 +47,20 @@ INT32_MAX = 2**31 - 1
 
 @dataclass(frozen=True)
 class Bisection:
-    """Certified bisection bounds, per direction, bytes/s at line rate."""
+    """Certified bisection bounds, per direction, bytes/s at line rate.
 
-    lower_bytes_per_s: float
-    upper_bytes_per_s: float
+    With fewer than 2 GPUs there is no split, so no bisection: the bounds and certificates are
+    None and ``exact`` is False.
+    """
+
+    lower_bytes_per_s: float | None
+    upper_bytes_per_s: float | None
     exact: bool
     cut_links: tuple[str, ...]
     endpoints: int
     lower_method: str
     upper_method: str
-    uniform_lower_bytes_per_s: float
+    uniform_lower_bytes_per_s: float | None
     hose_lower_bytes_per_s: float | None
     notes: tuple[str, ...] = field(default=())
 
@@ -294,7 +298,7 @@ def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisecti
     N = len(members)
     notes: list[str] = []
     if N < 2:
-        return Bisection(0.0, 0.0, True, (), N, "fewer than 2 endpoints", "fewer than 2 endpoints", 0.0, None,
+        return Bisection(None, None, False, (), N, "fewer than 2 endpoints", "fewer than 2 endpoints", None, None,
                          ("bisection needs at least 2 GPUs",))
     half_lo, half_hi = N // 2, N - N // 2
     line = ctx.cap.arc_line_bytes_per_s

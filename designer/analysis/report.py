@@ -26,6 +26,7 @@ from designer.analysis.collectives import (
     fair_rates,
 )
 from designer.analysis.context import Context, build_context
+from designer.analysis.errors import AnalysisError
 from designer.analysis.load import ranked_links
 from designer.analysis.tiers import TIERS, link_tiers
 from designer.model import Design
@@ -222,6 +223,8 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         if progress is not None:
             progress(stage, done, 4)
 
+    if top < 0:
+        raise AnalysisError(f"top must be 0 or more (bottleneck links to rank), not {top}")
     if context is not None and context.design is not design:
         raise ValueError("analyze: context was built for another design")
     if at_bytes is not None:
@@ -261,10 +264,14 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         sel = next(r for r in res.rows if r.selected and r.message_bytes == use_bytes)
         mdl = next(x for x in res.models if x.algorithm == sel.algorithm)
         ceiling, ceiling_link = _ceiling(ctx, mdl, res.ranks)
-        links, bottlenecks, detailed = _link_use(ctx, mdl, sel, top)
-        if not detailed and bottlenecks:
-            notes.append("per-flow detail of the bottlenecks (flows, max-min fair rates) skipped: too many flows "
-                         "for the size limits of constants.FAIR_WORK_BUDGET / FAIR_MAX_NNZ")
+        links, bottlenecks, fair_status = _link_use(ctx, mdl, sel, top)
+        if bottlenecks and fair_status is FairStatus.TOO_LARGE:
+            notes.append(f"the bottlenecks list no flows and no fair rates: {mdl.algorithm} has too many flows on this "
+                         "fabric to share them out link by link; analyze fewer GPUs (--gpus with a group, e.g. one "
+                         "scalable unit, or a selection in the window) to see them")
+        elif bottlenecks and fair_status is FairStatus.NO_FLOWS:
+            why = NO_FLOWS_WHY.get(mdl.algorithm, NO_FLOWS_WHY[""])
+            notes.append(f"the bottlenecks list no flows and no fair rates: {why}")
     return Report(
         design_name=design.name,
         design=_counts(ctx),
@@ -283,6 +290,14 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         ceiling_link=ceiling_link,
         cannot_run=res.cannot_run,
     )
+
+
+#: Why an algorithm's busiest phase has no GPU-to-GPU flows to list under its bottlenecks.
+NO_FLOWS_WHY = {
+    "nvls": "NVLS reduces in the NVSwitch, each GPU sending to and receiving from the switch, not another GPU",
+    "pairwise": "all-to-all is routed in aggregate (every GPU to every other), not flow by flow",
+    "": "its busiest phase is not routed as separate GPU-to-GPU flows",
+}
 
 
 def _ceiling(ctx: Context, mdl: AlgorithmModel, ranks: int) -> tuple[float, str]:
@@ -337,14 +352,16 @@ def _link_use(ctx: Context, mdl: AlgorithmModel, row: CollectiveRow, top: int):
             rows = col.row[col.data > 0]
             flows = len(rows)
             gid = ctx.gpu_ids
-            examples = tuple(f"{gid[src[r]]} -> {gid[dst[r]]}" for r in rows[:3])
+            # Distinct pairs (the channels of a ring repeat each pair), in flow order.
+            _, first = np.unique(src[rows] * len(gid) + dst[rows], return_index=True)
+            examples = tuple(f"{gid[src[r]]} -> {gid[dst[r]]}" for r in rows[np.sort(first)[:3]])
             slowed = rows[fs.bottleneck_arc[rows] == arc]
             if len(slowed):
                 rate = float(fs.rate_bytes_per_s[slowed].min())
         out.append(Bottleneck(cap.link_ids[i], float(util[i]), _direction(ctx, arc), cap.protocol_name(i),
                               float(eff[arc]), mdl.algorithm, mdl.collective, row.message_bytes, flows, examples,
                               rate))
-    return links, tuple(out), fair.status is not FairStatus.TOO_LARGE
+    return links, tuple(out), fair.status
 
 
 __all__ = ["TIERS", "AlgorithmSummary", "Bottleneck", "DesignCounts", "LinkTable", "LinkUse", "Report", "analyze"]

@@ -10,26 +10,37 @@ from designer.analysis.errors import AnalysisError
 from designer.cli.common import echo, write_json, write_json_text
 from designer.cli.workloads import workload_arg
 
-_UNITS = {
-    "": 1, "b": 1,
-    "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30,
-    "t": 1 << 40, "tib": 1 << 40,
-    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-}
+#: Size units, powers of 1,024 (as nccl-tests reads ``-b 8 -e 8G`` and as the tables print sizes):
+#: a bare letter or its IEC name (``K`` = ``KiB`` = 1,024 B). Case does not matter.
+_UNITS = {"": 1, "b": 1}
+for _k, _letter in enumerate("kmgtp", start=1):
+    _UNITS[_letter] = _UNITS[f"{_letter}ib"] = 1 << (10 * _k)
+#: Decimal SI names are refused rather than read two ways: ``1kB`` is 1,000 B to some, 1,024 to others.
+_DECIMAL = {f"{letter}b" for letter in "kmgtp"}
+MAX_SIZE_BYTES = 1 << 50  # 1 PiB
 MAX_SIZES = 4096
+SIZE_HELP = ("sizes in bytes with an optional unit, powers of 1,024: B, K or KiB, M or MiB, G or GiB, T or TiB, "
+             "P or PiB (as nccl-tests reads -b/-e; kB, MB... are refused as ambiguous), from 1 B to 1 PiB")
 
 
 def parse_size(text: str) -> int:
-    """Bytes from ``8``, ``8B``, ``64K``/``64KiB`` (binary), ``1MB`` (decimal)...
+    """Bytes from ``8``, ``8B``, ``64K`` = ``64KiB``, ``1.5M``...: units are powers of 1,024
+    (:data:`SIZE_HELP`); decimal names (``1MB``) are refused with the binary one offered.
 
-    >>> parse_size("8B"), parse_size("1MiB"), parse_size("2G"), parse_size("1MB")
-    (8, 1048576, 2147483648, 1000000)
+    >>> parse_size("8B"), parse_size("1MiB"), parse_size("2G"), parse_size("1k") == parse_size("1KiB")
+    (8, 1048576, 2147483648, True)
+    >>> parse_size("1PiB") == 1 << 50
+    True
     """
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
-    if not m or m.group(2).lower() not in _UNITS:
-        raise AnalysisError(f"invalid size {text!r}: use e.g. 8B, 64KiB, 1MiB, 8GiB")
-    value = float(m.group(1)) * _UNITS[m.group(2).lower()]
-    if value < 1 or value != int(value) or value > 1 << 50:
+    unit = m.group(2).lower() if m else ""
+    if m and unit in _DECIMAL:
+        raise AnalysisError(f"invalid size {text!r}: {m.group(2)} is ambiguous (1,000 or 1,024?); write "
+                            f"{m.group(1)}{unit[0].upper()}iB for powers of 1,024, or the bytes in full")
+    if not m or unit not in _UNITS:
+        raise AnalysisError(f"invalid size {text!r}: use e.g. 8B, 64KiB, 1MiB, 8GiB ({SIZE_HELP})")
+    value = float(m.group(1)) * _UNITS[unit]
+    if value < 1 or value != int(value) or value > MAX_SIZE_BYTES:
         raise AnalysisError(f"invalid size {text!r}: a whole number of bytes from 1 B to 1 PiB")
     return int(value)
 
@@ -77,11 +88,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help=f"an algorithm to model (repeatable, or comma list; default all that apply): "
                    f"{', '.join(algos)}")
     p.add_argument("--sizes", metavar="SIZES", default="8B:8GiB",
-                   help="message sizes: a range of powers of two '8B:8GiB' (default) or a list '1MiB,1GiB'")
+                   help="message sizes: a range of powers of two '8B:8GiB' (default) or a list '1MiB,1GiB'; "
+                   f"{SIZE_HELP}")
     p.add_argument("--gpus", metavar="GPUS", default="all",
                    help="the GPUs taking part: 'all' (default), a group id (server, su...), or a comma list of "
                    "GPU ids")
-    p.add_argument("--top", type=int, default=5, metavar="N", help="bottlenecks to print (default 5)")
+    p.add_argument("--top", type=int, default=5, metavar="N", help="bottlenecks to print (default 5; 0: none)")
     p.add_argument("--workload", metavar="NAME|FILE",
                    help="also predict a training step of this workload (a preset, see 'topo-designer workloads', or "
                    "a workload file, docs/workload-format.md): step time, GPU idle fraction, MFU, tokens/s, cost")
@@ -101,13 +113,15 @@ def run(args: argparse.Namespace) -> int:
     from designer.present.report_text import explain_lines, summary_lines
 
     sizes = parse_sizes(args.sizes)
+    if args.top < 0:
+        raise AnalysisError(f"--top {args.top}: the number of bottlenecks to print is 0 or more")
     algos = None
     if args.algorithm:
         algos = [a.strip() for item in args.algorithm for a in item.split(",") if a.strip()]
     workload = workload_arg(args.workload, args.placement) if args.workload else None
     design = load_design(args.file)
     report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
-                     top=max(args.top, 1))
+                     top=args.top)
     step = None
     if workload is not None:
         from designer.analysis.training import step_analysis
@@ -123,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             write_json({**report_to_dict(report), "workload": step_to_dict(step)}, args.json)
         if args.json == "-":
             return 0
-    lines = summary_lines(report, top=max(args.top, 1))
+    lines = summary_lines(report, top=args.top)
     if args.explain:
         lines += explain_lines(report)
     if step is not None:

@@ -11,7 +11,7 @@ import argparse
 import time
 from pathlib import Path
 
-from designer.cli.analyze import parse_sizes
+from designer.cli.analyze import SIZE_HELP, parse_sizes
 from designer.cli.common import echo
 from designer.model import units
 from designer.present.export import ExportError, check_folder, check_output
@@ -49,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "or a workload file): in the report, the HTML and the step panel")
     p.add_argument("--placement", metavar="ORDER", help="with --workload: rank placement, innermost first")
     p.add_argument("--sizes", metavar="SIZES", default="8B:8GiB",
-                   help="collective message sizes: a range '8B:8GiB' (default) or a list '1MiB,1GiB'")
+                   help=f"collective message sizes: a range '8B:8GiB' (default) or a list '1MiB,1GiB'; {SIZE_HELP}")
     p.add_argument("--collective", default="allreduce", choices=COLLECTIVES, help="collective (default allreduce)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     p.set_defaults(func=run)

@@ -22,6 +22,11 @@ def _step(s: State) -> str:
     return f"step {duration(st.step_time_s)}, GPU idle {percent(st.gpu_idle_fraction)}, MFU {percent(st.mfu)}"
 
 
+def _rate(x: float | None) -> str:
+    """A bisection figure, or ``n/a`` where there is none (fewer than 2 GPUs)."""
+    return "n/a" if x is None else rate(x)
+
+
 def _added(x: float | None) -> str:
     if x is None:
         return "-"
@@ -35,12 +40,12 @@ def whatif_lines(w: WhatIf) -> list[str]:
            f"({count(w.links_down, 'link')} down):"]
     for name, s in (("before", w.before), ("after", w.after)):
         step = _step(s)
-        out.append(f"  {name:>6}: bisection {rate(s.bisection_lower_bytes_per_s)} .. "
-                   f"{rate(s.bisection_upper_bytes_per_s)} (per direction); "
+        out.append(f"  {name:>6}: bisection {_rate(s.bisection_lower_bytes_per_s)} .. "
+                   f"{_rate(s.bisection_upper_bytes_per_s)} (per direction); "
                    f"{count(s.gpus_without_network, 'GPU')} without a network path"
                    + (f"; {step}" if step else ""))
-    lost_lower = max(w.before.bisection_lower_bytes_per_s - w.after.bisection_lower_bytes_per_s, 0.0)
-    out.append(f"  delta: bisection lower bound -{rate(lost_lower)}, best cut -{rate(w.lost_bisection_bytes_per_s)}; "
+    out.append(f"  delta: bisection lower bound -{_rate(w.lost_bisection_lower_bytes_per_s)}, best cut "
+               f"-{_rate(w.lost_bisection_bytes_per_s)}; "
                f"{count(w.after.gpus_without_network - w.before.gpus_without_network, 'more GPU')} cut off"
                + (f"; step {_added(w.added_step_s)}" if w.added_step_s is not None else ""))
     return out
@@ -62,8 +67,7 @@ def whatif_to_dict(w: WhatIf) -> dict[str, Any]:
             "failed": list(w.failed), "links_down": w.links_down,
             "before": _state_dict(w.before), "after": _state_dict(w.after),
             "delta": {"lost_bisection_bytes_per_s": _num(w.lost_bisection_bytes_per_s),
-                      "lost_bisection_lower_bytes_per_s": _num(max(w.before.bisection_lower_bytes_per_s
-                                                                   - w.after.bisection_lower_bytes_per_s, 0.0)),
+                      "lost_bisection_lower_bytes_per_s": _num(w.lost_bisection_lower_bytes_per_s),
                       "gpus_cut_off": w.after.gpus_without_network - w.before.gpus_without_network,
                       "added_step_s": _num(w.added_step_s)}}
 
@@ -74,7 +78,7 @@ def scan_lines(scan: Scan, spof: SinglePoints | None = None, top: int = 20) -> l
     for r in scan.rows[:top]:
         extra = f"; {r.step_error}" if r.step_error else ""
         out.append(f"  {r.element} ({r.kind}, {count(r.members, 'like it', 'like it')}): "
-                   f"{count(r.gpus_cut_off, 'GPU')} cut off, bisection -{rate(r.lost_bisection_bytes_per_s)}"
+                   f"{count(r.gpus_cut_off, 'GPU')} cut off, bisection -{_rate(r.lost_bisection_bytes_per_s)}"
                    + (f", step {_added(r.added_step_s)}" if r.added_step_s is not None else "") + extra)
     if len(scan.rows) > top:
         out.append(f"  ... and {count(len(scan.rows) - top, 'more class', 'more classes')} (--json lists them all)")

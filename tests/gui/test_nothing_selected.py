@@ -26,3 +26,12 @@ def test_the_dock_and_panels_say_cannot_run(window, qtbot):
     curves = window.live.panels["curves"]
     assert "cannot run" in curves.info.text() and "islands" in curves.info.toolTip()
     assert window.live.panels["utilisation"].info.text().startswith("No link carries this traffic")
+
+
+def test_one_gpu_shows_no_bisection(window, qtbot):
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000) as blocker:
+        window.document.set_design(GENERATORS["server"].build(gpus_per_node=1), None)
+    report = blocker.args[0].report
+    assert report.bisection.lower_bytes_per_s is None
+    assert window.analysis.bisection.text() == "needs at least two GPUs"
+    assert window.live.panels["bisection"].figures.text() == "needs at least two GPUs"

@@ -59,8 +59,9 @@ def fail(design: Design, ids: Iterable[str]) -> Design:
 class State:
     """What a design (with its failures) offers: bisection bounds, cut-off GPUs, the step."""
 
-    bisection_lower_bytes_per_s: float
-    bisection_upper_bytes_per_s: float
+    #: None when the design has fewer than 2 GPUs (no bisection exists).
+    bisection_lower_bytes_per_s: float | None
+    bisection_upper_bytes_per_s: float | None
     gpus_without_network: int
     step: StepReport | None
     step_error: str = ""
@@ -84,6 +85,18 @@ def state(ctx: Context, workload: Workload | None, catalog: Catalog | None = Non
     return State(bis.lower_bytes_per_s, bis.upper_bytes_per_s, cut_off, step, err)
 
 
+def bisection_loss(before: float | None, after: float | None) -> float | None:
+    """How far a bisection bound fell (bytes/s per direction, never negative); None when there is
+    no bisection (fewer than 2 GPUs).
+
+    >>> bisection_loss(3.2e12, 1.6e12), bisection_loss(1.0, 2.0), bisection_loss(None, None)
+    (1600000000000.0, 0.0, None)
+    """
+    if before is None or after is None:
+        return None
+    return max(before - after, 0.0)
+
+
 @dataclass(frozen=True)
 class WhatIf:
     failed: tuple[str, ...]
@@ -92,8 +105,14 @@ class WhatIf:
     after: State
 
     @property
-    def lost_bisection_bytes_per_s(self) -> float:
-        return max(self.before.bisection_upper_bytes_per_s - self.after.bisection_upper_bytes_per_s, 0.0)
+    def lost_bisection_bytes_per_s(self) -> float | None:
+        """What the best cut found lost (None without a bisection: fewer than 2 GPUs)."""
+        return bisection_loss(self.before.bisection_upper_bytes_per_s, self.after.bisection_upper_bytes_per_s)
+
+    @property
+    def lost_bisection_lower_bytes_per_s(self) -> float | None:
+        """What the certified lower bound lost (None without a bisection)."""
+        return bisection_loss(self.before.bisection_lower_bytes_per_s, self.after.bisection_lower_bytes_per_s)
 
     @property
     def added_step_s(self) -> float | None:
@@ -167,12 +186,13 @@ class ScanRow:
     kind: str
     members: int
     gpus_cut_off: int
-    lost_bisection_bytes_per_s: float
+    lost_bisection_bytes_per_s: float | None
     added_step_s: float | None
     step_error: str
     #: Loss of the certified lower bound (it may fall further than the true bisection on a broken,
-    #: asymmetric fabric, where ECMP routing is no longer balanced).
-    lost_bisection_lower_bytes_per_s: float = 0.0
+    #: asymmetric fabric, where ECMP routing is no longer balanced). Both losses are None without
+    #: a bisection (fewer than 2 GPUs).
+    lost_bisection_lower_bytes_per_s: float | None = 0.0
 
 
 @dataclass(frozen=True)
@@ -208,10 +228,10 @@ def n1_scan(design: Design, *, links: bool = False, workload: Workload | None = 
         added = _added(before, after)
         rows.append(ScanRow(rep, kinds.get(rep, "link") if key[0] == "device" else "link", len(members),
                             after.gpus_without_network - before.gpus_without_network,
-                            max(before.bisection_upper_bytes_per_s - after.bisection_upper_bytes_per_s, 0.0), added,
-                            after.step_error,
-                            max(before.bisection_lower_bytes_per_s - after.bisection_lower_bytes_per_s, 0.0)))
-    rows.sort(key=lambda r: (-r.gpus_cut_off, -r.lost_bisection_bytes_per_s,
+                            bisection_loss(before.bisection_upper_bytes_per_s, after.bisection_upper_bytes_per_s),
+                            added, after.step_error,
+                            bisection_loss(before.bisection_lower_bytes_per_s, after.bisection_lower_bytes_per_s)))
+    rows.sort(key=lambda r: (-r.gpus_cut_off, -(r.lost_bisection_bytes_per_s or 0.0),
                              -(r.added_step_s if r.added_step_s is not None else 0.0), r.element))
     return Scan(before, tuple(rows), len(cands), sum(len(v) for v in cands.values()))
 

@@ -391,7 +391,7 @@ class AnalysisDock(QWidget):
         failed = sum(1 for lk in self.document.design.iter_links() if lk.failed)
         parts = [f"{units.count(failed, 'link')} failed"]
         bl, bb = rep.bisection.lower_bytes_per_s, base.bisection.lower_bytes_per_s
-        if bb > 0:
+        if bl is not None and bb:
             parts.append(f"bisection {units.percent(bl / bb - 1)}")
         now, before = self._chosen(rep), self._chosen(base)
         if now is not None and before is not None and before.time_s > 0:

@@ -212,9 +212,9 @@ class ComparePanel(PlotPanel):
             if not isinstance(f, VariantFigures):
                 columns.append([f if isinstance(f, str) else "\u2026"] + [""] * (len(labels) - 1))
                 continue
-            col = [self._with_delta(units.rate(f.report.bisection.lower_bytes_per_s),
-                                    f.report.bisection.lower_bytes_per_s,
-                                    base.report.bisection.lower_bytes_per_s if base else None, f is base)]
+            lo = f.report.bisection.lower_bytes_per_s
+            col = [self._with_delta(units.rate(lo), lo, base.report.bisection.lower_bytes_per_s if base else None,
+                                    f is base) if lo is not None else "n/a (fewer than 2 GPUs)"]
             for s in TABLE_SIZES:
                 t = _time_at(f.report, s)
                 tb = _time_at(base.report, s) if base else None
