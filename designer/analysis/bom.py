@@ -11,7 +11,9 @@ Counting rules:
 - Transceivers: links of medium ``optical`` need one module per end (the cable's transceiver).
   On a port group with ``per_cage`` > 1 (twin-port OSFP cages) the optical ends in one cage
   share one twin-port module of the matching fibre; each cage counts on its own (ports
-  ``1..per_cage`` are cage 1, and so on), so optics spread over N cages need N modules. A cage
+  ``1..per_cage`` are cage 1, and so on), so optics spread over N cages need N modules. The
+  module carries the cage's rate (per_cage x port speed): on a switch whose 800G ports are broken
+  out 4 ways, four 200G ends share one 800G twin-port module. A cage
   mixing media or modules (see ``designer.analysis.cages``) cannot be built: each module in it
   is counted as a module of its own and a note names the cages.
 - Board connections are not cables; they are counted in ``board_links`` only.
@@ -129,11 +131,19 @@ def _between_rank(between: str) -> tuple[int, ...]:
     return tuple(sorted((_TIER_ORDER.get(t, 4) for t in between.split("-", 1)), reverse=True))
 
 
-def twin_module(catalog: Catalog, base: Transceiver, per_cage: int) -> Transceiver | None:
-    """The multi-port module carrying ``per_cage`` links of ``base``'s kind in one cage, if any."""
+def twin_module(catalog: Catalog, base: Transceiver, per_cage: int,
+                port_gbps: float | None = None) -> Transceiver | None:
+    """The multi-port module carrying ``per_cage`` links of ``base``'s kind in one cage, if any.
+
+    The module's rate is the cage's: ``per_cage`` x the port speed ``port_gbps`` (default: the
+    rate of ``base``), so a cage of four 200G breakout ports takes one 800G twin-port module whose
+    fibres split to 200G single-port modules (NVIDIA MMS4X00-NS400: '200Gb/s mode ... 1:2 splitter
+    fiber cables ... creates links to four 200Gb/s ConnectX-7/OSFP cards').
+    """
+    rate = (port_gbps if port_gbps else base.rate_gbps) * per_cage
     cands = [
         t for t in catalog.transceivers.values()
-        if t.fibre == base.fibre and abs(t.rate_gbps - base.rate_gbps * per_cage) < 1e-6 and t.reach_m >= base.reach_m
+        if t.fibre == base.fibre and abs(t.rate_gbps - rate) < 1e-6 and t.reach_m >= base.reach_m
     ]
     return min(cands, key=lambda t: (t.reach_m, t.id)) if cands else None
 
@@ -250,16 +260,17 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
                      "transceiver: not counted")
 
     modules: dict[str, int] = defaultdict(int, single_modules)
-    twin_cache: dict[tuple[str, int], Transceiver | None] = {}
+    twin_cache: dict[tuple[str, int, float], Transceiver | None] = {}
     mixed: list[str] = []
     for (dev_id, gi, cage), (by_module, media) in cages.items():
         if len(media) > 1:
             mixed.append(f"{dev_id} cage {cage}")
-        per_cage = devices[dev_id].ports[gi].per_cage
+        group = devices[dev_id].ports[gi]
+        per_cage = group.per_cage
         for module, ends in by_module.items():
-            tkey = (module, per_cage)
+            tkey = (module, per_cage, group.speed_gbps)
             if tkey not in twin_cache:
-                twin_cache[tkey] = twin_module(catalog, catalog.transceivers[module], per_cage)
+                twin_cache[tkey] = twin_module(catalog, catalog.transceivers[module], per_cage, group.speed_gbps)
             twin = twin_cache[tkey]
             if twin is None:
                 modules[module] += ends

@@ -12,7 +12,8 @@ first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not
 - ``zero-capacity`` (error): a link's rate (its slower port, or its cable) is under 1 Mb/s.
 - ``zero-length`` (warning): a network cable (not an NVLink/PCIe board connection) is 0 m long.
 - ``no-transceiver`` (warning): an optical link's cable names no transceiver in the catalog.
-- ``model-ports`` (error): a device has more ports (or faster ports) than its catalog model offers.
+- ``model-ports`` (error): a device has more ports (or faster ports) than its catalog model offers, as listed or
+  broken out a way the catalog allows (``specs.breakout``).
 - ``nic-host-bottleneck`` (warning): a NIC's network rate exceeds what its PCIe host link carries.
 - ``medium-port-kind`` (error): a link's medium does not fit its ports (NVLink medium on a network port...).
 - ``speed-mismatch`` (warning): the two ends of a link run at different speeds.
@@ -44,7 +45,7 @@ from scipy.sparse.csgraph import connected_components
 from designer.analysis import constants as K
 from designer.analysis.cages import mixed_cages
 from designer.model import Design, Link, PortSpec
-from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
+from designer.model.catalog import Catalog, Component, default_catalog, line_rate_gbps
 from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
 from designer.model.units import count, duration, line_rate, plural
 
@@ -170,19 +171,32 @@ def _max_reach(catalog: Catalog, medium: str, rate_gbps: float) -> float | None:
     return max(reaches) if reaches else None
 
 
-def _model_problems(ports: tuple, comp: object) -> list[str]:
-    """What is wrong with a device's ports against its catalog model (messages without the id)."""
+def _model_problems(ports: tuple, comp: Component) -> list[str]:
+    """What is wrong with a device's ports against its catalog model (messages without the id).
+
+    A device whose network ports are the model's broken out a way the catalog lists
+    (``specs.breakout``: an 800G port as 2 x 400G...) fits the model.
+    """
+    out = _port_budget_problems(ports, comp)
+    if out:
+        for n in comp.breakouts:
+            if not _port_budget_problems(ports, comp.broken_out(n)):
+                return []
+    return out
+
+
+def _port_budget_problems(ports: tuple, comp: Component) -> list[str]:
     out = []
     for kind in ("network", "nvlink", "pcie"):
         have = sum(g.count for g in ports if g.kind == kind)
-        budget = sum(g.count for g in comp.ports if g.kind == kind)  # type: ignore[attr-defined]
+        budget = sum(g.count for g in comp.ports if g.kind == kind)
         if have > budget:
-            out.append(f"has {have} {kind} ports but model {comp.id} has {budget}; "  # type: ignore[attr-defined]
+            out.append(f"has {have} {kind} ports but model {comp.id} has {budget}; "
                        "use a larger model or move links to another device")
         fastest = max((g.speed_gbps for g in ports if g.kind == kind), default=0.0)
-        limit = max((g.speed_gbps for g in comp.ports if g.kind == kind), default=0.0)  # type: ignore[attr-defined]
+        limit = max((g.speed_gbps for g in comp.ports if g.kind == kind), default=0.0)
         if have and budget and fastest > limit + 1e-9:
-            out.append(f"a {kind} port runs at {line_rate(fastest)} but model {comp.id} tops out at "  # type: ignore
+            out.append(f"a {kind} port runs at {line_rate(fastest)} but model {comp.id} tops out at "
                        f"{line_rate(limit)}; pick a faster model or slow the port down")
     return out
 

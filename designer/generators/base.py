@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from designer.generators.params import GeneratorError
+from designer.generators.params import GeneratorError, setting
 from designer.model import Design, Device, Group, Link, PortGroup
 from designer.model.catalog import Cable, Catalog, Component, default_catalog
 from designer.model.units import line_rate
@@ -246,8 +246,12 @@ class Builder:
         long_medium: str = "auto",
         racks_per_row: int = 0,
         floor: FloorPlan | None = None,
+        breakout: int = 1,
     ) -> None:
         self.kind = kind
+        #: Logical ports per network port of every switch (1 = the ports as the catalog lists them).
+        self.breakout = breakout
+        self._broken: dict[str, Component] = {}
         self.catalog = catalog if catalog is not None else default_catalog()
         self.copper_max_m = copper_max_m
         self.long_medium = long_medium
@@ -280,7 +284,23 @@ class Builder:
             raise self.error(f"{role} model {model_id!r} is not in the catalog (known {kind} models: {known})")
         if comp.kind != kind:
             raise self.error(f"{role} model {model_id!r} is a {comp.kind}, not a {kind}")
+        if kind == "switch" and self.breakout > 1:
+            return self.broken_out(comp)
         return comp
+
+    def broken_out(self, comp: Component) -> Component:
+        """Switch model ``comp`` with every network port split ``breakout`` ways, if the catalog allows it."""
+        if self.breakout not in comp.breakouts:
+            allowed = " or ".join(str(n) for n in comp.breakouts)
+            why = f"its ports split {allowed} ways" if allowed else "the catalog lists no breakout for it"
+            raise self.error(f"{comp.id} cannot break each port out {self.breakout} ways ({why}); "
+                             f"use {setting('breakout', 1)}" + (f" or {setting('breakout', comp.breakouts[0])}"
+                                                              if comp.breakouts else ""))
+        # One broken-out model per id, so every device of it shares one port tuple.
+        split = self._broken.get(comp.id)
+        if split is None:
+            split = self._broken[comp.id] = comp.broken_out(self.breakout)
+        return split
 
     def cable_model(self, cable_id: str) -> Cable:
         cab = self.catalog.cables.get(cable_id)
@@ -543,6 +563,8 @@ class Builder:
         links = self.links
         design = Design(name, description)
         design.properties = {"generator": self.kind, **properties}
+        if self.breakout > 1:  # recorded so that the fabric rebuilds at another size with it
+            design.properties["breakout"] = self.breakout
         design.extend(self.groups, self.devices, links)
         return design
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from designer.generators.base import DX, TIER_DY, Builder, switch_ports, upper_tier_size, whole
 from designer.generators.clos import connect_all, switch_row, tor_leaves
-from designer.generators.params import GeneratorSpec, Param, cabling_params, node_params, setting
+from designer.generators.params import GeneratorSpec, Param, breakout_params, cabling_params, node_params, setting
 from designer.generators.server import node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog
@@ -42,10 +42,11 @@ def _build_clos3(
     copper_max_m: float,
     long_medium: str,
     racks_per_row: int,
+    breakout: int,
 ) -> Design:
     """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
-                racks_per_row=racks_per_row)
+                racks_per_row=racks_per_row, breakout=breakout)
     for name, value in (("pods", pods), ("leaves_per_pod", leaves_per_pod), ("hosts_per_leaf", hosts_per_leaf)):
         if value < 1:
             raise b.error(f"{name} must be at least 1, got {value}")
@@ -124,7 +125,8 @@ SPEC = GeneratorSpec(
         Param("core_switch", "model", "", "core switch model ('' = same as spine)", model_kind="switch"),
     )
     + node_params()
-    + cabling_params(),
+    + cabling_params()
+    + breakout_params(),
     func=_build_clos3,
 )
 

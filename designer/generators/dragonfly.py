@@ -16,7 +16,7 @@ from typing import Any
 
 from designer.generators.base import DX, NODE_DY, TIER_DY, Builder, switch_ports
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, SWITCHES_PER_RACK
-from designer.generators.params import GeneratorSpec, Param, cabling_params, node_params, setting
+from designer.generators.params import GeneratorSpec, Param, breakout_params, cabling_params, node_params, setting
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog
@@ -42,10 +42,11 @@ def _build_dragonfly(
     copper_max_m: float,
     long_medium: str,
     racks_per_row: int,
+    breakout: int,
 ) -> Design:
     """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
-                racks_per_row=racks_per_row)
+                racks_per_row=racks_per_row, breakout=breakout)
     for name, value in (("p", p), ("a", a), ("h", h)):
         if value < 1:
             raise b.error(f"{name} must be at least 1, got {value}")
@@ -134,7 +135,8 @@ SPEC = GeneratorSpec(
         Param("switch", "model", "qm9700", "router switch model (needs p + a - 1 + h ports)", model_kind="switch"),
     )
     + node_params(gpus_per_node=4)
-    + cabling_params(),
+    + cabling_params()
+    + breakout_params(),
     func=_build_dragonfly,
 )
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from designer.generators.base import DX, NODE_DY, TIER_DY, Builder, switch_ports
 from designer.generators.clos import TOR_HEIGHT_M, connect_all, switch_row
-from designer.generators.params import GeneratorSpec, Param, cabling_params, node_params, setting
+from designer.generators.params import GeneratorSpec, Param, breakout_params, cabling_params, node_params, setting
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design
 from designer.model.catalog import Catalog
@@ -35,10 +35,11 @@ def _build_fat_tree(
     copper_max_m: float,
     long_medium: str,
     racks_per_row: int,
+    breakout: int,
 ) -> Design:
     """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
-                racks_per_row=racks_per_row)
+                racks_per_row=racks_per_row, breakout=breakout)
     if k < 2 or k % 2:
         raise b.error(f"k must be even and at least 2, got {k}")
     sw = b.model(switch, "switch", "switch")
@@ -116,7 +117,8 @@ SPEC = GeneratorSpec(
               model_kind="switch"),
     )
     + node_params(gpus_per_node=1)
-    + cabling_params(),
+    + cabling_params()
+    + breakout_params(),
     func=_build_fat_tree,
 )
 

@@ -15,7 +15,7 @@ from typing import Any
 from designer.generators.base import DX, FRAME_GAP, NODE_DY, TIER_DY, Builder, switch_ports, upper_tier_size, whole
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
 from designer.generators.layout import FRAME_PADDING
-from designer.generators.params import GeneratorSpec, Param, cabling_params, setting
+from designer.generators.params import GeneratorSpec, Param, breakout_params, cabling_params, setting
 from designer.model import Design
 from designer.model.catalog import Catalog
 from designer.model.units import count
@@ -42,10 +42,11 @@ def _build_nvl72(
     copper_max_m: float,
     long_medium: str,
     racks_per_row: int,
+    breakout: int,
 ) -> Design:
     """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
-                racks_per_row=racks_per_row)
+                racks_per_row=racks_per_row, breakout=breakout)
     for name, value in (("racks", racks), ("trays", trays), ("gpus_per_tray", gpus_per_tray)):
         if value < 1:
             raise b.error(f"{name} must be at least 1, got {value}")
@@ -142,7 +143,8 @@ SPEC = GeneratorSpec(
         Param("switch", "model", "sn5600", "leaf switch model", model_kind="switch"),
         Param("spine_switch", "model", "", "spine switch model ('' = same as leaf)", model_kind="switch"),
     )
-    + cabling_params(),
+    + cabling_params()
+    + breakout_params(),
     func=_build_nvl72,
 )
 

@@ -80,6 +80,7 @@ PARAM_LABELS = {
     "copper_max_m": "Copper reach (m)",
     "long_medium": "Long-reach medium",
     "racks_per_row": "Racks per row",
+    "breakout": "Switch port breakout",
 }
 
 #: Labels a generator gives a parameter that means something else there (kind, name) -> label.
@@ -305,6 +306,16 @@ def cabling_params(long_medium: str = "auto") -> tuple[Param, ...]:
         Param("racks_per_row", "int", 0,
               "racks in one row of the floor plan, which sets cable lengths (0 = 18, or a square floor when "
               "a cable would not reach across rows of 18)", minimum=0, maximum=10000),
+    )
+
+
+def breakout_params() -> tuple[Param, ...]:
+    """The switch port breakout parameter of the generators that build switched fabrics."""
+    return (
+        Param("breakout", "int", 1,
+              "logical ports per switch port: 2 splits each port into two of half the speed (an 800G port as "
+              "2 x 400G, cabled with twin-port modules or splitter cables), 4 into four; the switch model must "
+              "list it in the catalog (specs.breakout); 1 = the ports as listed", minimum=1, maximum=8),
     )
 
 

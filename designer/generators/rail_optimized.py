@@ -42,6 +42,7 @@ from designer.generators.params import (
     GeneratorError,
     GeneratorSpec,
     Param,
+    breakout_params,
     cabling_params,
     node_params,
     setting,
@@ -85,10 +86,11 @@ def _build_rail_optimized(
     copper_max_m: float,
     long_medium: str,
     racks_per_row: int,
+    breakout: int,
 ) -> Design:
     """Build from parameters ``SPEC.check`` filled in and checked (the defaults live in ``SPEC``)."""
     b = Builder(KIND, catalog, cable=cable, copper_max_m=copper_max_m, long_medium=long_medium,
-                racks_per_row=racks_per_row)
+                racks_per_row=racks_per_row, breakout=breakout)
     if sus < 1:
         raise b.error(f"sus must be at least 1, got {sus}")
     if tiers not in (0, 2, 3):
@@ -282,7 +284,8 @@ SPEC = GeneratorSpec(
         Param("core_switch", "model", "", "core switch model ('' = same as spine)", model_kind="switch"),
     )
     + node_params()
-    + cabling_params(long_medium="optical"),
+    + cabling_params(long_medium="optical")
+    + breakout_params(),
     func=_build_rail_optimized,
 )
 

@@ -8,6 +8,7 @@ per-direction line rates in Gb/s; power in W; prices in USD (indicative); length
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -62,6 +63,40 @@ class Component:
             if g.kind == kind:
                 return g.speed_gbps
         return 0.0
+
+    @property
+    def breakouts(self) -> tuple[int, ...]:
+        """The ways each network port may be split (``specs.breakout``, e.g. ``(2, 4)``; empty: none)."""
+        raw = self.specs.get("breakout") or ()
+        return tuple(int(n) for n in raw if isinstance(n, int) and not isinstance(n, bool) and n > 1)
+
+    def broken_out(self, n: int) -> Component:
+        """This model with every network port split ``n`` ways (see :func:`breakout_ports`)."""
+        if n == 1:
+            return self
+        return dataclasses.replace(self, ports=breakout_ports(self.ports, n))
+
+
+def breakout_ports(ports: tuple[PortGroup, ...], n: int) -> tuple[PortGroup, ...]:
+    """Port groups with each network port split into ``n`` logical ports (breakout cabling).
+
+    A port of speed S and L lanes becomes ``n`` ports of S/n and L/n lanes in the same physical
+    cage, so a group's ``per_cage`` is multiplied by ``n`` and its cage count stays: an 800G OSFP
+    port broken out 2 ways is two 400G ports in one cage (one twin-port module or one splitter
+    cable end), as a QM9700 lists its 64 NDR ports in 32 cages. Board ports are unchanged.
+
+    >>> g = breakout_ports((PortGroup("p", 64, 800.0, lanes=8),), 2)[0]
+    >>> g.count, g.speed_gbps, g.lanes, g.per_cage
+    (128, 400.0, 4, 2)
+    """
+    out = []
+    for g in ports:
+        if g.kind != "network" or n == 1:
+            out.append(g)
+            continue
+        out.append(PortGroup(g.prefix, g.count * n, g.speed_gbps / n, g.kind, g.form_factor,
+                             max(1, g.lanes // n), g.per_cage * n))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ def cabling_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
     places = device_places(design)
     groups = {g.id: g for g in design.iter_groups()}
     devices = {d.id: d for d in design.iter_devices()}
-    twins: dict[tuple[str, int], str] = {}
+    twins: dict[tuple[str, int, float], str] = {}
 
     def module_at(dev_id: str, port: str, module: str) -> str:
         if not module:
@@ -83,11 +83,12 @@ def cabling_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
         where = cage_of(dev, port)
         if where is None:
             return module
-        per_cage = dev.ports[where[0]].per_cage
-        key = (module, per_cage)
+        group = dev.ports[where[0]]
+        per_cage = group.per_cage
+        key = (module, per_cage, group.speed_gbps)
         if key not in twins:
             base = cat.transceivers.get(module)
-            twin = twin_module(cat, base, per_cage) if base is not None else None
+            twin = twin_module(cat, base, per_cage, group.speed_gbps) if base is not None else None
             twins[key] = twin.id if twin is not None else module
         return f"{twins[key]} (cage {where[1]}, shared)"
 

@@ -26,7 +26,7 @@ def assert_sound(design: Design) -> None:
         assert per_device[dev.id] <= dev.port_count
         if dev.model:
             comp = catalog.component(dev.model)
-            assert dev.port_count <= sum(g.count for g in comp.ports)
+            assert dev.port_count <= sum(g.count for g in comp.ports) * max((1, *comp.breakouts))
         if dev.group is not None:
             assert design.has_group(dev.group)
     findings = check_design(design, catalog)
