@@ -1,8 +1,8 @@
 """``topo-designer import FILE -o DESIGN``: another tool's fabric description as a design file.
 
 Formats (detected from the content unless ``--format`` names one): ibnetdiscover and ibdiagnet
-link lists, GML, GraphML (our own export reads back exactly), Slurm ``topology.conf``
-(docs/import.md). The import report (what was read, guessed, skipped, with line numbers) is
+link lists, GML, GraphML (our own export reads back exactly), Slurm ``topology.conf``, NCCL
+topology XML (one server) (docs/import.md). The import report (what was read, guessed, skipped, with line numbers) is
 printed, and written as JSON with ``--report``.
 """
 
@@ -22,7 +22,7 @@ ATTRIBUTE_KEYS = ("kind", "rate", "rate_unit", "tier", "name")
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import",
-        help="import a fabric from ibnetdiscover, GML, GraphML or Slurm topology.conf",
+        help="import a fabric from ibnetdiscover, GML, GraphML, Slurm topology.conf or NCCL topology XML",
         description="Read another tool's description of a fabric and write it as a design file: switches, hosts "
         "and cables, tiers inferred, laid out by tiers. The format is detected from the content. The import "
         "report says what was read, what was guessed (inferred tiers, default rates, the GPUs stamped behind "

@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from designer.io.importers import graphs, ibnetdiscover, slurm
+from designer.io.importers import graphs, ibnetdiscover, nccl, slurm
 from designer.io.importers.base import (
     MAX_IMPORT_BYTES,
     ImportFileError,
@@ -39,9 +39,10 @@ FORMATS = {
     "graphml": graphs.GRAPHML,
     "gml": graphs.GML,
     "slurm": slurm,
+    "nccl": nccl,
 }
 #: Names a user may give for a format.
-ALIASES = {"ibdiagnet": "ibnetdiscover", "lst": "ibnetdiscover", "topology.conf": "slurm", "xml-graphml": "graphml"}
+ALIASES = {"ibdiagnet": "ibnetdiscover", "lst": "ibnetdiscover", "topology.conf": "slurm", "nccl-xml": "nccl"}
 
 
 @dataclass
@@ -56,8 +57,6 @@ def format_names() -> list[str]:
 
 #: Files recognised but not imported by this version: what they look like, what they are.
 RECOGNISED_ONLY = (
-    (re.compile(r"<system\s+version=|<cpu\s+numaid=|<gpu\s+dev=", re.IGNORECASE),
-     "an NCCL topology XML (the inside of one server): not imported by this version"),
     (re.compile(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+\d+(?:\s+\S+)?\s*\n\s*\d+(?:\s+\d+)*\s*\n\s*\d+\s+\d+\s+[\d.]+[GM]bps"),
      "a SimAI topology file: not imported by this version"),
     (re.compile(r"^\s*topology\s*:\s*\[", re.MULTILINE),
