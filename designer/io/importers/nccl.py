@@ -196,9 +196,7 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
             tclass = nv.attrs.get("tclass", "").lower()
             if target in bus_to_gpu:
                 peer_links.setdefault(gid, {})[bus_to_gpu[target]] = count
-            elif tclass.startswith("0x0680") or target in nvswitch_bus:
-                switch_links[gid] = switch_links.get(gid, 0) + count
-            elif tclass.startswith("0x0604") or tclass.startswith("0x06"):
+            elif tclass.startswith("0x06") or target in nvswitch_bus:  # an NVSwitch (0x0680) or a bridge
                 switch_links[gid] = switch_links.get(gid, 0) + count
             else:
                 report.skip(f"nvlink of GPU {i} to {target}", f"target class {tclass or 'not given'}: not a GPU or "
@@ -291,9 +289,7 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
                                          kind="nvlink", lanes=max(switch_links.values())),),
                               group=group, properties={"nvlink_lanes": total}))
         report.note(f"{len(nvswitch_bus) or 'the'} NVSwitch chips as one nvswitch device (the NVLink domain)")
-    n = 0
     for s, gid in enumerate(sorted(switch_links, key=lambda g: int(g.rsplit("gpu", 1)[1])), 1):
-        n += 1
         links.append(Link(f"{gid}--{group}-nvsw", gid, "nvl1", f"{group}-nvsw", f"nvl{s}", medium="nvlink",
                           length_m=0.0, cable="nvlink-board"))
     seen: set[frozenset] = set()
