@@ -616,6 +616,9 @@ def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding
     _check_cages(design, catalog, out)
     _check_unpriced(design, out)
     _check_connectivity(design, out)
+    from designer.analysis.measured import check_measured  # imports this module: imported here
+
+    check_measured(design, out)
     rank = {ERROR: 0, WARNING: 1}
     return sorted(out, key=lambda f: rank.get(f.severity, 2))
 
