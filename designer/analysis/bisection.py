@@ -8,8 +8,8 @@ like a network cable. Values are per direction, at line rate, in bytes/s.
 
 1. *Uniform routing.* Route demand d between every ordered pair of endpoints by ECMP; if the
    busiest arc runs at utilisation u, every balanced cut carries d * floor(N/2) * ceil(N/2) in
-   each direction, so bisection >= (d/u) * floor(N/2) * ceil(N/2). Tight on tori and
-   hypercubes.
+   each direction, so bisection >= (d/u) * floor(N/2) * ceil(N/2). Tight on hypercubes and on
+   tori whose sides are all even; loose on meshes and on odd tori.
 2. *Hose routing.* If the ECMP routing carries *every* traffic matrix in which each endpoint
    sends and receives at most r without overloading any arc, then for any balanced split the
    matching "each endpoint of the small side sends r to a partner across" is routable, so
@@ -18,6 +18,29 @@ like a network cable. Values are per direction, at line rate, in bytes/s.
    endpoints behind the same attachment switch sharing fractions this costs (attachment
    switches)^2 x core arcs, so it is skipped (and said so) on very large fabrics. Tight on
    fat-trees and leaf-spine at any oversubscription, where the uniform bound is only half.
+
+3. *Split servers.* When the GPUs cannot be halved along whole servers (NVLink domains), every
+   balanced split leaves at least ``dist`` GPUs on the other side from their server's NVLink
+   switch, where ``dist`` is how far floor(N/2) is from the GPU counts whole servers (and
+   server-less GPUs) can make up; each such GPU's NVLink links cross the cut. Those links are
+   not network links, so the hose argument restricted to pairs in different servers (a matching
+   of the small side into the other that avoids same-server pairs exists when no server holds
+   more than half the GPUs) still needs floor(N/2) x r_net on the network links crossing:
+   bisection >= floor(N/2) x r_net + dist x (the smallest per-GPU NVLink rate).
+
+4. *Dimension-order routing on a grid.* When the GPUs carry ``coords`` forming a full k1 x ... x
+   kn grid (torus or mesh, direct links between neighbours, wrap-around where every line has
+   it), uniform demand routed one dimension after the other, the shorter way round (antipodal
+   pairs half each way), loads a dimension-i link with at most c_i x N / k_i per unit of demand:
+   c = floor(k/2) ceil(k/2) on a line (mesh), k^2 / 8 on an even ring, (k^2 - 1) / 8 on an odd
+   one. With b the slowest of those links, bisection >= floor(N/2) ceil(N/2) b / max_i(c_i N /
+   k_i): k^(n-1) b on an even mesh and 2 k^(n-1) b on an even torus (the closed forms of Dally
+   and Towles, section 3.3), where ECMP's certificate falls short on meshes.
+
+5. *Whole links.* When every link runs at one rate b, every cut is a whole number of links, so
+   the lower bound rounds up to a multiple of b.
+
+When the bounds still differ, a note names the reason and the side likely to be the value.
 
 **Upper bound**: the capacity of explicit balanced splits of the endpoints (design order,
 scalable units, rails, spectral Fiedler order, all splits when N <= 10), each refined by a
@@ -39,6 +62,7 @@ from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 from scipy.sparse.linalg import lobpcg
 
 from designer.analysis import constants as K
+from designer.analysis.capacity import P_NVLINK
 from designer.analysis.context import Context, members_of, require_context
 from designer.analysis.load import uniform_loads
 
@@ -66,6 +90,156 @@ class Bisection:
 
 
 # --------------------------------------------------------------------------- lower bounds
+def _gap_note(ctx: Context, dims: tuple[int, ...], wrap: tuple[bool, ...], split_servers: bool) -> str:
+    """Why the certified bounds do not meet, and which side is likely the value."""
+    head = "the bisection bounds do not meet: "
+    odd = [k for k, w in zip(dims, wrap, strict=True) if w and k % 2]
+    if odd:
+        return (head + f"the {' x '.join(map(str, dims))} torus has an odd side ({odd[0]}), so no straight cut halves "
+                "it and every routing certificate is loose; the best cut found (the upper bound) is likely the value")
+    if dims:
+        return (head + f"the {' x '.join(map(str, dims))} grid's routing certificate is loose here; the best cut "
+                "found (the upper bound) is likely the value")
+    if any(d.tier == "router" for d in ctx.design.devices):
+        return (head + "on a dragonfly the lower bound routes uniform traffic over minimal paths, which crowd the "
+                "few global links between groups; the best cut found, along group boundaries (the upper bound), is "
+                "likely the value")
+    if split_servers:
+        return (head + "a balanced split must divide a server's GPUs, cutting NVLink as well as network links; the "
+                "lower bound counts the NVLink such a split must cut and the network traffic between servers, the "
+                "upper bound is the best such split found and is likely the value")
+    return (head + "the lower bound is a routing certificate, the upper the best split found; the true value lies "
+            "between (finding it is NP-hard in general); on a fabric whose upper tier is oversubscribed the "
+            "upper bound is likely the value")
+
+
+def _grid_lower(ctx: Context, members: np.ndarray) -> tuple[float, tuple[int, ...], tuple[bool, ...]]:
+    """Lower bound 4 (module docstring): (bytes/s per direction, the grid's sides, which wrap).
+
+    (0.0, (), ()) when the GPUs taking part are not a full grid of ``coords`` joined by working
+    direct links between neighbours.
+
+    >>> from designer.generators import GENERATORS
+    >>> from designer.analysis.context import build_context
+    >>> ctx = build_context(GENERATORS["torus"].build(dims=(4, 4), wrap=False))
+    >>> lb, dims, wrap = _grid_lower(ctx, np.arange(ctx.n_gpus))
+    >>> round(lb / 50e9, 6), dims, wrap            # 4 links of 400 Gb/s across the middle
+    (4.0, (4, 4), (False, False))
+    """
+    cap, fab = ctx.cap, ctx.fabric
+    devices = ctx.design.devices
+    coords = []
+    for node in fab.gpus[members]:
+        c = devices[int(node)].properties.get("coords")
+        if not isinstance(c, list) or not c or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+                                                       for x in c):
+            return 0.0, (), ()
+        coords.append(c)
+    n = len(coords[0])
+    if any(len(c) != n for c in coords):
+        return 0.0, (), ()
+    xy = np.array(coords, dtype=np.int64)
+    dims = tuple(int(v) + 1 for v in xy.max(axis=0))
+    N = len(members)
+    if int(np.prod(dims)) != N:
+        return 0.0, (), ()
+    strides = np.cumprod((1,) + dims[:-1])
+    key = xy @ strides
+    if len(np.unique(key)) != N:
+        return 0.0, (), ()
+    node_at = np.empty(N, dtype=np.int64)
+    node_at[key] = fab.gpus[members]
+    # Working direct links between GPUs, per unordered pair: their summed line rate.
+    rate: dict[tuple[int, int], float] = {}
+    is_gpu = np.zeros(cap.n_nodes, dtype=bool)
+    is_gpu[fab.gpus] = True
+    for k in np.flatnonzero(is_gpu[cap.a] & is_gpu[cap.b]):
+        a, b = int(cap.a[k]), int(cap.b[k])
+        pair = (min(a, b), max(a, b))
+        rate[pair] = rate.get(pair, 0.0) + float(cap.line_bytes_per_s[k])
+
+    def link_rates(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        a, b = node_at[x @ strides], node_at[y @ strides]
+        return np.array([rate.get((min(p, q), max(p, q)), 0.0) for p, q in zip(a.tolist(), b.tolist(), strict=True)])
+
+    slowest = np.inf
+    wrap = []
+    worst = 0.0
+    for i, k in enumerate(dims):
+        if k == 1:
+            wrap.append(False)
+            continue
+        lo = xy[xy[:, i] < k - 1]
+        hi = lo.copy()
+        hi[:, i] += 1
+        r = link_rates(lo, hi)
+        if not len(r) or r.min() <= 0:
+            return 0.0, (), ()
+        slowest = min(slowest, float(r.min()))
+        wraps = False
+        if k >= 3:
+            ends = xy[xy[:, i] == k - 1]
+            starts = ends.copy()
+            starts[:, i] = 0
+            rw = link_rates(ends, starts)
+            if (rw > 0).all():
+                wraps = True
+                slowest = min(slowest, float(rw.min()))
+        wrap.append(wraps)
+        c = (k * k / 8 if k % 2 == 0 else (k * k - 1) / 8) if wraps else (k // 2) * (k - k // 2)
+        worst = max(worst, c * N / k)
+    if worst <= 0 or not np.isfinite(slowest):
+        return 0.0, (), ()
+    return (N // 2) * (N - N // 2) * slowest / worst, dims, tuple(wrap)
+
+
+def _split_server_nvlink(ctx: Context, members: np.ndarray) -> tuple[float, bool]:
+    """(NVLink every balanced split must cut, bytes/s per direction; whether no server holds more
+    than half the GPUs, so the small side matches into the other across servers).
+
+    Servers are NVLink domains with a switch; a GPU on the other side from its server's switch
+    cuts all its NVLink links. Rounding each server of a split to whole (all its GPUs to the side
+    holding most) changes the side's GPU count by at most the GPUs left on the wrong side, so at
+    least ``dist`` = the distance from floor(N/2) to the counts whole servers and server-less GPUs
+    can make up are on the wrong side, each cutting at least the smallest per-GPU NVLink rate.
+
+    >>> from designer.generators import GENERATORS
+    >>> from designer.analysis.context import build_context
+    >>> ctx = build_context(GENERATORS["leaf-spine"].build(leaves=3, hosts_per_leaf=8))
+    >>> nv, ok = _split_server_nvlink(ctx, np.arange(ctx.n_gpus))  # 24 GPUs, 3 servers: 4 on the wrong side
+    >>> round(nv / 450e9, 6), ok
+    (4.0, True)
+    """
+    fab, cap = ctx.fabric, ctx.cap
+    N = len(members)
+    dom = fab.domain[members]
+    k = fab.nvl_ptr[members + 1] - fab.nvl_ptr[members]
+    in_server = (dom >= 0) & (k > 0)
+    in_server[in_server] = fab.domain_hub[dom[in_server]] >= 0
+    if not in_server.any():
+        return 0.0, True
+    row, arcs, _ = fab.nvlink_rows(members[in_server])
+    per_gpu = np.bincount(row, weights=cap.arc_line_bytes_per_s[arcs], minlength=int(in_server.sum()))
+    _, sizes = np.unique(dom[in_server], return_counts=True)
+    free = int(N - in_server.sum())  # GPUs outside any server: any count of them fits
+    half = N // 2
+    halls = int(sizes.max()) <= N - half
+    # Subset sums of whole servers (bounded knapsack by binary splitting, as bits of one integer).
+    bits = 1
+    values, counts = np.unique(sizes, return_counts=True)
+    for v, n in zip(values.tolist(), counts.tolist(), strict=True):
+        chunk = 1
+        while n > 0:
+            take = min(chunk, n)
+            bits |= bits << (take * v)
+            n -= take
+            chunk *= 2
+    sums = np.flatnonzero(np.frombuffer(bin(bits)[2:][::-1].encode(), dtype=np.uint8) == ord("1"))
+    gap = np.where(sums > half, sums - half, np.maximum(half - (sums + free), 0))
+    dist = int(gap.min())
+    return dist * float(per_gpu.min()), halls
+
+
 def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dict, *, pairs: bool = True
                        ) -> tuple[np.ndarray, str]:
     """Per arc: an upper bound of the worst-case hose load for r = 1, and how the core part was bounded.
@@ -315,14 +489,27 @@ def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisecti
     lb_hose: float | None = None
     hose_how = ""
 
+    nvl_arc = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
+    split_nvlink, halls = _split_server_nvlink(ctx, members)
+    r_net = 0.0
+
     def hose_bound(pairs: bool) -> tuple[float, str]:
+        nonlocal r_net
         h, how = _hose_coefficients(ctx, members, budget, hose, pairs=pairs)
         pos = h > 1e-15
         r = float(np.min(line[pos] / h[pos])) if pos.any() else 0.0
+        net = pos & ~nvl_arc
+        if net.any() and halls:
+            r_net = max(r_net, float(np.min(line[net] / h[net])))
         return half_lo * r, how
 
     if lost == 0:
         lb_hose, hose_how = hose_bound(False)
+
+    lb_grid, grid_dims, grid_wrap = _grid_lower(ctx, members)
+
+    def split_bound() -> float:
+        return half_lo * r_net + split_nvlink if split_nvlink > 0 else 0.0
 
     def met(lower: float, upper: float) -> bool:
         return upper <= 0 or (upper - lower) <= K.EXACT_RTOL * upper
@@ -347,7 +534,7 @@ def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisecti
 
     for name, order in orders:
         try_order(name, order)
-    if not met(max(lb_uniform, lb_hose or 0.0), best[0]):
+    if not met(max(lb_uniform, lb_hose or 0.0, split_bound(), lb_grid), best[0]):
         spec = _spectral_order(ctx, members)
         if spec is not None:
             try_order("spectral (Fiedler) order", spec)
@@ -367,19 +554,39 @@ def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisecti
                 val, cut = cutter.refine(nodes_of[a_set], nodes_of[b_set])
                 if val < best[0]:
                     best = (val, cut, "exhaustive search over splits")
-    if lost == 0 and not met(max(lb_uniform, lb_hose or 0.0), best[0]):
+    if lost == 0 and not met(max(lb_uniform, lb_hose or 0.0, split_bound(), lb_grid), best[0]):
         lb2, how2 = hose_bound(True)
         if lb2 > (lb_hose or 0.0):
             lb_hose, hose_how = lb2, how2
-    lower = max(lb_uniform, lb_hose or 0.0)
-    lower_method = (f"hose routing ({hose_how})" if (lb_hose or 0.0) > lb_uniform
-                    else "uniform all-to-all routing")
+    lb_split = split_bound()
+    lower = max(lb_uniform, lb_hose or 0.0, lb_split, lb_grid)
+    above = 1 + K.EXACT_RTOL  # a new certificate is named only when it beats the usual ones
+    if lb_grid > max(lb_uniform, lb_hose or 0.0, lb_split) * above:
+        lower_method = f"dimension-order routing on the {' x '.join(map(str, grid_dims))} grid"
+    elif lb_split > max(lb_uniform, lb_hose or 0.0) * above:
+        lower_method = ("split servers: the NVLink a balanced split must cut" if r_net == 0 else
+                        f"split servers: the NVLink a balanced split must cut + hose routing ({hose_how}) "
+                        "between servers")
+    elif (lb_hose or 0.0) > lb_uniform:
+        lower_method = f"hose routing ({hose_how})"
+    else:
+        lower_method = "uniform all-to-all routing"
     upper, cut, upper_method = best
+    rates = np.unique(ctx.cap.line_bytes_per_s)
+    if len(rates) == 1 and rates[0] > 0 and lower < upper:
+        # Every link has the same rate b, so every cut is a whole number of links times b.
+        b = float(rates[0])
+        whole = min(np.ceil(lower / b - K.EXACT_RTOL) * b, upper)
+        if whole > lower * (1 + K.EXACT_RTOL):
+            lower = whole
+            lower_method += ", rounded up to whole links (every link runs at one rate)"
     refined = ", min-cut refined" + (" (on rounded capacities)" if cutter.rounded else "") if cutter.unit else ""
     upper_method = f"best split: {upper_method}{refined}"
     if upper < lower <= upper * (1 + K.EXACT_RTOL):
         lower = upper  # floating-point rounding of equal values
     exact = met(lower, upper)
+    if not exact and lost == 0:
+        notes.append(_gap_note(ctx, grid_dims, grid_wrap, split_nvlink > 0))
     return Bisection(
         lower_bytes_per_s=float(lower),
         upper_bytes_per_s=float(upper),
