@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from designer.io.importers import graphs, ibnetdiscover, nccl, slurm
+from designer.io.importers import graphs, ibnetdiscover, nccl, simai, slurm
 from designer.io.importers.base import (
     MAX_IMPORT_BYTES,
     ImportFileError,
@@ -40,6 +40,7 @@ FORMATS = {
     "gml": graphs.GML,
     "slurm": slurm,
     "nccl": nccl,
+    "simai": simai,
 }
 #: Names a user may give for a format.
 ALIASES = {"ibdiagnet": "ibnetdiscover", "lst": "ibnetdiscover", "topology.conf": "slurm", "nccl-xml": "nccl"}
@@ -57,8 +58,6 @@ def format_names() -> list[str]:
 
 #: Files recognised but not imported by this version: what they look like, what they are.
 RECOGNISED_ONLY = (
-    (re.compile(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s+\d+(?:\s+\S+)?\s*\n\s*\d+(?:\s+\d+)*\s*\n\s*\d+\s+\d+\s+[\d.]+[GM]bps"),
-     "a SimAI topology file: not imported by this version"),
     (re.compile(r"^\s*topology\s*:\s*\[", re.MULTILINE),
      "an ASTRA-sim network configuration: not imported by this version"),
     (re.compile(r"^\s*topology\s*:\s*$.*^\s+nodes\s*:", re.MULTILINE | re.DOTALL),

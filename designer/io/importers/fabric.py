@@ -35,6 +35,8 @@ from designer.model.units import line_rate
 
 #: Prefixes of a device's port groups, one per speed class, fastest first (``p1..pN``, ``q1..``).
 PORT_PREFIXES = tuple("pqrstuvwxyz") + tuple(f"p{c}" for c in "abcdefghijklmnopqrstuvwxyz")
+#: The same for NVLink ports (an edge with property ``_medium`` = ``nvlink``).
+NVLINK_PREFIXES = ("nvl", "nvm", "nvn", "nvo")
 
 #: Length and medium of a cable the source does not describe (every fabric format here).
 GUESSED_LENGTH_M = 3.0
@@ -69,6 +71,20 @@ class Edge:
     rate_gbps: float | None
     line: int
     properties: dict[str, Any] = field(default_factory=dict)
+
+
+def _edge_kind(edge: Edge) -> str:
+    return "nvlink" if edge.properties.get("_medium") == "nvlink" else "network"
+
+
+def _server_columns(members: list[str], kind_of: dict[str, str]) -> list[list[str]]:
+    """A server's devices as layout columns: its NVLink switches in the first, then its GPUs in two
+    rows when there are more than four (an 8-GPU server is 5 columns wide, not 9)."""
+    switches = sorted((m for m in members if kind_of[m] == "nvswitch"), key=natural_key)
+    rest = sorted((m for m in members if kind_of[m] != "nvswitch"), key=natural_key)
+    half = (len(rest) + 1) // 2 if len(rest) > 4 else len(rest)
+    cols = [[rest[i], *([rest[i + half]] if len(rest) > 4 and i + half < len(rest) else [])] for i in range(half)]
+    return ([switches] if switches else []) + cols
 
 
 def natural_key(text: str) -> tuple:
@@ -265,25 +281,28 @@ class Fabric:
                                           "(at most 4,096)")
                 groups_.append(PortGroup("p", count, top))
             else:
-                by_rate: dict[float, list[int]] = defaultdict(list)
-                for i, _ in mine:
-                    by_rate[float(self.edges[i].rate_gbps or 0.0)].append(i)
-                for prefix, (rate, idxs) in zip(PORT_PREFIXES, sorted(by_rate.items(), reverse=True), strict=False):
-                    if len(idxs) > 4096:
-                        raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {len(idxs):,} links "
-                                              "of one speed (at most 4,096 ports)")
-                    for n, i in enumerate(idxs, 1):
-                        port_of[(i, node.key)] = f"{prefix}{n}"
-                        port_speed[(dev_id, f"{prefix}{n}")] = rate
-                    groups_.append(PortGroup(prefix, len(idxs), rate))
-                if len(by_rate) > len(PORT_PREFIXES):
-                    raise ImportFileError(f"{rep.source}: {node.key} has links of more than "
-                                          f"{len(PORT_PREFIXES)} different speeds")
+                for kind, prefixes in (("network", PORT_PREFIXES), ("nvlink", NVLINK_PREFIXES)):
+                    by_rate: dict[float, list[int]] = defaultdict(list)
+                    for i, _ in mine:
+                        if _edge_kind(self.edges[i]) == kind:
+                            by_rate[float(self.edges[i].rate_gbps or 0.0)].append(i)
+                    if len(by_rate) > len(prefixes):
+                        raise ImportFileError(f"{rep.source}: {node.key} has {kind} links of more than "
+                                              f"{len(prefixes)} different speeds")
+                    for prefix, (rate, idxs) in zip(prefixes, sorted(by_rate.items(), reverse=True), strict=False):
+                        if len(idxs) > 4096:
+                            raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {len(idxs):,} "
+                                                  "links of one speed (at most 4,096 ports)")
+                        for n, i in enumerate(idxs, 1):
+                            port_of[(i, node.key)] = f"{prefix}{n}"
+                            port_speed[(dev_id, f"{prefix}{n}")] = rate
+                        groups_.append(PortGroup(prefix, len(idxs), rate, kind=kind))
                 if not groups_:
                     groups_.append(PortGroup("p", max(1, node.ports), self._default_rate))
             return (*groups_, *extra)
 
         chassis_members: dict[str, list[str]] = defaultdict(list)
+        servers: dict[str, list[str]] = {}  # server group -> its devices (GPUs and NVLink switches)
         for node in self.nodes.values():
             if node.kind == "adapter":
                 continue
@@ -293,6 +312,13 @@ class Fabric:
                          tier=node.tier, properties=props)
             devices.append(dev)
             dev_of[node.key] = dev_id
+            if node.host and node.kind != "switch":
+                sid = safe_id(node.host, "server")
+                if sid not in servers:
+                    servers[sid] = []
+                    groups.append(Group(sid, "server"))
+                servers[sid].append(dev_id)
+                dev.group = sid
             if node.chassis and node.kind == "switch":
                 chassis_members[node.chassis].append(dev_id)
         chassis_group: dict[str, str] = {}
@@ -302,10 +328,12 @@ class Fabric:
             for dev_id in members:
                 chassis_group[dev_id] = gid
         for dev in devices:
-            dev.group = chassis_group.get(dev.id)
+            if dev.kind == "switch":
+                dev.group = chassis_group.get(dev.id)
 
         gpus = max(0, int(options.gpus_per_adapter))
-        host_blocks: list[HostBlock] = []
+        kind_of = {d.id: d.kind for d in devices}
+        host_blocks = [HostBlock(sid, _server_columns(members, kind_of)) for sid, members in servers.items()]
         link_no = 0
 
         def new_link(a: str, ap: str, b: str, bp: str, medium: str, length: float, props: dict | None = None) -> None:
@@ -347,13 +375,18 @@ class Fabric:
         for i, e in enumerate(self.edges):
             a, b = dev_of[e.a], dev_of[e.b]
             ap, bp = port_of[(i, e.a)], port_of[(i, e.b)]
-            props = dict(e.properties)
+            props = {k: v for k, v in e.properties.items() if not k.startswith("_")}
             rate = float(e.rate_gbps or 0.0)
             if rate < max(port_speed[(a, ap)], port_speed[(b, bp)]):
                 props["negotiated_gbps"] = rate
-            new_link(a, ap, b, bp, GUESSED_MEDIUM, GUESSED_LENGTH_M, props)
-        if self.edges:
-            rep.guess(f"{len(self.edges):,} cables", f"length and medium not in the source: {GUESSED_LENGTH_M:g} m "
+            if _edge_kind(e) == "nvlink":
+                new_link(a, ap, b, bp, "nvlink", 0.0, props)
+                links[-1].cable = "nvlink-board"
+            else:
+                new_link(a, ap, b, bp, GUESSED_MEDIUM, GUESSED_LENGTH_M, props)
+        if any(_edge_kind(e) == "network" for e in self.edges):
+            network = sum(_edge_kind(e) == "network" for e in self.edges)
+            rep.guess(f"{network:,} cables", f"length and medium not in the source: {GUESSED_LENGTH_M:g} m "
                       f"{GUESSED_MEDIUM}, no catalog cable", 0, "cables")
 
         design = Design(name)
@@ -362,8 +395,11 @@ class Fabric:
         kinds: dict[str, int] = defaultdict(int)
         for dev in devices:
             kinds[dev.kind] += 1
-        rep.read.update({"switches": kinds["switch"], "adapters": kinds["nic"], "gpus (stamped)": kinds["gpu"],
-                         "cables": len(self.edges), "chassis": len(chassis_members)})
+        stamped = gpus * sum(len(a) for a in hosts.values())
+        read = {"switches": kinds["switch"], "adapters": kinds["nic"], "gpus": kinds["gpu"] - stamped,
+                "gpus stamped behind adapters": stamped, "nvlink switches": kinds["nvswitch"],
+                "cables": len(self.edges), "chassis": len(chassis_members)}
+        rep.read.update({k: v for k, v in read.items() if v or k in ("switches", "cables")})
         return design
 
     _default_rate = 100.0

@@ -21,6 +21,8 @@ from designer.model import Device, Group, Link
 
 ROW_Y = {"core": 0.0, "spine": 200.0, "leaf": 400.0}
 HOST_TOP = 580.0
+#: Distance between the rows of one wide tier.
+UPPER_ROW = 90.0
 #: Horizontal pitch of devices inside a host frame, and of switches in a row.
 MEMBER_PITCH = 84.0
 MEMBER_ROW = 70.0
@@ -61,10 +63,13 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
                     key=lambda d: (chassis_of.get(d.id) or "", _natural(d.id)))
     leaf_rank = {d.id: i for i, d in enumerate(leaves)}
     under: dict[str, list[HostBlock]] = defaultdict(list)
+    shared: list[HostBlock] = []  # hosts cabled to several leaves (rails): under the whole leaf row
     loose: list[HostBlock] = []
     for block in hosts:
-        up = [p for col in block.columns for p in peers.get(col[0], ()) if p in leaf_rank]
-        if up:
+        up = {p for col in block.columns for dev in col for p in peers.get(dev, ()) if p in leaf_rank}
+        if len(up) > 1 and not {chassis_of.get(p) for p in up} - {None} and len(leaves) > 1:
+            shared.append(block)
+        elif up:
             under[min(up, key=leaf_rank.__getitem__)].append(block)
         else:
             loose.append(block)
@@ -72,6 +77,7 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
     x = 0.0
     spans: dict[str, tuple[float, float]] = {}  # chassis with leaf blades -> its x range
     free: list[tuple[float, float]] = []
+    depth = HOST_TOP
     for leaf in leaves:
         blocks = under.get(leaf.id, [])
         x0 = x
@@ -82,6 +88,7 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
                 bx = x + (i % cols) * w
                 by = HOST_TOP + (i // cols) * h
                 _place_host(by_id, block, bx, by)
+            depth = max(depth, HOST_TOP + math.ceil(len(blocks) / cols) * h)
             width = max(cols * w, SWITCH_PITCH)
         else:
             width = SWITCH_PITCH
@@ -94,7 +101,23 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
         else:
             free.append((x0, x))
     x_end = x
+    if shared:
+        w, h = _host_size(shared[0])
+        cols = max(1, math.ceil(math.sqrt(len(shared) * 2.0)))
+        grid = min(cols, len(shared)) * w
+        if not under and not spans:
+            # Only rail-cabled hosts: the leaves spread over the hosts' width.
+            x_end = max(x_end, grid)
+            pitch = x_end / len(leaves)
+            for i, leaf in enumerate(leaves):
+                leaf.x = i * pitch + pitch / 2 - 36
+            free = [(0.0, x_end)]
+        left = max(0.0, (x_end - grid) / 2)
+        for i, block in enumerate(shared):
+            _place_host(by_id, block, left + (i % cols) * w, depth + (i // cols) * h)
+        x_end = max(x_end, left + grid)
     # Upper rows: chassis blades over their chassis, the rest spread over the free width.
+    base_y = dict(ROW_Y)
     for tier in ("spine", "core"):
         row = [d for d in devices if d.kind == "switch" and d.tier == tier]
         anchored: dict[str, list[Device]] = defaultdict(list)
@@ -119,6 +142,21 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
         if not n:
             continue
         lo, hi = (free[0][0], free[-1][1]) if free else (x_end, x_end)
+        per_row = max(8, int(max(hi - lo, 1200.0) // SWITCH_PITCH))
+        if n > per_row and all(len(u) == 1 for u in flat_units):
+            # A tier far wider than the fabric below it (64 spines over 8 leaves): several rows,
+            # stacked upwards, so the picture keeps the fabric's width.
+            rows = math.ceil(n / per_row)
+            y0 = base_y[tier]
+            for i, (d,) in enumerate(flat_units):
+                r, c = divmod(i, per_row)
+                in_row = min(per_row, n - r * per_row)
+                pitch = max(SWITCH_PITCH, (hi - lo) / in_row)
+                start = (lo + hi) / 2 - pitch * in_row / 2
+                d.x, d.y = start + c * pitch + pitch / 2 - 36, y0 - r * UPPER_ROW
+            if tier == "spine":
+                base_y["core"] = min(base_y["core"], y0 - (rows - 1) * UPPER_ROW - (ROW_Y["spine"] - ROW_Y["core"]))
+            continue
         need = n * SWITCH_PITCH + (len(flat_units) - 1) * 2 * FRAME
         if hi - lo < need:
             if free:
@@ -130,7 +168,7 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
         cursor = lo
         for unit in flat_units:
             for d in unit:
-                d.x, d.y = cursor + pitch / 2 - 36, ROW_Y[tier]
+                d.x, d.y = cursor + pitch / 2 - 36, base_y[tier]
                 cursor += pitch
     # Switches without a tier, and hosts not under a leaf: rows of their own below everything.
     bottom = HOST_TOP + max((len(b) for b in under.values()), default=0) * 200.0 + 200.0
