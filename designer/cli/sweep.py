@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import signal
 import sys
 import time
 
@@ -68,6 +69,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     s.set_defaults(func=run_point)
 
 
+def long_duration(seconds: float) -> str:
+    """A wall-clock time as a person plans with it: ``45 s``, ``12.5 min``, ``3.2 h``.
+
+    >>> long_duration(45), long_duration(750), long_duration(11520)
+    ('45 s', '12.5 min', '3.2 h')
+    """
+    if seconds < 120:
+        return units.duration(seconds)
+    if seconds < 7200:
+        return f"{units.figures(seconds / 60)} min"
+    return f"{units.figures(seconds / 3600)} h"
+
+
 # --------------------------------------------------------------------------- progress
 class ProgressLine:
     """Points done, rate and time left on standard error: redrawn in place on a terminal, else a line
@@ -94,8 +108,8 @@ class ProgressLine:
         text = (f"{bar}{done:,}/{total:,} points"
                 + (f", {errors:,} not analysed" if errors else "")
                 + (f", {units.figures(rate)} points/s" if rate else "")
-                + (f", {units.duration(left)} left" if math.isfinite(left) and not final else "")
-                + (f", {units.duration(elapsed)}" if final else ""))
+                + (f", {long_duration(left)} left" if math.isfinite(left) and not final else "")
+                + (f", {long_duration(elapsed)}" if final else ""))
         if self.tty:
             pad = max(self.width - len(text), 0)
             self.stream.write("\r" + text + " " * pad + ("\n" if final else ""))
@@ -106,6 +120,10 @@ class ProgressLine:
 
 
 # --------------------------------------------------------------------------- sweep
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
     from designer.cli.analyze import parse_size
     from designer.model.catalog import default_catalog
@@ -123,29 +141,38 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and not 1 <= args.workers <= 1024:
         raise SweepError(f"--workers {args.workers}: from 1 to 1024")
     catalog = default_catalog()
-    workers = args.workers or default_workers()
-    seconds, how = estimate(spec, 1 if args.scheduler else workers, catalog)
-    where = ("of work, shared by the cluster's workers" if args.scheduler else
-             f"on {units.count(workers, 'local worker')}")
-    head = f"{args.spec}: {describe(spec)}; about {units.duration(seconds)} {where} ({how})"
-    if args.check:
-        echo(head)
-        return 0
-    if not args.quiet:
+    if args.check or not args.quiet:
+        workers = args.workers or default_workers()
+        seconds, how = estimate(spec, 1 if args.scheduler else workers, catalog)
+        where = ("of work, shared by the cluster's workers" if args.scheduler else
+                 f"on {units.count(workers, 'local worker')}")
+        head = f"{args.spec}: {describe(spec)}; about {long_duration(seconds)} {where} ({how})"
+        if args.check:
+            echo(head)
+            return 0
         echo(head, file=sys.stderr)
         if args.resume:
-            points, todo, _, kept = plan(spec, args.output, True)
+            points, todo, _, _ = plan(spec, args.output, True)
             echo(f"resuming {args.output}: {units.count(len(points) - len(todo), 'point')} already done, "
                  f"{units.count(len(todo), 'point')} to run", file=sys.stderr)
-    outcome = run_sweep(spec, args.output, scheduler=args.scheduler, workers=args.workers, resume=args.resume,
-                        catalog=catalog, progress=None if args.quiet else ProgressLine())
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # a polite kill closes the results file like Ctrl+C
+    try:
+        outcome = run_sweep(spec, args.output, scheduler=args.scheduler, workers=args.workers, resume=args.resume,
+                            catalog=catalog, progress=None if args.quiet else ProgressLine())
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        echo(f"topo-designer: interrupted; the points finished so far are in {args.output}: run the same command "
+             "with --resume to finish", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if not args.quiet:
         from designer.sweep.results import read_results
 
         _, rows = read_results(args.output)
         front = sum(1 for r in rows if r.get("pareto"))
         bad = {s: sum(1 for r in rows if r.get("status") == s) for s in ("refused", "failed")}
-        ran = (f"ran {units.count(outcome.ran, 'point')} in {units.duration(outcome.seconds)}"
+        ran = (f"ran {units.count(outcome.ran, 'point')} in {long_duration(outcome.seconds)}"
                + (f" on {units.count(outcome.workers, 'worker')}" if outcome.workers else ""))
         echo(f"wrote {args.output}: {units.count(outcome.rows, 'point')} ({bad['refused']:,} refused, "
              f"{bad['failed']:,} failed), {front:,} on the Pareto front; {ran}"

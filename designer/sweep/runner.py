@@ -177,24 +177,25 @@ def _run(cl: Any, todo: Sequence[Point], catalog: Catalog, sink: Sink, rows: lis
     return errors
 
 
-def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None) -> tuple[float, str]:
+def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None, probes: int = 5) -> tuple[float, str]:
     """Seconds the sweep should take on ``workers`` workers, and how the figure was made.
 
-    The designs of the first and last points of the grid are built here (not analysed) and their
-    GPUs counted; each point is then costed by :data:`SECONDS_PER_POINT` + :data:`SECONDS_PER_GPU`
-    x GPUs (measured by benchmarks/bench_sweep.py), times the failure scan's analyses.
+    The designs of up to ``probes`` points spread evenly over the grid (the first and the last
+    among them) are built here, not analysed, and their GPUs counted; each point is then costed by
+    :data:`SECONDS_PER_POINT` + :data:`SECONDS_PER_GPU` x GPUs (measured by benchmarks/bench_sweep.py),
+    times the failure scan's analyses.
     """
     from designer.generators import GENERATORS
 
     points = expand(spec)
     gen = GENERATORS[spec.generator]
-    probes = {points[0].index: points[0], points[-1].index: points[-1]}
+    n = len(points)
+    k = min(probes, n)
+    picks = sorted({round(i * (n - 1) / max(k - 1, 1)) for i in range(k)})
     gpus = []
-    for p in probes.values():
+    for i in picks:
         try:
-            d = gen.build(catalog, **p.params)
-        except SweepError:
-            raise
+            d = gen.build(catalog, **points[i].params)
         except Exception:  # noqa: BLE001 - a refused probe says nothing of the others
             continue
         gpus.append(sum(1 for x in d.iter_devices() if x.kind == "gpu"))
@@ -204,9 +205,13 @@ def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None) -> t
         per += STEP_SECONDS_PER_GPU * mean
     if spec.settings.failures:
         per *= FAILURE_SCAN_FACTOR[spec.settings.failures]
-    how = (f"from the {' and '.join(f'{g:,}' for g in gpus)} GPUs of the first and last points" if gpus else
-           "the first and last points were refused; assuming 1,024 GPUs a point")
-    return len(points) * per / max(workers, 1), how
+    if not gpus:
+        how = "the sampled points were refused; assuming 1,024 GPUs a point"
+    elif len(gpus) == 1:
+        how = f"from the {gpus[0]:,} GPUs of {'the point' if n == 1 else 'a sampled point'}"
+    else:
+        how = f"from {len(gpus)} sampled points of {min(gpus):,} to {max(gpus):,} GPUs"
+    return n * per / max(workers, 1), how
 
 
 #: Cost model of one point (generation + analysis + bill of materials), seconds, from the benchmark.

@@ -157,7 +157,7 @@ def test_check_prints_points_and_estimate_and_runs_nothing(tmp_path, capsys):
     code, out, _ = _cli(tmp_path, capsys, FOUR, "--check", "--workers", "2")
     assert code == 0
     assert "leaf-spine: leaves (2) x oversubscription (2) = 4 points; about " in out
-    assert "on 2 local workers" in out and "from the 128 and 256 GPUs" in out
+    assert "on 2 local workers" in out and "from 4 sampled points of 128 to 256 GPUs" in out
     assert not (tmp_path / "r.csv").exists()
 
 
