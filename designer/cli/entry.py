@@ -37,7 +37,7 @@ commands:
   topo-designer scale FILE --workload W     the workload at 1/4 .. 4 times the GPUs; growth headroom
   topo-designer advise FILE --workload W    more GPUs or a better network: which buys more
   topo-designer export FILE --html OUT      PNG, JSON and HTML reports, cabling plan CSV, GraphML
-  topo-designer import FILE -o DESIGN       a fabric from ibnetdiscover, GML, GraphML, Slurm, NCCL XML
+  topo-designer import FILE -o DESIGN       a fabric from ibnetdiscover, GML, GraphML, Slurm, NCCL, SimAI...
   topo-designer sweep SPEC -o RESULTS       design-space sweep on Dask (sweep-report, sweep-point)
 
 Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes

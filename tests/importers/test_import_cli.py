@@ -95,8 +95,8 @@ def test_detection_from_content(name, fmt):
 def test_detection_of_graphml_and_of_formats_not_imported():
     assert detect_format('<?xml version="1.0"?>\n<graphml xmlns="x"><graph/></graphml>') == "graphml"
     assert detect_format('<system version="1">\n<cpu numaid="0">') == "nccl"
-    for text, words in (("topology: [ Ring, Switch ]\nnpus_count: [ 8, 4 ]\n", "ASTRA-sim"),
-                        ("name: clos\ntopology:\n  nodes:\n    leaf1: {}\n", "containerlab")):
+    assert detect_format("name: clos\ntopology:\n  nodes:\n    leaf1: {}\n") == "containerlab"
+    for text, words in (("topology: [ Ring, Switch ]\nnpus_count: [ 8, 4 ]\n", "ASTRA-sim"),):
         with pytest.raises(ImportFileError, match=words):
             detect_format(text)
 

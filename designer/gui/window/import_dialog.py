@@ -1,4 +1,4 @@
-"""File ▸ Import…: another tool's fabric description (ibnetdiscover, GML, GraphML, Slurm) as a new design.
+"""File ▸ Import…: another tool's fabric description (ibnetdiscover, GML, GraphML, Slurm...) as a new design.
 
 The same import as ``topo-designer import`` (:mod:`designer.io.importers`): choose a file, then the
 options the file cannot give (format, default rate, GPUs per host adapter, node-name map). The
@@ -33,8 +33,8 @@ from designer.model import DesignError
 if TYPE_CHECKING:
     from designer.gui.window.main_window import MainWindow
 
-FILE_FILTER = ("Fabric descriptions (*.topofile *.ibnetdiscover *.ibnet *.lst *.txt *.gml *.graphml *.xml *.conf);;"
-               "All files (*)")
+FILE_FILTER = ("Fabric descriptions (*.topofile *.ibnetdiscover *.ibnet *.lst *.txt *.gml *.graphml *.xml *.conf "
+               "*.yml *.yaml);;All files (*)")
 
 
 class ImportOptionsDialog(QDialog):

@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from designer.io.importers import graphs, ibnetdiscover, nccl, simai, slurm
+from designer.io.importers import containerlab, graphs, ibnetdiscover, nccl, simai, slurm
 from designer.io.importers.base import (
     MAX_IMPORT_BYTES,
     ImportFileError,
@@ -41,9 +41,11 @@ FORMATS = {
     "slurm": slurm,
     "nccl": nccl,
     "simai": simai,
+    "containerlab": containerlab,
 }
 #: Names a user may give for a format.
-ALIASES = {"ibdiagnet": "ibnetdiscover", "lst": "ibnetdiscover", "topology.conf": "slurm", "nccl-xml": "nccl"}
+ALIASES = {"ibdiagnet": "ibnetdiscover", "lst": "ibnetdiscover", "topology.conf": "slurm", "nccl-xml": "nccl",
+           "clab": "containerlab"}
 
 
 @dataclass
@@ -60,8 +62,6 @@ def format_names() -> list[str]:
 RECOGNISED_ONLY = (
     (re.compile(r"^\s*topology\s*:\s*\[", re.MULTILINE),
      "an ASTRA-sim network configuration: not imported by this version"),
-    (re.compile(r"^\s*topology\s*:\s*$.*^\s+nodes\s*:", re.MULTILINE | re.DOTALL),
-     "a containerlab topology: not imported by this version"),
     (re.compile(r"\A(?:\s*(?:#.*)?\n)*\s*(?:0x)?[0-9A-Fa-f]{8,}|\A(?:\s*(?:#.*)?\n)*\s*[SH]-[0-9a-f]{16}\s+\S+\s*$",
                 re.MULTILINE),
      "a list of GUIDs (a node-name map or a GUID list), not a topology: give a node-name map with --map"),

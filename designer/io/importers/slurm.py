@@ -15,7 +15,6 @@ import re
 from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport
 from designer.io.importers.fabric import Fabric
 from designer.model import Design
-from designer.model.units import line_rate
 
 NAME = "slurm"
 TITLE = "Slurm topology.conf"
@@ -165,7 +164,6 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
         rate, why = options.default_rate_gbps, "the default rate given"
     else:
         rate, why = DEFAULT_RATE_GBPS, "topology.conf has no speeds; --default-rate sets them"
-    report.note(f"every link at {line_rate(rate)} ({why})")
     base = re.split(r"[\\/]", src)[-1]
     design = fabric.build(f"Slurm topology ({base})", options, default_rate_gbps=rate,
                           rate_reason=why)
