@@ -189,6 +189,11 @@ def run_report(args: argparse.Namespace) -> int:
 
     check_output(args.html, "--html")
     cols, rows = read_results(args.results)
+    if rows and all(r.get("pareto") is None for r in rows):
+        # a sweep still running or interrupted: its front is marked when it completes; mark it here meanwhile
+        from designer.sweep.results import mark_pareto
+
+        mark_pareto([c.name for c in cols], rows)
     series = pareto_series(cols, rows)
     pictures: list = []
     notes: list[str] = []

@@ -104,3 +104,15 @@ def test_the_sweep_core_works_with_qt_blocked(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("ok")
+
+
+def test_the_report_of_an_unfinished_sweep_marks_the_front_itself(tmp_path, results, capsys):
+    from designer.cli import main
+
+    lines = results.read_text().splitlines()
+    # as written while the sweep runs: the pareto column still empty
+    results.write_text("\n".join([lines[0], *(ln.rsplit(",", 1)[0] + "," for ln in lines[1:])]) + "\n")
+    html = tmp_path / "r.html"
+    assert main(["sweep-report", str(results), "--html", str(html)]) == 0
+    assert "2 points, 1 on the Pareto front" in capsys.readouterr().out
+    assert 'data-key="pareto" data-value="1"' in html.read_text()
