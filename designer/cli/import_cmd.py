@@ -2,7 +2,7 @@
 
 Formats (detected from the content unless ``--format`` names one): ibnetdiscover and ibdiagnet
 link lists, GML, GraphML (our own export reads back exactly), Slurm ``topology.conf``, NCCL
-topology XML (one server), SimAI topology files, containerlab topologies (docs/import.md). The
+topology XML (one server), SimAI, containerlab and ASTRA-sim network files (docs/import.md). The
 import report (what was read, guessed, skipped, with line numbers) is printed, and written as JSON
 with ``--report``.
 """
@@ -23,7 +23,7 @@ ATTRIBUTE_KEYS = ("kind", "rate", "rate_unit", "tier", "name")
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import",
-        help="import a fabric from ibnetdiscover, GML, GraphML, Slurm, NCCL XML, SimAI, containerlab",
+        help="import a fabric from ibnetdiscover, GML, GraphML, Slurm, NCCL XML, SimAI, containerlab, ASTRA-sim",
         description="Read another tool's description of a fabric and write it as a design file: switches, hosts "
         "and cables, tiers inferred, laid out by tiers. The format is detected from the content. The import "
         "report says what was read, what was guessed (inferred tiers, default rates, the GPUs stamped behind "

@@ -72,7 +72,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     act("open_sweep_point", "Open S&weep Point\u2026", lambda: _open_sweep_point(w),
         tip="Open one point of sweep results (topo-designer sweep) as a design")
     act("import", "&Import\u2026", lambda: _import(w),
-        tip="Import a fabric (ibnetdiscover, GML, GraphML, Slurm, NCCL XML, SimAI, containerlab) as a new design")
+        tip="Import a fabric as a new design: ibnetdiscover, GML, GraphML, Slurm, NCCL, SimAI, containerlab...")
     act("save", "&Save", w.save, SK.Save, "save", "Save the design")
     act("save_as", "Save &As\u2026", w.save_as, SK.SaveAs, tip="Save the design to another file")
     act("export", "&Export\u2026", lambda: _export(w), QKeySequence("Ctrl+Shift+E"),

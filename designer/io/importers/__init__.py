@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from designer.io.importers import containerlab, graphs, ibnetdiscover, nccl, simai, slurm
+from designer.io.importers import astrasim, containerlab, graphs, ibnetdiscover, nccl, simai, slurm
 from designer.io.importers.base import (
     MAX_IMPORT_BYTES,
     ImportFileError,
@@ -42,10 +42,11 @@ FORMATS = {
     "nccl": nccl,
     "simai": simai,
     "containerlab": containerlab,
+    "astrasim": astrasim,
 }
 #: Names a user may give for a format.
 ALIASES = {"ibdiagnet": "ibnetdiscover", "lst": "ibnetdiscover", "topology.conf": "slurm", "nccl-xml": "nccl",
-           "clab": "containerlab"}
+           "clab": "containerlab", "astra-sim": "astrasim"}
 
 
 @dataclass
@@ -60,8 +61,6 @@ def format_names() -> list[str]:
 
 #: Files recognised but not imported by this version: what they look like, what they are.
 RECOGNISED_ONLY = (
-    (re.compile(r"^\s*topology\s*:\s*\[", re.MULTILINE),
-     "an ASTRA-sim network configuration: not imported by this version"),
     (re.compile(r"\A(?:\s*(?:#.*)?\n)*\s*(?:0x)?[0-9A-Fa-f]{8,}|\A(?:\s*(?:#.*)?\n)*\s*[SH]-[0-9a-f]{16}\s+\S+\s*$",
                 re.MULTILINE),
      "a list of GUIDs (a node-name map or a GUID list), not a topology: give a node-name map with --map"),
