@@ -108,3 +108,14 @@ def test_our_graphml_round_trips_exactly(kind, params):
     # Links come back in the graph's order (by device), each as it was.
     assert sorted((lk.id, lk.a, lk.b, lk.cable, lk.medium, lk.length_m) for lk in first.iter_links()) == \
         sorted((lk.id, lk.a, lk.b, lk.cable, lk.medium, lk.length_m) for lk in design.iter_links())
+
+
+@pytest.mark.parametrize("name", ["psmn-X5.ibnetdiscover.topofile", "Spectrum-X_128g_8gps_100Gbps_A100",
+                                  "simccl-topo_8A100_4CX6.xml", "inputs-hgx_h100_32gpu.yml", "Abilene.gml"])
+def test_an_import_exported_to_graphml_and_imported_again_is_the_same(name):
+    first, _ = import_file(DATA / name)
+    exported = graphml_bytes(first)
+    second, _ = import_bytes(exported, "again.graphml")
+    assert graphml_bytes(second) == exported
+    third, _ = import_bytes(graphml_bytes(second), "again.graphml")
+    assert design_to_text(third) == design_to_text(second)

@@ -302,6 +302,10 @@ def _from_our_graph(graph: nx.MultiGraph, report: ImportReport) -> Design:
             rate = _num(d.get("line_rate_gbps")) or 0.0
             old = port_links[dev].get(port)
             port_links[dev][port] = (max(rate, old[0] if old else 0.0), str(d.get("medium", "")))
+    # A switch without a catalog model is InfiniBand only by its own property, which GraphML carries
+    # on its links' protocol: read it back from there.
+    infiniband = {str(d.get(f"{end}_device", "")) for _a, _b, _k, d in edges if d.get("protocol") == "infiniband"
+                  for end in ("a", "b")}
     groups: dict[str, Group] = {}
     order: list[str] = []
 
@@ -323,6 +327,8 @@ def _from_our_graph(graph: nx.MultiGraph, report: ImportReport) -> Design:
                 group(own, "custom", server or rack or None)
             ports = _our_ports(str(n), d, port_links.get(str(n), {}), catalog)
             props = {k: d[k] for k in ("su", "rail", "plane") if k in d}
+            if str(n) in infiniband and d.get("kind") == "switch" and str(d.get("model", "")) not in catalog.components:
+                props["protocol"] = "infiniband"
             devices.append(Device(str(n), str(d.get("kind", "switch")), ports, model=str(d.get("model", "")),
                                   name=str(d.get("name", "")), tier=str(d.get("tier", "")),
                                   x=_num(d.get("x")) or 0.0, y=_num(d.get("y")) or 0.0, group=own or None,
