@@ -231,3 +231,13 @@ def test_large_fabric_imports_in_seconds():
     elapsed = time.perf_counter() - t
     assert report.read["switches"] == 200 and report.read["adapters"] == 1500
     assert len(raw) > 1_000_000 and elapsed < 5, elapsed
+
+
+def test_latin1_text_and_port_zero():
+    text = DIRECTOR.replace('"gpu01 mlx5_0" lid 10', '"gpu01 caf\u00e9" lid 10', 1)
+    text = text.replace("[21]\t\"S-aaaa000000000020\"[2]", "[21]\t\"S-aaaa000000000020\"[0]", 1)
+    design, report = imp(text.encode("latin-1"), "latin.ibnet")
+    enc = [e for e in report.guessed if e.what == "text encoding"]
+    assert enc and enc[0].line == 5 and "Latin-1" in enc[0].reason
+    assert any("management port" in e.reason for e in report.skipped)
+    assert design.device_count() > 0

@@ -261,6 +261,10 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
                 report.skip(f"{r.key}[{port}]", f"port {port} of a {r.ports}-port node (line {r.line}): ignored", n,
                             "contradiction")
                 continue
+            if port < 1 or peer_port < 1:
+                report.skip(f"{r.key}[{port}] - {peer}[{peer_port}]", "port 0 is a switch's management port, not a "
+                            "cable: ignored", n, "contradiction")
+                continue
             if peer in sharp:
                 node = fabric.nodes.get(r.key)
                 if node is not None and not node.properties.get("sharp"):
