@@ -86,7 +86,30 @@ def build_context(design: Design, catalog: Catalog | None = None) -> Context:
     rail = np.array([_int_prop(devices[i].properties.get("rail", -1)) for i in gpu_nodes], dtype=np.int64)
     su = np.array([_int_prop(devices[i].properties.get("su", -1)) for i in gpu_nodes], dtype=np.int64)
     fabric = build_fabric(cap, rail)
-    return Context(design, cap, fabric, CoreRouter(fabric), tuple(cap.node_ids[i] for i in gpu_nodes), su, rail)
+    router = CoreRouter(fabric)
+    router.arc_labels = core_arc_ports(design, cap, fabric)
+    return Context(design, cap, fabric, router, tuple(cap.node_ids[i] for i in gpu_nodes), su, rail)
+
+
+def core_arc_ports(design: Design, cap: CapacityGraph, fabric: Fabric) -> np.ndarray | None:
+    """Per core arc, a number naming the port it leaves its device from (equal names, equal numbers).
+
+    The router uses them to recognise translation-symmetric fabrics (tori, hypercubes:
+    :meth:`CoreRouter.translations`); None when the core graph has no arcs.
+    """
+    arcs = fabric.core_arc
+    if not len(arcs):
+        return None
+    m = cap.n_links
+    k = arcs % m
+    wanted = {cap.link_ids[i] for i in np.unique(k).tolist()}
+    ends = {link.id: (link.a_port, link.b_port) for link in design.links if link.id in wanted}
+    codes: dict[str, int] = {}
+    out = np.empty(len(arcs), dtype=np.int64)
+    for j, (kk, back) in enumerate(zip(k.tolist(), (arcs >= m).tolist(), strict=True)):
+        port = ends[cap.link_ids[kk]][1 if back else 0]
+        out[j] = codes.setdefault(port, len(codes))
+    return out
 
 
 def require_context(ctx: object, func: str) -> Context:

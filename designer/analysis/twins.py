@@ -17,7 +17,16 @@ from designer.analysis.ecmp import CHUNK_ELEMENTS, EcmpKernel
 
 
 class CoreRouter(EcmpKernel):
-    """ECMP on the core graph of a fabric (:class:`EcmpKernel`) with twin-class shortcuts."""
+    """ECMP on the core graph of a fabric (:class:`EcmpKernel`) with twin-class shortcuts.
+
+    ``arc_labels`` (one int per core arc, or None) names the port each core arc leaves from; when
+    they make the core graph a Cayley graph of an abelian group (tori, hypercubes: see
+    :meth:`translations`), uniform routing and the hose forward bound take one root instead of one
+    per node.
+    """
+
+    arc_labels: np.ndarray | None = None
+    _cayley: tuple | None = None
 
     def twin_classes(self, nodes: np.ndarray) -> list[np.ndarray]:
         """Group ``nodes`` with identical neighbours (and link multiplicities): *twins*.
@@ -53,6 +62,89 @@ class CoreRouter(EcmpKernel):
         ptr = np.concatenate([[0], np.cumsum(sizes)])
         return classes, wn, cls_of, reps, wc, sizes, flat, ptr
 
+    # ------------------------------------------------------------------ translation symmetry
+    def translations(self) -> np.ndarray | None:
+        """Per macro arc its label index when the core graph is a *translation-symmetric* fabric, else None.
+
+        The labels (the ports arcs leave from) must give every node exactly one arc of each
+        label, each label must map the nodes one-to-one, any two labels must commute (x then y
+        reaches the node y then x does) and the graph must be connected, with one link per node
+        pair. The label maps then generate an abelian group acting transitively, hence regularly,
+        on the nodes, and each group element (a *translation*) is an automorphism keeping labels:
+        the ECMP routing towards any node is the translate of the routing towards node 0. Tori
+        (every ring of 3 or more) and hypercubes pass; meshes, tori with a failed link or rings
+        of 2, switched fabrics do not.
+        """
+        if self._cayley is not None:
+            return self._cayley[0]
+        self._cayley = (self._check_translations(),)
+        return self._cayley[0]
+
+    def _check_translations(self) -> np.ndarray | None:
+        labels = self.arc_labels
+        n, nm = self.n, len(self.msrc)
+        if labels is None or n < 3 or not nm or len(labels) != len(self.src) or np.any(self.mult != 1):
+            return None
+        _, lab = np.unique(labels[np.argsort(self.macro_of)], return_inverse=True)
+        lab = lab.reshape(-1)
+        n_lab = int(lab.max()) + 1
+        if nm != n * n_lab or np.any(np.bincount(self.msrc * n_lab + lab, minlength=n * n_lab) != 1):
+            return None
+        nxt = np.empty((n, n_lab), dtype=np.int64)
+        nxt[self.msrc, lab] = self.mdst
+        for x in range(n_lab):
+            if np.any(np.bincount(nxt[:, x], minlength=n) != 1):
+                return None
+        for x in range(n_lab):
+            for y in range(x + 1, n_lab):
+                if not np.array_equal(nxt[nxt[:, x], y], nxt[nxt[:, y], x]):
+                    return None
+        if not np.isfinite(self.distances(np.array([0]))).all():
+            return None
+        return lab
+
+    def _symmetric(self, cores: np.ndarray, weight: np.ndarray) -> np.ndarray | None:
+        """Macro-arc labels when ``cores`` are all the nodes, of one weight, on a translation-symmetric graph."""
+        cores = np.asarray(cores)
+        if len(cores) != self.n or not len(weight) or np.any(weight != weight[0]):
+            return None
+        if not np.array_equal(np.sort(cores), np.arange(self.n)):
+            return None
+        return self.translations()
+
+    def _uniform_symmetric(self, lab: np.ndarray, w: float):
+        """:meth:`uniform_classes` on a translation-symmetric graph: one push, to node 0.
+
+        Demand w^2 between every ordered pair; the load of arc (u, x) sums, over destinations t,
+        the flow towards t on it, which is the flow towards 0 on the arc of label x at u - t: the
+        total flow of label x towards 0. ECMP shares translate the same way (eta: the largest
+        share of the label, omega: w x their sum).
+        """
+        n = self.n
+        n_lab = int(lab.max()) + 1
+        dem = np.full((1, n), w * w)
+        dem[0, 0] = 0.0
+        (_, e, flow, share), un = self.push(self.distances(np.array([0])), dem, detail=True)
+        le = lab[e]
+        load_l = np.bincount(le, weights=flow, minlength=n_lab)
+        eta_l = np.zeros(n_lab)
+        np.maximum.at(eta_l, le, share)
+        omega_l = np.bincount(le, weights=w * share, minlength=n_lab)
+        return self._to_links(load_l[lab]), float(un.sum()) * n, eta_l[lab], omega_l[lab]
+
+    def _forward_symmetric(self, lab: np.ndarray, w: float, eta: np.ndarray):
+        """:meth:`forward_bound` on a translation-symmetric graph with label-uniform ``eta``: one root."""
+        n_lab = int(lab.max()) + 1
+        eta_l = np.zeros(n_lab)
+        np.maximum.at(eta_l, lab, eta)
+        if np.any(eta != eta_l[lab]):
+            return None
+        usable = eta > 0
+        r, e, su, Q = self.reach_fractions(np.array([0]), eta, usable)
+        row_l = np.bincount(lab[e], weights=w * Q[su] * eta[e], minlength=n_lab)
+        qmax = np.full(self.n, float(Q.max()) if len(Q) else 0.0)
+        return row_l[lab], qmax
+
     def uniform_classes(self, cores: np.ndarray, weight: np.ndarray):
         """ECMP loads of demand weight[s] x weight[t] between every ordered pair of ``cores``.
 
@@ -60,7 +152,12 @@ class CoreRouter(EcmpKernel):
         the push goes to the class's representative, its last hop is shared out among the
         members by weight, and traffic between twins (two hops through their common neighbours)
         is added in closed form. Returns (link-arc load, unrouted, eta, omega) like ``route``.
+        On a translation-symmetric graph (:meth:`translations`) with every node a core of one
+        weight, a single push to node 0 gives the same result.
         """
+        lab = self._symmetric(cores, weight)
+        if lab is not None:
+            return self._uniform_symmetric(lab, float(weight[0]))
         nm = len(self.msrc)
         classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
         mload = np.zeros(nm)
@@ -111,7 +208,15 @@ class CoreRouter(EcmpKernel):
         return self._to_links(mload), lost, eta, omega
 
     def forward_bound_classes(self, cores: np.ndarray, weight: np.ndarray, eta: np.ndarray):
-        """:meth:`forward_bound` with one forward pass per twin class (same result, tested)."""
+        """:meth:`forward_bound` with one forward pass per twin class (same result, tested); one
+        pass in all on a translation-symmetric graph (:meth:`translations`)."""
+        lab = self._symmetric(cores, weight)
+        if lab is not None:
+            got = self._forward_symmetric(lab, float(weight[0]), eta)
+            if got is not None:
+                row, qmax = got
+                qmax[np.asarray(cores)] = 1.0
+                return row, qmax
         nm, n = len(self.msrc), self.n
         classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
         row = np.zeros(nm)

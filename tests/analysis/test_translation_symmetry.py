@@ -1,0 +1,81 @@
+"""Tori and hypercubes are routed from one root: the same loads, shares and bounds as every root."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from designer.analysis import analyze
+from designer.analysis.context import build_context
+from designer.generators import GENERATORS
+
+
+def _contexts(design):
+    """The same design's context twice: with its port labels, and with the symmetry switched off."""
+    sym = build_context(design)
+    plain = build_context(design)
+    plain.router.arc_labels = None
+    plain.router._cayley = None
+    return sym, plain
+
+
+SYMMETRIC = [
+    ("torus", {"dims": "5x5x5"}),
+    ("torus", {"dims": "4x6"}),  # rings of 4: opposite nodes are twins
+    ("torus", {"dims": "3x3x3x3"}),
+    ("hypercube", {"n": 7}),
+]
+
+
+@pytest.mark.parametrize(("kind", "params"), SYMMETRIC, ids=lambda v: str(v))
+def test_symmetric_uniform_routing_equals_the_per_destination_push(kind, params):
+    sym, plain = _contexts(GENERATORS[kind].build(**params))
+    r = sym.router
+    assert r.translations() is not None
+    assert plain.router.translations() is None
+    n = r.n
+    cores, w = np.arange(n), np.full(n, 2.0)
+    load, lost, eta, omega = r.uniform_classes(cores, w)
+    demand = np.outer(w, w)
+    np.fill_diagonal(demand, 0.0)
+    load0, lost0, eta0, omega0 = plain.router.route(cores, demand, dest_weight=w)
+    assert lost == lost0 == 0.0
+    np.testing.assert_allclose(load, load0, rtol=1e-9)
+    np.testing.assert_allclose(eta, eta0, rtol=1e-12)
+    np.testing.assert_allclose(omega, omega0, rtol=1e-9)
+    row, qmax = r.forward_bound_classes(cores, w, eta)
+    row0, qmax0 = plain.router.forward_bound(cores, w, eta0)
+    qmax0[cores] = 1.0
+    np.testing.assert_allclose(row, row0, rtol=1e-9)
+    np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
+
+
+@pytest.mark.parametrize(("kind", "params"), [
+    ("torus", {"dims": "6x6", "wrap": False}),  # a mesh: corners are not like the middle
+    ("torus", {"dims": "2x4x4"}),  # a ring of 2 is one link, left by port 1 at one end and port 2 at the other
+    ("leaf-spine", {"leaves": 4, "hosts_per_leaf": 8}),
+    ("dragonfly", {}),
+], ids=lambda v: str(v))
+def test_fabrics_without_translation_symmetry_are_routed_per_destination(kind, params):
+    ctx = build_context(GENERATORS[kind].build(**params))
+    assert ctx.router.translations() is None
+
+
+def test_a_failed_link_breaks_the_symmetry_and_the_bounds_follow_the_real_graph():
+    design = GENERATORS["torus"].build(dims="5x5x5")
+    link = next(iter(design.iter_links()))
+    design.set_link_field(link.id, "failed", True)
+    sym, plain = _contexts(design)
+    assert sym.router.translations() is None
+    a, b = analyze(design, sizes=[1 << 20]), analyze(design, sizes=[1 << 20], context=plain)
+    assert a.bisection.lower_bytes_per_s == b.bisection.lower_bytes_per_s
+
+
+def test_symmetric_tori_and_hypercubes_keep_their_closed_form_bisection():
+    # 2 k^(n-1) b for a k-ary n-cube torus, N/2 b for a hypercube (b = 400 Gb/s = 50 GB/s).
+    torus = analyze(GENERATORS["torus"].build(dims="8x8x8"), sizes=[1 << 20])
+    assert torus.bisection.exact
+    assert torus.bisection.lower_bytes_per_s == pytest.approx(2 * 8 ** 2 * 50e9)
+    cube = analyze(GENERATORS["hypercube"].build(n=9), sizes=[1 << 20])
+    assert cube.bisection.exact
+    assert cube.bisection.lower_bytes_per_s == pytest.approx(2 ** 9 / 2 * 50e9)
