@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections import defaultdict
 from typing import Any
 
@@ -86,13 +87,17 @@ def _parse_graphml(text: str, report: ImportReport) -> nx.MultiGraph:
     if "<!DOCTYPE" in head or "<!ENTITY" in head:
         raise ImportFileError(f"{src}: XML with a DOCTYPE or entities is not accepted (entity expansion)")
     try:
-        return nx.parse_graphml(text.lstrip(), force_multigraph=True)
-    except (nx.NetworkXError, KeyError, ValueError, TypeError) as e:
-        raise ImportFileError(f"{src}: not readable GraphML: {_one_line(e)}") from None
-    except Exception as e:  # xml.etree.ElementTree.ParseError names the line and column
-        if type(e).__name__ == "ParseError":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # networkx warns of keys without a type: read as text
+            return nx.parse_graphml(text.lstrip(), force_multigraph=True)
+    except RecursionError:
+        raise ImportFileError(f"{src}: GraphML nested too deeply") from None
+    except Exception as e:  # noqa: BLE001 - any failure of the parser is the file's, said in one line
+        if type(e).__name__ == "ParseError":  # xml.etree names the line and column
             raise ImportFileError(f"{src}: not well-formed XML: {_one_line(e)}") from None
-        raise
+        if isinstance(e, MemoryError):
+            raise
+        raise ImportFileError(f"{src}: not readable GraphML: {_one_line(e)}") from None
 
 
 def _one_line(e: BaseException) -> str:
@@ -109,22 +114,35 @@ def _parse_gml(text: str, report: ImportReport) -> nx.MultiGraph:
         report.skip(f"lines 1-{start}" if start > 1 else "line 1", "before 'graph [' (a shell prompt or a title): "
                     "ignored", 1, "junk")
     body = "\n".join(lines[start:])
-    offset = start
     try:
-        return nx.MultiGraph(nx.parse_gml(body, label=None))
+        return nx.MultiGraph(_parse_gml_body(body, src, start))
+    except _Duplicated:
+        # A simple graph listing an edge twice: read it as a multigraph; the import merges them.
+        fixed = re.sub(r"graph\s*\[", "graph [\n  multigraph 1", body, count=1)
+        try:
+            g = nx.MultiGraph(_parse_gml_body(fixed, src, start - 1))
+        except _Duplicated:
+            raise ImportFileError(f"{src}: an edge is listed twice in a graph that says it is not a multigraph "
+                                  "('multigraph 0')") from None
+        g.graph["_duplicates"] = True
+        return g
+
+
+class _Duplicated(Exception):
+    pass
+
+
+def _parse_gml_body(body: str, src: str, offset: int) -> nx.Graph:
+    """networkx's GML parser, every failure of it one line naming the file's line where known."""
+    try:
+        return nx.parse_gml(body, label=None)
     except nx.NetworkXError as e:
-        msg = str(e)
-        if "duplicated" in msg:
-            # A simple graph listing an edge twice: read it as a multigraph and merge below.
-            fixed = re.sub(r"graph\s*\[", "graph [\n  multigraph 1", body, count=1)
-            try:
-                g = nx.MultiGraph(nx.parse_gml(fixed, label=None))
-            except nx.NetworkXError as e2:
-                raise ImportFileError(f"{src}: {_gml_where(str(e2), offset - 1)}") from None
-            g.graph["_duplicates"] = True
-            return g
-        raise ImportFileError(f"{src}: {_gml_where(msg, offset)}") from None
-    except (ValueError, KeyError, TypeError, RecursionError) as e:
+        if "duplicated" in str(e):
+            raise _Duplicated from None
+        raise ImportFileError(f"{src}: {_gml_where(str(e), offset)}") from None
+    except RecursionError:
+        raise ImportFileError(f"{src}: GML nested too deeply") from None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:  # the parser's own failures
         raise ImportFileError(f"{src}: not readable GML: {_one_line(e)}") from None
 
 
