@@ -50,6 +50,19 @@ def test_x5_slurm_topology_gives_the_same_switch_hierarchy(x5):
     assert tiers(slurm) == tiers(design)
     assert report.format == "slurm"
 
+    def hosts_by_leaf(d):
+        devs = {x.id: x for x in d.iter_devices()}
+        out: dict[str, set] = {}
+        for lk in d.iter_links():
+            for s, h in ((devs[lk.a_device], devs[lk.b_device]), (devs[lk.b_device], devs[lk.a_device])):
+                if s.kind == "switch" and h.kind == "nic":
+                    out.setdefault(s.id, set()).add(h.group)
+        return out
+
+    # The same 89 hosts under the same 6 leaves (the map names the dump's hosts as Slurm does).
+    assert hosts_by_leaf(slurm) == hosts_by_leaf(design)
+    assert sum(len(v) for v in hosts_by_leaf(design).values()) == 89
+
 
 def test_degraded_links_are_design_rule_findings(x5):
     design, _ = x5
