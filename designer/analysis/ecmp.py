@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 #: Dense elements per chunk of the destination kernel (rows x arcs).
 CHUNK_ELEMENTS = 4_000_000
+#: Bytes of cached distance rows kept; beyond, the cache starts again (rows are recomputed on demand),
+#: so that routing towards every node of a large direct network never holds N x N distances.
+DIST_CACHE_BYTES = 512 * 2**20
 
 
 class EcmpKernel:
@@ -60,6 +63,8 @@ class EcmpKernel:
         targets = np.asarray(targets, dtype=np.int64)
         missing = np.array([t for t in np.unique(targets) if int(t) not in self._dist], dtype=np.int64)
         if len(missing) and self.n:
+            if (len(self._dist) + len(missing)) * self.n * 4 > DIST_CACHE_BYTES:
+                self._dist = {}
             d = shortest_path(self.adj, unweighted=True, directed=False, indices=missing)
             d = np.atleast_2d(d)
             for t, row in zip(missing, d, strict=True):

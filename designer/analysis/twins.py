@@ -15,6 +15,9 @@ import numpy as np
 
 from designer.analysis.ecmp import CHUNK_ELEMENTS, EcmpKernel
 
+#: Largest targets x nodes table of translated distances built densely; beyond it each lookup walks.
+TRANSLATED_ROWS_MAX = 32_000_000
+
 
 class CoreRouter(EcmpKernel):
     """ECMP on the core graph of a fabric (:class:`EcmpKernel`) with twin-class shortcuts.
@@ -27,6 +30,7 @@ class CoreRouter(EcmpKernel):
 
     arc_labels: np.ndarray | None = None
     _cayley: tuple | None = None
+    _rows_memo: tuple | None = None
 
     def twin_classes(self, nodes: np.ndarray) -> list[np.ndarray]:
         """Group ``nodes`` with identical neighbours (and link multiplicities): *twins*.
@@ -102,6 +106,69 @@ class CoreRouter(EcmpKernel):
         if not np.isfinite(self.distances(np.array([0]))).all():
             return None
         return lab
+
+    def _walk_tables(self):
+        """For a translation-symmetric graph: the label table ``nxt`` (node, label) -> node, each
+        node's BFS-tree parent and the label leading to it from there (from node 0), each label's
+        inverse, and the hop distances to node 0. Built once."""
+        if len(self._cayley) > 1:
+            return self._cayley[1]
+        lab = self.translations()
+        n = self.n
+        n_lab = int(lab.max()) + 1
+        nxt = np.empty((n, n_lab), dtype=np.int64)
+        nxt[self.msrc, lab] = self.mdst
+        d0 = self.distances(np.array([0]))[0]
+        parent = np.zeros(n, dtype=np.int64)
+        plabel = np.zeros(n, dtype=np.int64)
+        # each node's parent: a neighbour one hop closer to 0 (the arc from it carries the label)
+        closer = d0[self.msrc] + 1 == d0[self.mdst]
+        parent[self.mdst[closer]] = self.msrc[closer]
+        plabel[self.mdst[closer]] = lab[closer]
+        inv_lab = np.array([int(np.flatnonzero(nxt[nxt[0, x]] == 0)[0]) for x in range(n_lab)], dtype=np.int64)
+        tables = (nxt, parent, plabel, inv_lab, d0)
+        self._cayley = (lab, tables)
+        return tables
+
+    def translate(self, a: np.ndarray, w: np.ndarray, *, inverse: bool = False) -> np.ndarray:
+        """The translation taking node 0 to ``a[i]``, applied to ``w[i]`` (with ``inverse``: node
+        0 to the inverse of ``w[i]``, i.e. follow w's labels backwards from ``a[i]``). Only on a
+        translation-symmetric graph (:meth:`translations`)."""
+        nxt, parent, plabel, inv_lab, _ = self._walk_tables()
+        res = np.array(a, dtype=np.int64, copy=True)
+        cur = np.array(w, dtype=np.int64, copy=True)
+        todo = np.flatnonzero(cur != 0)
+        while len(todo):
+            x = plabel[cur[todo]]
+            res[todo] = nxt[res[todo], inv_lab[x] if inverse else x]
+            cur[todo] = parent[cur[todo]]
+            todo = todo[cur[todo] != 0]
+        return res
+
+    def _target_distances(self, targets: np.ndarray):
+        """Hop distances to ``targets`` as a (rows, nodes)-indexable table: the dense rows, or on a
+        translation-symmetric graph a lookup that translates each node into node 0's frame
+        (d(u, t) = d(u - t, 0)), so that many targets take no memory per target."""
+        if self.translations() is None:
+            return self.distances(targets)
+        targets = np.asarray(targets, dtype=np.int64)
+        if len(targets) * self.n > TRANSLATED_ROWS_MAX:
+            return _TranslatedDistances(self, targets)
+        key = targets.tobytes()
+        if self._rows_memo is not None and self._rows_memo[0] == key:
+            return self._rows_memo[1]
+        # Dense rows: node w moved by -t, level by level down node 0's BFS tree (parents first).
+        nxt, parent, plabel, _, d0 = self._walk_tables()
+        moved = np.empty((self.n, len(targets)), dtype=np.int32)  # node-major: each level gathers whole rows
+        moved[0] = self.translate(np.zeros(len(targets), dtype=np.int64), targets, inverse=True)
+        nxt32 = nxt.astype(np.int32)
+        level = np.where(np.isfinite(d0), d0, -1).astype(np.int64)
+        for depth in range(1, int(level.max()) + 1):
+            ws = np.flatnonzero(level == depth)
+            moved[ws] = nxt32[moved[parent[ws]], plabel[ws][:, None]]
+        table = _NodeMajor(d0[moved])
+        self._rows_memo = (key, table)
+        return table
 
     def _symmetric(self, cores: np.ndarray, weight: np.ndarray) -> np.ndarray | None:
         """Macro-arc labels when ``cores`` are all the nodes, of one weight, on a translation-symmetric graph."""
@@ -263,7 +330,7 @@ class CoreRouter(EcmpKernel):
             rep_of[g] = g[0]
             cls_of[g] = c
         uniq_r, row = np.unique(rep_of[t], return_inverse=True)
-        d = self.distances(uniq_r)[row, s].astype(float)
+        d = self._target_distances(uniq_r)[row, s].astype(float)
         deg = self._out_ptr[s + 1] - self._out_ptr[s]
         twin = (cls_of[s] == cls_of[t]) & (s != t)
         d = np.where(twin, np.where(deg > 0, 2.0, np.inf), d)
@@ -304,7 +371,7 @@ class CoreRouter(EcmpKernel):
         # Distances to the destinations' representatives only: a twin sees the graph alike.
         twin = (cls_of[s] == cls_of[t]) & (s != t)
         uniq_r, trow = np.unique(rep_of[t], return_inverse=True)
-        D = self.distances(uniq_r)
+        D = self._target_distances(uniq_r)
         dist = np.where(twin, 2.0, D[trow, s])
         if twin.any():  # twins without a common neighbour are isolated nodes: unreachable
             deg_s = self._out_ptr[s + 1] - self._out_ptr[s]
@@ -348,7 +415,7 @@ class CoreRouter(EcmpKernel):
         (sptr, snode, sfrac), (tptr, tnode, tfrac) = marg
         g_src, g_dst = groups[:, 0], groups[:, 1]
         uniq_r, grow = np.unique(g_dst, return_inverse=True)
-        D = self.distances(uniq_r)
+        D = self._target_distances(uniq_r)
         # A group touches each arc at most once: batches of groups bound the frontier's memory.
         batch = max(1, CHUNK_ELEMENTS // max(nm, 1))
         for g0 in range(0, ng, batch):
@@ -398,3 +465,31 @@ class CoreRouter(EcmpKernel):
             du = D[grow[pid], u]
             keep = du > 0
             pid, u, f, du = pid[keep], u[keep], f[keep], du[keep]
+
+
+class _TranslatedDistances:
+    """``D[rows, nodes]``: hop distance from ``nodes`` to ``targets[rows]`` on a translation-symmetric
+    graph, read from the distances to node 0 (translations keep distances)."""
+
+    def __init__(self, router: CoreRouter, targets: np.ndarray) -> None:
+        self.router = router
+        self.d0 = router._walk_tables()[4]
+        # the translation taking each target to node 0
+        self.back = router.translate(np.zeros(len(targets), dtype=np.int64), targets, inverse=True)
+
+    def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        rows, nodes = index
+        rows, nodes = np.broadcast_arrays(np.asarray(rows), np.asarray(nodes))
+        moved = self.router.translate(self.back[rows.ravel()], nodes.ravel())
+        return self.d0[moved].reshape(rows.shape)
+
+
+class _NodeMajor:
+    """``D[rows, nodes]`` over a table stored node-major (``table[node, row]``)."""
+
+    def __init__(self, table: np.ndarray) -> None:
+        self.table = table
+
+    def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        rows, nodes = index
+        return self.table[nodes, rows]

@@ -79,3 +79,21 @@ def test_symmetric_tori_and_hypercubes_keep_their_closed_form_bisection():
     cube = analyze(GENERATORS["hypercube"].build(n=9), sizes=[1 << 20])
     assert cube.bisection.exact
     assert cube.bisection.lower_bytes_per_s == pytest.approx(2 ** 9 / 2 * 50e9)
+
+
+@pytest.mark.parametrize(("kind", "params"), SYMMETRIC, ids=lambda v: str(v))
+def test_translated_distances_and_flows_equal_the_breadth_first_ones(kind, params):
+    sym, plain = _contexts(GENERATORS[kind].build(**params))
+    r, p = sym.router, plain.router
+    rng = np.random.default_rng(7)
+    targets = rng.choice(r.n, size=min(r.n, 40), replace=False)
+    rows = rng.integers(0, len(targets), size=500)
+    nodes = rng.integers(0, r.n, size=500)
+    np.testing.assert_array_equal(r._target_distances(targets)[rows, nodes], p.distances(targets)[rows, nodes])
+    s, t = rng.integers(0, r.n, size=300), rng.integers(0, r.n, size=300)
+    amount = rng.random(300)
+    load, lost = r.route_pairs(s, t, amount)
+    load0, lost0 = p.route_pairs(s, t, amount)
+    assert lost == lost0
+    np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(r.hops(s, t), p.hops(s, t))
