@@ -25,6 +25,7 @@ from designer.analysis.collectives import COLLECTIVES
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError
 from designer.model import DesignError
+from designer.model.units import count
 from designer.model.units import size as size_text
 
 FORMAT = "topo-designer-sweep"
@@ -364,7 +365,7 @@ def describe(spec: SweepSpec) -> str:
     if spec.workloads:
         dims.append(f"workloads ({len(spec.workloads)})")
     grid = " x ".join(dims) if dims else "one point"
-    return f"{spec.generator}: {grid} = {spec.count:,} point{'s' if spec.count != 1 else ''}"
+    return f"{spec.generator}: {grid} = {count(spec.count, 'point')}"
 
 
 def finite(x: Any) -> bool:
