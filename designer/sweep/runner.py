@@ -146,12 +146,33 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text.splitlines() else text
 
 
+def _worker_version() -> str:
+    import designer
+
+    return designer.__version__
+
+
+def _check_workers(cl: Any) -> None:
+    """A worker runs the designer, of this version: otherwise every point would fail the same way."""
+    import designer
+
+    try:
+        theirs = cl.submit(_worker_version, pure=False).result(timeout=120)
+    except Exception as e:  # noqa: BLE001 - whatever stops a worker from importing the designer
+        raise SweepError("the cluster's workers cannot run the designer (install topo-designer where they run): "
+                         f"{type(e).__name__}: {_first_line(e)}") from None
+    if theirs != designer.__version__:
+        raise SweepError(f"the cluster's workers run topo-designer {theirs}, this is {designer.__version__}: "
+                         "install the same version on both")
+
+
 def _run(cl: Any, todo: Sequence[Point], catalog: Catalog, sink: Sink, rows: list[dict[str, Any]],
          progress: Progress | None, t0: float) -> int:
     from distributed import as_completed
 
     from designer.sweep.evaluate import evaluate_point
 
+    _check_workers(cl)
     cat = cl.scatter(catalog, broadcast=True)
     futures = cl.map(evaluate_point, list(todo), catalog=cat, pure=False)
     point_of = {f.key: p for f, p in zip(futures, todo, strict=True)}

@@ -259,3 +259,18 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, capsys, monkeypatch):
     code = main(["sweep", str(spec), "-o", str(tmp_path / "r.csv"), "--scheduler", "tcp://127.0.0.1:9", "-q"])
     err = capsys.readouterr().err
     assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err and err.count("\n") == 1
+
+
+def test_workers_of_another_version_are_refused_before_any_point(tmp_path, cluster, monkeypatch):
+    import designer.sweep.runner as runner
+
+    monkeypatch.setattr(runner, "_worker_version", lambda: "0.0.0-other")
+    with pytest.raises(Exception, match=r"workers run topo-designer 0.0.0-other, this is .*: install the same"):
+        run_sweep(spec_of({"generator": "server"}), tmp_path / "r.csv", client=cluster)
+
+    def broken():
+        raise ModuleNotFoundError("No module named 'designer'")
+
+    monkeypatch.setattr(runner, "_worker_version", broken)
+    with pytest.raises(Exception, match="cannot run the designer .*ModuleNotFoundError: No module named 'designer'"):
+        run_sweep(spec_of({"generator": "server"}), tmp_path / "r.csv", client=cluster)
