@@ -91,19 +91,23 @@ def run_sweep(spec: SweepSpec, output: str | os.PathLike[str], *, scheduler: str
     points, todo, cols, kept = plan(spec, output, resume)
     catalog = catalog if catalog is not None else default_catalog()
     t0 = time.perf_counter()
-    sink = Sink(output, cols, kept)
     rows = list(kept)
     errors = 0
     n_workers = 0
-    try:
-        if progress is not None and todo:
-            progress(0, len(todo), 0, 0.0)
-        if todo:
-            with _client(scheduler, workers, processes, client) as cl:
-                n_workers = len(cl.scheduler_info().get("workers", {}))
+    with contextlib.ExitStack() as stack:
+        # the cluster first: a results file is not touched when the cluster cannot be had
+        cl = stack.enter_context(_client(scheduler, workers, processes, client)) if todo else None
+        if cl is not None:
+            n_workers = len(cl.scheduler_info().get("workers", {}))
+            _check_workers(cl)
+        sink = Sink(output, cols, kept)
+        try:
+            if cl is not None:
+                if progress is not None:
+                    progress(0, len(todo), 0, 0.0)
                 errors = _run(cl, todo, catalog, sink, rows, progress, t0)
-    finally:
-        sink.close()
+        finally:
+            sink.close()
     finish(output, cols, rows)
     return Outcome(len(points), len(points) - len(todo), len(todo), errors, time.perf_counter() - t0, n_workers,
                    len(rows))
@@ -172,7 +176,6 @@ def _run(cl: Any, todo: Sequence[Point], catalog: Catalog, sink: Sink, rows: lis
 
     from designer.sweep.evaluate import evaluate_point
 
-    _check_workers(cl)
     cat = cl.scatter(catalog, broadcast=True)
     futures = cl.map(evaluate_point, list(todo), catalog=cat, pure=False)
     point_of = {f.key: p for f, p in zip(futures, todo, strict=True)}

@@ -274,3 +274,14 @@ def test_workers_of_another_version_are_refused_before_any_point(tmp_path, clust
     monkeypatch.setattr(runner, "_worker_version", broken)
     with pytest.raises(Exception, match="cannot run the designer .*ModuleNotFoundError: No module named 'designer'"):
         run_sweep(spec_of({"generator": "server"}), tmp_path / "r.csv", client=cluster)
+
+
+def test_a_cluster_that_cannot_be_reached_leaves_the_results_file_alone(tmp_path, monkeypatch):
+    import designer.sweep.runner as runner
+
+    monkeypatch.setattr(runner, "CONNECT_TIMEOUT_S", 1)
+    out = tmp_path / "r.csv"
+    out.write_text("earlier results\n")
+    with pytest.raises(Exception, match="cannot reach the Dask scheduler"):
+        run_sweep(spec_of({"generator": "server"}), out, scheduler="tcp://127.0.0.1:9")
+    assert out.read_text() == "earlier results\n"
