@@ -111,6 +111,8 @@ def _fmt(name: str, v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else ""
     if isinstance(v, float) and not math.isfinite(v):
+        if name == "n1_added_step_s":
+            return "the step stops"  # a failure that cuts GPUs off the job
         return "never" if name == "time_to_train_s" else str(v)
     if name.endswith("_usd"):
         return units.usd(v)
