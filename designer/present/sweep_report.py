@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from designer.model import units
+from designer.present.bom_text import power_text
 from designer.present.html_report import _CSS, _e, _figure, _img, _table
 from designer.present.step_text import days
 from designer.sweep.results import Column, pareto_axes
@@ -117,7 +118,7 @@ def _fmt(name: str, v: Any) -> str:
     if name.endswith("_usd"):
         return units.usd(v)
     if name == "power_w":
-        return f"{v / 1000:,.1f} kW"
+        return power_text(v)
     if name.endswith("_bytes_per_s"):
         return units.rate(v)
     if name == "time_to_train_s":
