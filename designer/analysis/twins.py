@@ -15,7 +15,7 @@ import numpy as np
 
 from designer.analysis.ecmp import CHUNK_ELEMENTS, EcmpKernel
 
-#: Largest targets x nodes table of translated distances built densely; beyond it each lookup walks.
+#: Largest targets x nodes table of translated distances; more destinations are routed a table at a time.
 TRANSLATED_ROWS_MAX = 32_000_000
 
 
@@ -146,14 +146,13 @@ class CoreRouter(EcmpKernel):
         return res
 
     def _target_distances(self, targets: np.ndarray):
-        """Hop distances to ``targets`` as a (rows, nodes)-indexable table: the dense rows, or on a
-        translation-symmetric graph a lookup that translates each node into node 0's frame
-        (d(u, t) = d(u - t, 0)), so that many targets take no memory per target."""
+        """Hop distances to ``targets`` as a (rows, nodes)-indexable table: the breadth-first rows, or
+        on a translation-symmetric graph the distances to node 0 read in each target's frame
+        (d(u, t) = d(u - t, 0)), with no search per target. Callers keep targets x nodes within
+        ``TRANSLATED_ROWS_MAX`` (:meth:`_targets_per_table`)."""
         if self.translations() is None:
             return self.distances(targets)
         targets = np.asarray(targets, dtype=np.int64)
-        if len(targets) * self.n > TRANSLATED_ROWS_MAX:
-            return _TranslatedDistances(self, targets)
         key = targets.tobytes()
         if self._rows_memo is not None and self._rows_memo[0] == key:
             return self._rows_memo[1]
@@ -330,7 +329,7 @@ class CoreRouter(EcmpKernel):
             rep_of[g] = g[0]
             cls_of[g] = c
         uniq_r, row = np.unique(rep_of[t], return_inverse=True)
-        d = self._target_distances(uniq_r)[row, s].astype(float)
+        d = self._pair_distance(uniq_r, row, s).astype(float)
         deg = self._out_ptr[s + 1] - self._out_ptr[s]
         twin = (cls_of[s] == cls_of[t]) & (s != t)
         d = np.where(twin, np.where(deg > 0, 2.0, np.inf), d)
@@ -371,8 +370,7 @@ class CoreRouter(EcmpKernel):
         # Distances to the destinations' representatives only: a twin sees the graph alike.
         twin = (cls_of[s] == cls_of[t]) & (s != t)
         uniq_r, trow = np.unique(rep_of[t], return_inverse=True)
-        D = self._target_distances(uniq_r)
-        dist = np.where(twin, 2.0, D[trow, s])
+        dist = np.where(twin, 2.0, self._pair_distance(uniq_r, trow, s))
         if twin.any():  # twins without a common neighbour are isolated nodes: unreachable
             deg_s = self._out_ptr[s + 1] - self._out_ptr[s]
             dist = np.where(twin & (deg_s == 0), np.inf, dist)
@@ -415,13 +413,45 @@ class CoreRouter(EcmpKernel):
         (sptr, snode, sfrac), (tptr, tnode, tfrac) = marg
         g_src, g_dst = groups[:, 0], groups[:, 1]
         uniq_r, grow = np.unique(g_dst, return_inverse=True)
-        D = self._target_distances(uniq_r)
         # A group touches each arc at most once: batches of groups bound the frontier's memory.
         batch = max(1, CHUNK_ELEMENTS // max(nm, 1))
-        for g0 in range(0, ng, batch):
-            self._frontier(np.arange(g0, min(ng, g0 + batch)), g_src, g_dst, g_amount, D, grow,
-                           (sptr, snode, sfrac), (tptr, tnode, tfrac), mload)
+        per_chunk = self._targets_per_table(len(uniq_r))
+        if per_chunk >= len(uniq_r):
+            D = self._target_distances(uniq_r)
+            for g0 in range(0, ng, batch):
+                self._frontier(np.arange(g0, min(ng, g0 + batch)), g_src, g_dst, g_amount, D, grow,
+                               (sptr, snode, sfrac), (tptr, tnode, tfrac), mload)
+            return self._to_links(mload), lost
+        # Too many destinations for one translated table: groups by destination, a table per chunk.
+        by_dst = np.argsort(grow, kind="stable")
+        starts = np.searchsorted(grow[by_dst], np.arange(0, len(uniq_r), per_chunk))
+        bounds = np.append(starts, ng)
+        for c, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+            first = c * per_chunk
+            D = self._target_distances(uniq_r[first : first + per_chunk])
+            local = grow - first
+            for g0 in range(lo, hi, batch):
+                self._frontier(by_dst[g0 : min(hi, g0 + batch)], g_src, g_dst, g_amount, D, local,
+                               (sptr, snode, sfrac), (tptr, tnode, tfrac), mload)
         return self._to_links(mload), lost
+
+    def _targets_per_table(self, n_targets: int) -> int:
+        """Destinations one distance table may hold: all, unless a translated table would be too large."""
+        if self.translations() is None or n_targets * self.n <= TRANSLATED_ROWS_MAX:
+            return max(n_targets, 1)
+        return max(1, TRANSLATED_ROWS_MAX // self.n)
+
+    def _pair_distance(self, targets: np.ndarray, row: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Hop distance from ``nodes[i]`` to ``targets[row[i]]``, a table of targets at a time."""
+        per_chunk = self._targets_per_table(len(targets))
+        if per_chunk >= len(targets):
+            return self._target_distances(targets)[row, nodes]
+        out = np.empty(len(nodes), dtype=np.float32)
+        for first in range(0, len(targets), per_chunk):
+            sel = np.flatnonzero((row >= first) & (row < first + per_chunk))
+            if len(sel):
+                out[sel] = self._target_distances(targets[first : first + per_chunk])[row[sel] - first, nodes[sel]]
+        return out
 
     def _frontier(self, pid, g_src, g_dst, g_amount, D, grow, smarg, tmarg, mload) -> None:
         """Push groups ``pid`` from their source representative to their destination one."""
@@ -465,23 +495,6 @@ class CoreRouter(EcmpKernel):
             du = D[grow[pid], u]
             keep = du > 0
             pid, u, f, du = pid[keep], u[keep], f[keep], du[keep]
-
-
-class _TranslatedDistances:
-    """``D[rows, nodes]``: hop distance from ``nodes`` to ``targets[rows]`` on a translation-symmetric
-    graph, read from the distances to node 0 (translations keep distances)."""
-
-    def __init__(self, router: CoreRouter, targets: np.ndarray) -> None:
-        self.router = router
-        self.d0 = router._walk_tables()[4]
-        # the translation taking each target to node 0
-        self.back = router.translate(np.zeros(len(targets), dtype=np.int64), targets, inverse=True)
-
-    def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        rows, nodes = index
-        rows, nodes = np.broadcast_arrays(np.asarray(rows), np.asarray(nodes))
-        moved = self.router.translate(self.back[rows.ravel()], nodes.ravel())
-        return self.d0[moved].reshape(rows.shape)
 
 
 class _NodeMajor:

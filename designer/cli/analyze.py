@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
+import time
 
 from designer.analysis.collectives import ALGORITHMS, COLLECTIVES
 from designer.analysis.errors import AnalysisError
 from designer.cli.common import echo, write_json, write_json_text
 from designer.cli.workloads import workload_arg
+from designer.model.units import duration
 
 #: Size units, powers of 1,024 (as nccl-tests reads ``-b 8 -e 8G`` and as the tables print sizes):
 #: a bare letter or its IEC name (``K`` = ``KiB`` = 1,024 B). Case does not matter.
@@ -106,6 +109,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: A run this long (seconds) starts telling which stage it is in on standard error.
+PROGRESS_AFTER_S = 3.0
+
+
+def stage_progress(stream=None, clock=time.monotonic):  # noqa: ANN001
+    """An ``analyze(progress=...)`` callback: once the run has taken :data:`PROGRESS_AFTER_S`, each
+    new stage prints one line on standard error (``analyze: collectives (stage 3 of 4), 4.2 s so far``),
+    so a large design shows where it is; short runs print nothing."""
+    out = stream if stream is not None else sys.stderr
+    start = clock()
+
+    def report(stage: str, done: int, total: int) -> None:
+        elapsed = clock() - start
+        if elapsed >= PROGRESS_AFTER_S:
+            out.write(f"analyze: {stage} (stage {done + 1} of {total}), {duration(elapsed)} so far\n")
+            out.flush()
+
+    return report
+
+
 def run(args: argparse.Namespace) -> int:
     from designer.analysis.report import analyze
     from designer.io import load_design
@@ -121,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     workload = workload_arg(args.workload, args.placement) if args.workload else None
     design = load_design(args.file)
     report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
-                     top=args.top)
+                     top=args.top, progress=stage_progress())
     step = None
     if workload is not None:
         from designer.analysis.training import step_analysis

@@ -97,3 +97,18 @@ def test_translated_distances_and_flows_equal_the_breadth_first_ones(kind, param
     assert lost == lost0
     np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(r.hops(s, t), p.hops(s, t))
+
+
+def test_routing_towards_more_destinations_than_one_table_holds_goes_a_table_at_a_time(monkeypatch):
+    import designer.analysis.twins as twins
+
+    sym, plain = _contexts(GENERATORS["hypercube"].build(n=7))
+    monkeypatch.setattr(twins, "TRANSLATED_ROWS_MAX", 10 * sym.router.n)  # 10 destinations a table
+    rng = np.random.default_rng(3)
+    s, t = rng.integers(0, 128, size=400), rng.integers(0, 128, size=400)
+    amount = rng.random(400)
+    assert sym.router._targets_per_table(128) == 10
+    load, lost = sym.router.route_pairs(s, t, amount)
+    load0, lost0 = plain.router.route_pairs(s, t, amount)
+    np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(sym.router.hops(s, t), plain.router.hops(s, t))
