@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent(
 
     sys.meta_path.insert(0, Block())
     import designer
-    core = ["designer.model", "designer.analysis", "designer.generators", "designer.io", "designer.interop",
+    core = ["designer.model", "designer.analysis", "designer.generators", "designer.io", "designer.interop", "designer.sweep",
             "designer.present", "designer.cli"]
     names = []
     for pkg_name in core:

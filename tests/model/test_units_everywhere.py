@@ -12,7 +12,7 @@ from pathlib import Path
 import designer
 
 ROOT = Path(designer.__file__).parent
-PACKAGES = ("analysis", "generators", "io", "model")
+PACKAGES = ("analysis", "generators", "io", "model", "interop", "sweep")
 #: The front ends and the presentation package: they show the core's figures and count things too.
 FRONT = ("cli", "gui", "present")
 UNITS = ROOT / "model" / "units.py"
