@@ -31,7 +31,7 @@ from designer.io.importers.base import (
 from designer.io.importers.layout import HostBlock, lay_out_fabric
 from designer.model import Design, Device, Group, Link, PortGroup
 from designer.model.entities import MAX_PORT_GBPS, MIN_PORT_GBPS
-from designer.model.units import line_rate
+from designer.model.units import count, line_rate
 
 #: Prefixes of a device's port groups, one per speed class, fastest first (``p1..pN``, ``q1..``).
 PORT_PREFIXES = tuple("pqrstuvwxyz") + tuple(f"p{c}" for c in "abcdefghijklmnopqrstuvwxyz")
@@ -367,7 +367,7 @@ class Fabric:
                 members.append(column)
             host_blocks.append(HostBlock(group_id, members))
         if gpus and hosts:
-            rep.guess(f"{len(hosts):,} hosts", f"{gpus} GPU{'s' if gpus > 1 else ''} per host adapter, over PCIe at "
+            rep.guess(count(len(hosts), "host"), f"{count(gpus, 'GPU')} per host adapter, over PCIe at "
                       f"twice the adapter's rate (at least {line_rate(HOST_PCIE_GBPS)}, a PCIe 3.0 x16 slot) so the "
                       "host never limits the network, as the endpoints of the analysis (the source does not say what "
                       "a host holds; --gpus-per-adapter sets it, 0 leaves the adapters alone)", 0, "endpoints")
