@@ -267,19 +267,19 @@ class Fabric:
             if numbered or node.ports:
                 top = max((float(self.edges[i].rate_gbps or 0.0) for i, _ in mine), default=0.0)
                 top = top or float(node.properties.get("port_gbps") or 0.0) or self._default_rate
-                count = max([node.ports, *numbered, 1])
-                nxt = count
+                n_ports = max([node.ports, *numbered, 1])
+                nxt = n_ports
                 for i, p in mine:
                     if p is None:
                         nxt += 1
                         p = nxt
                     port_of[(i, node.key)] = f"p{p}"
                     port_speed[(dev_id, f"p{p}")] = top
-                count = max(count, nxt)
-                if count > 4096:
-                    raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {count:,} ports "
+                n_ports = max(n_ports, nxt)
+                if n_ports > 4096:
+                    raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {n_ports:,} ports "
                                           "(at most 4,096)")
-                groups_.append(PortGroup("p", count, top))
+                groups_.append(PortGroup("p", n_ports, top))
             else:
                 for kind, prefixes in (("network", PORT_PREFIXES), ("nvlink", NVLINK_PREFIXES)):
                     by_rate: dict[float, list[int]] = defaultdict(list)
