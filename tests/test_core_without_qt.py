@@ -19,8 +19,8 @@ SCRIPT = textwrap.dedent(
 
     sys.meta_path.insert(0, Block())
     import designer
-    core = ["designer.model", "designer.analysis", "designer.generators", "designer.io", "designer.interop", "designer.sweep",
-            "designer.present", "designer.cli"]
+    core = ["designer.model", "designer.analysis", "designer.generators", "designer.io", "designer.interop",
+            "designer.sweep", "designer.present", "designer.cli"]
     names = []
     for pkg_name in core:
         pkg = importlib.import_module(pkg_name)

@@ -16,12 +16,15 @@ largest unit is a whole number with thousands separators. The unit is chosen aft
   (``1 GPU``, ``2,048 GPUs``, ``3 switches``);
 - fractions as whole percentages (``87%``).
 
-Zero reads ``0`` in the base unit (``0 B/s``, ``0 Gb/s``, ``0 s``).
+Zero reads ``0`` in the base unit (``0 B/s``, ``0 Gb/s``, ``0 s``). Money reads ``$456,789``
+(:func:`usd`). Sizes typed by a user (``--sizes``, sweep specs) are read by :func:`parse_size`,
+in powers of 1,024 like the tables print them; a refusal is a ``ValueError`` with one line.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 
 _RATE_UNITS = ((1.0, "B/s"), (1e3, "kB/s"), (1e6, "MB/s"), (1e9, "GB/s"), (1e12, "TB/s"))
@@ -174,5 +177,68 @@ def percent(fraction: float) -> str:
     return f"{fraction:.0%}"
 
 
-__all__ = ["KIND_NAMES", "count", "duration", "figures", "kind_counts", "line_rate", "percent", "plural", "rate",
-           "size"]
+
+
+# --------------------------------------------------------------------------- reading sizes
+#: Size units, powers of 1,024 (as nccl-tests reads ``-b 8 -e 8G`` and as the tables print sizes):
+#: a bare letter or its IEC name (``K`` = ``KiB`` = 1,024 B). Case does not matter.
+_UNITS = {"": 1, "b": 1}
+for _k, _letter in enumerate("kmgtp", start=1):
+    _UNITS[_letter] = _UNITS[f"{_letter}ib"] = 1 << (10 * _k)
+#: Decimal SI names are refused rather than read two ways: ``1kB`` is 1,000 B to some, 1,024 to others.
+_DECIMAL = {f"{letter}b" for letter in "kmgtp"}
+MAX_SIZE_BYTES = 1 << 50  # 1 PiB
+MAX_SIZES = 4096
+SIZE_HELP = ("sizes in bytes with an optional unit, powers of 1,024: B, K or KiB, M or MiB, G or GiB, T or TiB, "
+             "P or PiB (as nccl-tests reads -b/-e; kB, MB... are refused as ambiguous), from 1 B to 1 PiB")
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``8``, ``8B``, ``64K`` = ``64KiB``, ``1.5M``...: units are powers of 1,024
+    (:data:`SIZE_HELP`); decimal names (``1MB``) are refused with the binary one offered.
+
+    >>> parse_size("8B"), parse_size("1MiB"), parse_size("2G"), parse_size("1k") == parse_size("1KiB")
+    (8, 1048576, 2147483648, True)
+    >>> parse_size("1PiB") == 1 << 50
+    True
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    unit = m.group(2).lower() if m else ""
+    if m and unit in _DECIMAL:
+        raise ValueError(f"invalid size {text!r}: {m.group(2)} is ambiguous (1,000 or 1,024?); write "
+                            f"{m.group(1)}{unit[0].upper()}iB for powers of 1,024, or the bytes in full")
+    if not m or unit not in _UNITS:
+        raise ValueError(f"invalid size {text!r}: use e.g. 8B, 64KiB, 1MiB, 8GiB ({SIZE_HELP})")
+    value = float(m.group(1)) * _UNITS[unit]
+    if value < 1 or value != int(value) or value > MAX_SIZE_BYTES:
+        raise ValueError(f"invalid size {text!r}: a whole number of bytes from 1 B to 1 PiB")
+    return int(value)
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``8B:8GiB`` (powers of two from..to, like nccl-tests ``-f 2``) or a list ``1MiB,1GiB``.
+
+    >>> parse_sizes("8B:64B"), parse_sizes("1MiB,1KiB,1KiB")
+    ([8, 16, 32, 64], [1024, 1048576])
+    """
+    if ":" in text:
+        lo_s, _, hi_s = text.partition(":")
+        lo, hi = parse_size(lo_s), parse_size(hi_s)
+        if lo > hi:
+            raise ValueError(f"invalid size range {text!r}: the first size is larger than the last")
+        out = []
+        v = lo
+        while v <= hi and len(out) < MAX_SIZES:
+            out.append(v)
+            v *= 2
+        return out
+    sizes = sorted({parse_size(s) for s in text.split(",") if s.strip()})
+    if not sizes:
+        raise ValueError("--sizes is empty: give at least one size")
+    if len(sizes) > MAX_SIZES:
+        raise ValueError(f"--sizes lists {len(sizes)} sizes; at most {MAX_SIZES}")
+    return sizes
+
+
+__all__ = ["KIND_NAMES", "MAX_SIZES", "MAX_SIZE_BYTES", "SIZE_HELP", "count", "duration", "figures", "kind_counts",
+           "line_rate", "parse_size", "parse_sizes", "percent", "plural", "rate", "size", "usd"]

@@ -75,8 +75,9 @@ def _metrics(point: Point, catalog: Catalog | None, row: dict[str, Any]) -> None
         rep = analyze(design, catalog, collective=s.collective, sizes=list(s.sizes), top=1, context=ctx)
         row["links"] = rep.design.links
         if "bisection" in s.metrics:
-            row["bisection_lower_bytes_per_s"] = float(rep.bisection.lower_bytes_per_s)
-            row["bisection_upper_bytes_per_s"] = float(rep.bisection.upper_bytes_per_s)
+            b = rep.bisection  # no value (None) with fewer than two GPUs
+            row["bisection_lower_bytes_per_s"] = None if b.lower_bytes_per_s is None else float(b.lower_bytes_per_s)
+            row["bisection_upper_bytes_per_s"] = None if b.upper_bytes_per_s is None else float(b.upper_bytes_per_s)
         if "collective" in s.metrics:
             selected = {r.message_bytes: r for r in rep.selected()}
             for n, name in zip(s.sizes, s.size_names, strict=True):

@@ -24,7 +24,7 @@ from typing import Any
 from designer.analysis.collectives import COLLECTIVES
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError
-from designer.model import DesignError
+from designer.model import DesignError, units
 from designer.model.units import count
 from designer.model.units import size as size_text
 
@@ -135,11 +135,12 @@ def _size_name(n: int) -> str:
     return size_text(n).replace(" ", "")
 
 
-def parse_spec(data: Any, source: str, parse_size: Callable[[str], int], *,
+def parse_spec(data: Any, source: str, parse_size: Callable[[str], int] = units.parse_size, *,
                base: Path | None = None) -> SweepSpec:
     """Check a spec document (parsed JSON) and return the :class:`SweepSpec`; SweepError names the field.
 
-    ``parse_size`` reads a size text (``1GiB``) into bytes; ``base`` is the folder workload paths are
+    ``parse_size`` reads a size text (``1GiB``) into bytes (:func:`designer.model.units.parse_size`,
+    whose refusals are ValueErrors); ``base`` is the folder workload paths are
     relative to (the spec file's).
     """
     def fail(where: str, msg: str) -> SweepError:
@@ -255,7 +256,7 @@ def _settings(data: dict, fail: Callable[[str, str], SweepError], parse_size: Ca
     for i, s in enumerate(sizes_in):
         try:
             n = parse_size(str(s)) if not (isinstance(s, int) and not isinstance(s, bool)) else parse_size(f"{s}B")
-        except DesignError as e:
+        except (DesignError, ValueError) as e:
             raise fail(f"sizes[{i}]", str(e)) from None
         sizes[n] = _size_name(n)
     if len(sizes) > 64:
@@ -288,7 +289,7 @@ def _settings(data: dict, fail: Callable[[str, str], SweepError], parse_size: Ca
     return Settings(collective, tuple(order), tuple(sizes[n] for n in order), ordered, failures)
 
 
-def load_spec(path: str | os.PathLike[str], parse_size: Callable[[str], int]) -> SweepSpec:
+def load_spec(path: str | os.PathLike[str], parse_size: Callable[[str], int] = units.parse_size) -> SweepSpec:
     """Read and check a spec file (JSON); SweepError names the file and the problem in one line."""
     p = Path(path)
     source = os.fspath(path)

@@ -189,3 +189,14 @@ def test_docs_examples_are_valid_specs():
         data = json.loads(b)
         jsonschema.validate(data, schema())
         spec_of(data)
+
+
+def test_a_point_of_one_gpu_records_no_bisection_rather_than_failing():
+    from designer.sweep.evaluate import evaluate_point
+
+    spec = parse_spec({"generator": "server", "parameters": {"gpus_per_node": 1}, "sizes": ["1MiB"],
+                       "metrics": ["bisection"]}, "s.json")  # the default size reader: designer.model.units
+    (point,) = expand(spec)
+    row = evaluate_point(point)
+    assert row.get("error") in (None, "")
+    assert row["bisection_lower_bytes_per_s"] is None and row["bisection_upper_bytes_per_s"] is None
