@@ -243,7 +243,7 @@ def test_large_fabric_imports_in_seconds():
     design, report = imp(raw, "big.ibnet")
     elapsed = time.perf_counter() - t
     assert report.read["switches"] == 200 and report.read["adapters"] == 1500
-    assert len(raw) > 1_000_000 and elapsed < 5, elapsed
+    assert len(raw) > 1_000_000 and elapsed < 10, elapsed  # about 1-2 s; the machine may be shared
 
 
 def test_latin1_text_and_port_zero():
