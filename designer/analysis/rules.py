@@ -372,7 +372,7 @@ def _check_connectivity(design: Design, out: list[Finding]) -> None:
     _, labels = connected_components(graph, directed=False)
     gpus = [i for i in range(n) if kinds[i] == "gpu"]
     if len(gpus) > 1:
-        finding = _gpu_islands(design, ids, kinds, labels, gpus)
+        finding = gpu_islands(design, ids, kinds, labels, gpus)
         if finding is not None:
             out.append(finding)
     for i in np.flatnonzero(degree == 0):
@@ -386,7 +386,7 @@ def _check_connectivity(design: Design, out: list[Finding]) -> None:
             ))
 
 
-def _gpu_islands(design: Design, ids: list[str], kinds: list[str], labels: np.ndarray,
+def gpu_islands(design: Design, ids: list[str], kinds: list[str], labels: np.ndarray,
                  gpus: list[int]) -> Finding | None:
     """``gpu-unreachable``: how the GPUs split into islands over working links, and what would join them."""
     islands: dict[int, list[int]] = defaultdict(list)
