@@ -13,11 +13,17 @@ import argparse
 
 from designer.cli.common import display_name, echo, write_json
 from designer.io import save_design
-from designer.io.importers import FORMATS, ImportFileError, ImportOptions, import_file, parse_rate_option, read_name_map
+from designer.io.importers import (
+    ATTRIBUTE_KEYS,
+    FORMATS,
+    ImportFileError,
+    ImportOptions,
+    import_file,
+    parse_attribute_mapping,
+    parse_rate_option,
+    read_name_map,
+)
 from designer.model import units
-
-#: Graph attribute-mapping keys accepted by ``--attribute KEY=ATTR``.
-ATTRIBUTE_KEYS = ("kind", "rate", "rate_unit", "tier", "name")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -57,11 +63,7 @@ def options_from_args(args: argparse.Namespace) -> ImportOptions:
     opts.gpus_per_adapter = args.gpus_per_adapter
     if args.map:
         opts.name_map = read_name_map(args.map)
-    for item in args.attribute:
-        key, sep, value = item.partition("=")
-        if not sep or key not in ATTRIBUTE_KEYS or not value:
-            raise ImportFileError(f"--attribute {item!r}: write KEY=ATTR with KEY one of {', '.join(ATTRIBUTE_KEYS)}")
-        opts.attributes[key] = value
+    opts.attributes = parse_attribute_mapping(args.attribute)
     return opts
 
 

@@ -62,7 +62,7 @@ def _one_line(result: subprocess.CompletedProcess) -> str:
     (["import", str(X5_DUMP), "-o", "{tmp}/o.json", "--map", str(DATA / "Abilene.gml")], "not 'GUID name'"),
     (["import", str(DATA / "psmn-X5.spine"), "-o", "{tmp}/o.json"], "a list of GUIDs"),
     (["import", str(DATA / "Abilene.gml"), "-o", "{tmp}/o.json", "--format", "slurm"], "no SwitchName line"),
-    (["import", str(X5_DUMP), "-o", "{tmp}/o.json", "--attribute", "colour=red"], "--attribute"),
+    (["import", str(X5_DUMP), "-o", "{tmp}/o.json", "--attribute", "colour=red"], "attribute mapping"),
     (["import", str(X5_DUMP), "-o", "{tmp}/missing/o.json"], "o.json"),
 ])
 def test_errors_are_one_line_and_exit_2(tmp_path, capsys, args, words):

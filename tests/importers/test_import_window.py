@@ -59,8 +59,10 @@ def test_options_dialog_and_errors_are_dialogs(window, qtbot):
     qtbot.addWidget(d)
     d.rate.setText("200G")
     d.gpus.setValue(0)
+    d.attributes.setText("rate=bw, rate_unit=M")
     opts = d.options()
     assert opts.default_rate_gbps == 200.0 and opts.gpus_per_adapter == 0 and opts.format is None
+    assert opts.attributes == {"rate": "bw", "rate_unit": "M"}
     d.rate.setText("fast")
     with pytest.raises(Exception, match="not a rate"):
         d.options()

@@ -27,7 +27,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.io.importers import FORMATS, ImportOptions, ImportReport, import_file, parse_rate_option, read_name_map
+from designer.io.importers import (
+    ATTRIBUTE_KEYS,
+    FORMATS,
+    ImportOptions,
+    ImportReport,
+    import_file,
+    parse_attribute_mapping,
+    parse_rate_option,
+    read_name_map,
+)
 from designer.model import DesignError
 
 if TYPE_CHECKING:
@@ -38,7 +47,8 @@ FILE_FILTER = ("Fabric descriptions (*.topofile *.ibnetdiscover *.ibnet *.lst *.
 
 
 class ImportOptionsDialog(QDialog):
-    """The options of an import: format (detected by default), default rate, GPUs per adapter, name map."""
+    """The options of an import: format (detected by default), default rate, GPUs per adapter, name map,
+    graph attribute mapping."""
 
     def __init__(self, parent: QWidget | None, path: str) -> None:
         super().__init__(parent)
@@ -61,11 +71,15 @@ class ImportOptionsDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.name_map)
         row.addWidget(browse)
+        self.attributes = QLineEdit()
+        self.attributes.setPlaceholderText("e.g. rate=bw, rate_unit=M, kind=type")
+        self.attributes.setToolTip(f"GML/GraphML: which attribute holds what ({', '.join(ATTRIBUTE_KEYS)})")
         form = QFormLayout()
         form.addRow("Format", self.format)
         form.addRow("Default rate", self.rate)
         form.addRow("GPUs per host adapter", self.gpus)
         form.addRow("Node-name map", row)
+        form.addRow("Graph attributes", self.attributes)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
         buttons.accepted.connect(self.accept)
@@ -87,6 +101,7 @@ class ImportOptionsDialog(QDialog):
             opts.default_rate_gbps = parse_rate_option(self.rate.text().strip())
         if self.name_map.text().strip():
             opts.name_map = read_name_map(self.name_map.text().strip())
+        opts.attributes = parse_attribute_mapping(self.attributes.text())
         return opts
 
 

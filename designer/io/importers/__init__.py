@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 from designer.io.importers import astrasim, containerlab, graphs, ibnetdiscover, nccl, simai, slurm
 from designer.io.importers.base import (
+    ATTRIBUTE_KEYS,
     MAX_IMPORT_BYTES,
     ImportFileError,
     ImportOptions,
     ImportReport,
     decode_text,
+    parse_attribute_mapping,
     parse_rate_gbps,
     parse_rate_option,
     read_name_map,
@@ -130,6 +132,7 @@ def import_file(path: str | os.PathLike[str], options: ImportOptions | None = No
 
 
 __all__ = [
+    "ATTRIBUTE_KEYS",
     "FORMATS",
     "MAX_IMPORT_BYTES",
     "ImportFileError",
@@ -141,6 +144,7 @@ __all__ = [
     "import_bytes",
     "import_file",
     "import_text",
+    "parse_attribute_mapping",
     "parse_rate_gbps",
     "parse_rate_option",
     "read_name_map",

@@ -243,6 +243,26 @@ def parse_rate_option(text: str) -> float:
     return check_rate(value, f"default rate {text!r}")
 
 
+#: Keys of the GML/GraphML attribute mapping (``ImportOptions.attributes``).
+ATTRIBUTE_KEYS = ("kind", "rate", "rate_unit", "tier", "name")
+
+
+def parse_attribute_mapping(items: list[str] | str) -> dict[str, str]:
+    """``["rate=bw", "kind=type"]`` (or one string ``"rate=bw, kind=type"``) as a mapping; ImportFileError
+    naming the item that is not ``KEY=ATTR`` with a known key."""
+    if isinstance(items, str):
+        items = [t for t in re.split(r"[,\s]+", items) if t]
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or key not in ATTRIBUTE_KEYS or not value:
+            raise ImportFileError(f"attribute mapping {item!r}: write KEY=ATTR with KEY one of "
+                                  f"{', '.join(ATTRIBUTE_KEYS)}")
+        out[key] = value
+    return out
+
+
 _NAME_MAP_LINE = re.compile(r'^\s*(?:0x)?(?P<key>[0-9A-Za-z_.:\-]+)\s+"?(?P<name>[^"#]*?)"?\s*(?:#.*)?$')
 
 
