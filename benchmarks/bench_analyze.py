@@ -4,6 +4,8 @@ Each size runs in its own process so that peak memory is that size's alone:
 
     .venv/bin/python benchmarks/bench_analyze.py            # 1k, 4k, 16k GPUs
     .venv/bin/python benchmarks/bench_analyze.py 1024 65536 # chosen sizes (GPUs, multiples of 256)
+    .venv/bin/python benchmarks/bench_analyze.py 131072     # SN5600s broken out 2 x 400G (bench_generate.rail_params)
+    .venv/bin/python benchmarks/bench_analyze.py --direct   # tori, a mesh, hypercubes and a dragonfly
 
 Figures: generation time, full ``analyze`` time (bisection bounds, the all-reduce sweep 8 B..8 GiB
 for every algorithm, link loads and bottlenecks), the peak resident memory the analysis added,
@@ -20,6 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_generate import rail_params, switches_text  # noqa: E402  (the one recipe of each size)
+
 DEFAULT_SIZES = (1024, 4096, 16384)
 
 
@@ -37,7 +42,7 @@ def one(gpus: int) -> dict:
     from designer.generators import GENERATORS
 
     t0 = time.perf_counter()
-    design = GENERATORS["rail-optimized"].build(sus=max(1, gpus // 256))
+    design = GENERATORS["rail-optimized"].build(**rail_params(gpus))
     t_gen = time.perf_counter() - t0
     rss0 = _rss_mib()
     t0 = time.perf_counter()
@@ -59,13 +64,63 @@ def one(gpus: int) -> dict:
     }
 
 
+#: Direct-connect fabrics: (name, generator, parameters).
+DIRECT = (
+    ("torus 8x8x8", "torus", {"dims": "8x8x8"}),
+    ("torus 16x16x16", "torus", {"dims": "16x16x16"}),
+    ("mesh 64x64", "torus", {"dims": "64x64", "wrap": False}),
+    ("hypercube n=12", "hypercube", {"n": 12}),
+    ("hypercube n=14", "hypercube", {"n": 14}),
+    ("dragonfly p=4 a=8 h=4", "dragonfly", {}),
+)
+
+
+def one_direct(name: str) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from designer.analysis import analyze
+    from designer.generators import GENERATORS
+
+    _, kind, params = next(c for c in DIRECT if c[0] == name)
+    t0 = time.perf_counter()
+    design = GENERATORS[kind].build(**params)
+    t_gen = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rep = analyze(design)
+    t_an = time.perf_counter() - t0
+    return {
+        "name": name, "gpus": rep.design.gpus, "links": rep.design.links, "generate_s": round(t_gen, 2),
+        "analyze_s": round(t_an, 2), "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "bisection_exact": rep.bisection.exact, "bisection_tb_s": round(rep.bisection.lower_bytes_per_s / 1e12, 2),
+    }
+
+
+def direct() -> int:
+    print(f"{'fabric':>22} {'GPUs':>6} {'links':>7} {'gen s':>6} {'analyze s':>9} {'peak MiB':>9} {'bisection':>16}")
+    for name, _, _ in DIRECT:
+        out = subprocess.run([sys.executable, __file__, "--one-direct", name], capture_output=True, text=True,
+                             cwd=ROOT)
+        if out.returncode:
+            print(f"{name:>22} failed: {out.stderr.strip().splitlines()[-1] if out.stderr else out.returncode}")
+            continue
+        r = json.loads(out.stdout)
+        bis = f"{r['bisection_tb_s']} TB/s{' exact' if r['bisection_exact'] else ''}"
+        print(f"{name:>22} {r['gpus']:>6} {r['links']:>7} {r['generate_s']:>6} {r['analyze_s']:>9} "
+              f"{r['peak_rss_mib']:>9} {bis:>16}", flush=True)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--one":
         print(json.dumps(one(int(argv[1]))))
         return 0
+    if len(argv) == 2 and argv[0] == "--one-direct":
+        print(json.dumps(one_direct(argv[1])))
+        return 0
+    if argv == ["--direct"]:
+        return direct()
     sizes = [int(a) for a in argv] or list(DEFAULT_SIZES)
-    print(f"{'GPUs':>7} {'links':>8} {'gen s':>7} {'analyze s':>9} {'peak MiB':>9} {'+MiB':>7} {'us/(link*size)':>14}"
-          f" {'bisection':>16}")
+    print(f"{'GPUs':>7} {'switches':>14} {'links':>8} {'gen s':>7} {'analyze s':>9} {'peak MiB':>9} {'+MiB':>7}"
+          f" {'us/(link*size)':>14} {'bisection':>16}")
     for n in sizes:
         out = subprocess.run([sys.executable, __file__, "--one", str(n)], capture_output=True, text=True, cwd=ROOT)
         if out.returncode:
@@ -73,7 +128,8 @@ def main(argv: list[str]) -> int:
             continue
         r = json.loads(out.stdout)
         bis = f"{r['bisection_tb_s']} TB/s{' exact' if r['bisection_exact'] else ''}"
-        print(f"{r['gpus']:>7} {r['links']:>8} {r['generate_s']:>7} {r['analyze_s']:>9} {r['peak_rss_mib']:>9} "
+        print(f"{r['gpus']:>7} {switches_text(rail_params(n)):>14}"
+              f" {r['links']:>8} {r['generate_s']:>7} {r['analyze_s']:>9} {r['peak_rss_mib']:>9} "
               f"{r['analysis_rss_mib']:>7} {r['us_per_link_size']:>14} {bis:>16}", flush=True)
     return 0
 
