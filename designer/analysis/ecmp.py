@@ -21,6 +21,43 @@ if TYPE_CHECKING:
 
 #: Dense elements per chunk of the destination kernel (rows x arcs).
 CHUNK_ELEMENTS = 4_000_000
+#: From this many BFS levels on (meshes, long rings) demand is pushed one level at a time over that
+#: level's arcs only (:func:`level_sweep`); shallower graphs keep the whole-DAG passes, which are
+#: cheaper there.
+LEVEL_SWEEP_MIN = 32
+
+
+def level_sweep(state_dist: np.ndarray, su: np.ndarray, sv: np.ndarray, w: np.ndarray, x0: np.ndarray,
+                *, down: bool) -> np.ndarray:
+    """x = x0 + sum over arcs su -> sv of x[su] * w, on a DAG whose arcs join consecutive BFS levels.
+
+    Every arc runs from a state at level L to one at L - 1 (``down``: demand flowing to its
+    destination) or L + 1 (a forward pass from a root); ``state_dist`` gives the levels (inf:
+    none). States are visited level by level and each arc once, so the work is the DAG's size,
+    not its size times its depth as with repeated whole-DAG passes (the same sums).
+    """
+    n_states = len(x0)
+    lvl = np.where(np.isfinite(state_dist), state_dist, -1).astype(np.int16)  # radix-sorted
+    top = int(lvl.max()) if n_states else -1
+    perm = np.argsort(lvl, kind="stable")
+    inv = np.empty(n_states, dtype=np.int64)
+    inv[perm] = np.arange(n_states)
+    start = np.searchsorted(lvl[perm], np.arange(-1, top + 2))  # level L: [start[L + 1], start[L + 2])
+    x = x0[perm]
+    tail = lvl[su]
+    aperm = np.argsort(tail, kind="stable")
+    a_start = np.searchsorted(tail[aperm], np.arange(0, top + 2))
+    su2, sv2, w2 = inv[su[aperm]], inv[sv[aperm]], w[aperm]
+    for level in (range(top, 0, -1) if down else range(0, top)):
+        lo, hi = a_start[level], a_start[level + 1]
+        if lo == hi:
+            continue
+        head = level - 1 if down else level + 1
+        hs, he = start[head + 1], start[head + 2]
+        x[hs:he] += np.bincount(sv2[lo:hi] - hs, weights=x[su2[lo:hi]] * w2[lo:hi], minlength=he - hs)
+    return x[inv]
+
+
 #: Bytes of cached distance rows kept; beyond, the cache starts again (rows are recomputed on demand),
 #: so that routing towards every node of a large direct network never holds N x N distances.
 DIST_CACHE_BYTES = 512 * 2**20
@@ -95,9 +132,12 @@ class EcmpKernel:
         nh = np.bincount(su, weights=me, minlength=r_n * n)
         w = me / nh[su]
         levels = int(np.max(np.where(finite, dist_rows, 0))) if dist_rows.size else 0
-        F = d0
-        for _ in range(levels):
-            F = d0 + np.bincount(sv, weights=F[su] * w, minlength=r_n * n)
+        if levels >= LEVEL_SWEEP_MIN:
+            F = level_sweep(dist_rows.ravel(), su, sv, w, d0, down=True)
+        else:
+            F = d0
+            for _ in range(levels):
+                F = d0 + np.bincount(sv, weights=F[su] * w, minlength=r_n * n)
         flow = F[su] * w
         if detail:  # per (row, macro arc) entries: flow and per-link share
             return (r, e, flow, 1.0 / nh[su]), unrouted
@@ -176,6 +216,8 @@ class EcmpKernel:
         q0 = np.zeros(r_n * n)
         q0[np.arange(r_n) * n + roots] = 1.0
         levels = int(np.max(np.where(np.isfinite(Ds), Ds, 0))) if Ds.size else 0
+        if levels >= LEVEL_SWEEP_MIN:
+            return r, e, su, level_sweep(Ds.ravel(), su, sv, w, q0, down=False)
         Q = q0
         for _ in range(levels):
             Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
