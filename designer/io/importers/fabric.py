@@ -88,7 +88,9 @@ def _server_columns(members: list[str], kind_of: dict[str, str]) -> list[list[st
 
 
 def natural_key(text: str) -> tuple:
-    """Sort key that orders ``leaf2`` before ``leaf10``."""
+    """Sort key that orders ``leaf2`` before ``leaf10`` (GUID names ``S-0008f105...`` as text)."""
+    if re.fullmatch(r"[SHR]-[0-9a-fA-F]{16}", text):
+        return (text.lower(),)
     return tuple(int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text))
 
 

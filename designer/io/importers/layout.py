@@ -21,8 +21,9 @@ from designer.model import Device, Group, Link
 
 ROW_Y = {"core": 0.0, "spine": 200.0, "leaf": 400.0}
 HOST_TOP = 580.0
-#: Distance between the rows of one wide tier.
+#: Distance between the rows of one wide tier, and between bands of wrapped leaves.
 UPPER_ROW = 90.0
+BAND_GAP = 160.0
 #: Horizontal pitch of devices inside a host frame, and of switches in a row.
 MEMBER_PITCH = 84.0
 MEMBER_ROW = 70.0
@@ -41,6 +42,8 @@ class HostBlock:
 
 
 def _natural(text: str) -> tuple:
+    if re.fullmatch(r"[SHR]-[0-9a-fA-F]{16}", text):  # a GUID name: hexadecimal, compared as text
+        return (text.lower(),)
     return tuple(int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text))
 
 
@@ -74,32 +77,58 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
         else:
             loose.append(block)
 
-    x = 0.0
-    spans: dict[str, tuple[float, float]] = {}  # chassis with leaf blades -> its x range
-    free: list[tuple[float, float]] = []
-    depth = HOST_TOP
+    # Each leaf's block: its width and the places of its hosts relative to the block's top left.
+    plans: list[tuple[Device, float, float, list[tuple[HostBlock, float, float]]]] = []
     for leaf in leaves:
         blocks = under.get(leaf.id, [])
-        x0 = x
+        placed: list[tuple[HostBlock, float, float]] = []
+        height = 0.0
         if blocks:
             w, h = _host_size(blocks[0])
             cols = max(1, min(len(blocks), math.ceil(math.sqrt(len(blocks) * 1.5))))
-            for i, block in enumerate(blocks):
-                bx = x + (i % cols) * w
-                by = HOST_TOP + (i // cols) * h
-                _place_host(by_id, block, bx, by)
-            depth = max(depth, HOST_TOP + math.ceil(len(blocks) / cols) * h)
+            cols = math.ceil(len(blocks) / math.ceil(len(blocks) / cols))  # rows evenly filled: 16 as 4 x 4
+            placed = [(block, (i % cols) * w, (i // cols) * h) for i, block in enumerate(blocks)]
+            height = math.ceil(len(blocks) / cols) * h
             width = max(cols * w, SWITCH_PITCH)
         else:
             width = SWITCH_PITCH
-        leaf.x, leaf.y = x0 + width / 2 - 36, ROW_Y["leaf"]
+        plans.append((leaf, width, height, placed))
+    # Many leaves make a row far wider than it is tall: wrap the leaves (with their hosts) into
+    # bands under the spines, unless a chassis or rail-cabled hosts need the one row.
+    total = sum(p[1] for p in plans)
+    area = sum(p[1] * (p[2] + HOST_TOP - ROW_Y["leaf"]) for p in plans)
+    band_width = max(max((p[1] for p in plans), default=0.0), math.sqrt(area) * 2.0, 2400.0)
+    wrap = total > band_width * 1.5 and not shared and not any(chassis_of.get(p[0].id) for p in plans)
+    if wrap:
+        band_width = total / math.ceil(total / band_width)  # bands of even width
+    x = 0.0
+    offset = 0.0  # vertical offset of the current band
+    band_bottom = HOST_TOP
+    spans: dict[str, tuple[float, float]] = {}  # chassis with leaf blades -> its x range
+    free: list[tuple[float, float]] = []
+    depth = HOST_TOP
+    widest = 0.0
+    for leaf, width, height, placed in plans:
+        if wrap and x > 0 and x + width / 2 > band_width:
+            widest = max(widest, x)
+            x = 0.0
+            offset = band_bottom + BAND_GAP - ROW_Y["leaf"]
+        x0 = x
+        for block, dx, dy in placed:
+            _place_host(by_id, block, x0 + dx, HOST_TOP + offset + dy)
+        band_bottom = max(band_bottom, HOST_TOP + offset + height)
+        depth = max(depth, HOST_TOP + offset + height)
+        leaf.x, leaf.y = x0 + width / 2 - 36, ROW_Y["leaf"] + offset
         x += width
         chassis = chassis_of.get(leaf.id)
         if chassis:
             lo, hi = spans.get(chassis, (x0, x))
             spans[chassis] = (min(lo, x0), max(hi, x))
-        else:
+        elif not free or not wrap:
             free.append((x0, x))
+    x = max(x, widest)
+    if wrap:
+        free = [(0.0, x)]
     x_end = x
     if shared:
         w, h = _host_size(shared[0])
