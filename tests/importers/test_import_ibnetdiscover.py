@@ -254,3 +254,21 @@ def test_latin1_text_and_port_zero():
     assert enc and enc[0].line == 5 and "Latin-1" in enc[0].reason
     assert any("management port" in e.reason for e in report.skipped)
     assert design.device_count() > 0
+
+
+def test_ibnetdiscover_ports_listing():
+    text = (
+        "CA    44    1 0x0002c9030000000a 4x QDR - SW     7   14 0x0002c90300000001 ( 'node1 HCA-1' - 'leaf1' )\n"
+        "SW     7   14 0x0002c90300000001 4x QDR - CA    44    1 0x0002c9030000000a ( 'leaf1' - 'node1 HCA-1' )\n"
+        "SW     7    1 0x0002c90300000001 4x QDR - SW     9    3 0x0002c90300000002 ( 'leaf1' - 'spine1' )\n"
+        "SW     9    3 0x0002c90300000002 4x QDR - SW     7    1 0x0002c90300000001 ( 'spine1' - 'leaf1' )\n"
+        "SW     7    2 0x0002c90300000001 4x SDR\n"
+        "CA    45    1 0x0002c9030000000b 4x DDR - SW     7   15 0x0002c90300000001 ( 'node2 HCA-1' - 'leaf1' )\n"
+    )
+    design, report = imp(text, "ports.txt")
+    assert report.format == "ibnetdiscover-ports"
+    assert {d.id: d.tier for d in design.iter_devices() if d.kind == "switch"} == \
+        {"S-0002c90300000001": "leaf", "S-0002c90300000002": "spine"}
+    assert {g.id for g in design.iter_groups()} == {"node1", "node2"}
+    assert report.read["cables"] == 3
+    assert [f.code for f in check_design(design) if f.code == "degraded-link"] == ["degraded-link"]

@@ -1,4 +1,4 @@
-"""InfiniBand fabrics: ``ibnetdiscover`` output, and ibdiagnet's link list (``ibdiagnet.lst``).
+"""InfiniBand fabrics: ``ibnetdiscover`` output (also ``--ports``), and ibdiagnet's link list (``.lst``).
 
 ibnetdiscover prints one record per node: ``vendid=``/``sysimgguid=``/``switchguid=`` lines, a
 header (``Switch 36 "S-0008f105..." # "description" ... lid 9``, ``Ca 1 "H-..."``, ``Rt``), then
@@ -49,6 +49,10 @@ _LST_NODE = re.compile(
     r"\{\s*(SW|CA|RT)\s+Ports:([0-9A-Fa-f]+)\s+SystemGUID:([0-9A-Fa-f]+)\s+NodeGUID:([0-9A-Fa-f]+)"
     r"(?:\s+\w+:[0-9A-Fa-f]+)*\s+\{([^}]*)\}\s+LID:([0-9A-Fa-f]+)\s+PN:([0-9A-Fa-f]+)\s*\}")
 _LST_LINK = re.compile(r"PHY=(\d+)x\s+LOG=(\w+)\s+SPD=([\d.]+)")
+#: ``ibnetdiscover --ports``: one line per port, ``SW 7 14 0x0002c90300000001 4x QDR - CA 44 1 0x... ( 'a' - 'b' )``.
+_PORTS_END = r"(SW|CA|RT)\s+(\d+)\s+(\d+)\s+(0x[0-9A-Fa-f]+)"
+_PORTS_LINE = re.compile(rf"^\s*{_PORTS_END}\s+(\d+)[xX]\s+(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b"
+                         rf"(?:\s+-\s+{_PORTS_END}\s*(?:\(\s*'([^']*)'\s*-\s*'([^']*)'\s*\))?)?", re.MULTILINE)
 
 
 def sniff(text: str) -> int:
@@ -59,6 +63,8 @@ def sniff(text: str) -> int:
     lst = len(re.findall(r"^\{\s*(?:SW|CA|RT)\s+Ports:", head, re.MULTILINE))
     if headers and ports:
         return 95
+    if _PORTS_LINE.search(head):
+        return 90
     if lst:
         return 90
     if headers or re.search(r"^(?:switchguid|caguid|sysimgguid)=", head, re.MULTILINE):
@@ -212,11 +218,69 @@ def _parse_lst(lines: list[str], report: ImportReport) -> list[_Record]:
     return list(nodes.values())
 
 
+def _parse_ports(lines: list[str], report: ImportReport) -> list[_Record]:
+    """``ibnetdiscover --ports`` output: nodes known by GUID, their port counts from the ports listed."""
+    src = report.source
+    nodes: dict[str, _Record] = {}
+    bad = 0
+    recognised = 0
+    kinds = {"SW": "Switch", "CA": "Ca", "RT": "Rt"}
+    prefix = {"SW": "S", "CA": "H", "RT": "R"}
+
+    def node(kind: str, guid: str, port: int, desc: str, n: int) -> _Record:
+        key = f"{prefix[kind]}-{guid[2:].lower().zfill(16)}"
+        rec = nodes.get(key)
+        if rec is None:
+            rec = nodes[key] = _Record(kinds[kind], port, key, desc, n, "")
+        rec.ports = max(rec.ports, port)
+        if desc and not rec.desc:
+            rec.desc = desc
+        return rec
+
+    for n, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _PORTS_LINE.match(line)
+        if not m:
+            if recognised:
+                bad += 1
+            report.skip(f"{line[:60]!r}", "not an ibnetdiscover --ports line: ignored", n,
+                        "unreadable" if recognised else "junk")
+            continue
+        recognised += 1
+        kind, _lid, port, guid, width, speed = m.group(1), m.group(2), int(m.group(3)), m.group(4), m.group(5), \
+            m.group(6).upper()
+        if port > _MAX_NODE_PORTS or (m.group(9) and int(m.group(9)) > _MAX_NODE_PORTS):
+            raise ImportFileError(f"{src}: line {n}: port {max(port, int(m.group(9) or 0)):,} (a node has at most "
+                                  f"{_MAX_NODE_PORTS:,})")
+        me = node(kind, guid, port, m.group(11) or "", n)
+        if not m.group(7):
+            continue  # a port with nothing cabled
+        peer = node(m.group(7), m.group(10), int(m.group(9)), m.group(12) or "", n)
+        me.links.append((port, peer.key, int(m.group(9)), int(width) * LANE_GBPS[speed], f"{width}x{speed}", n))
+    if not nodes:
+        raise ImportFileError(f"{src}: no ibnetdiscover --ports line")
+    if bad > max(20, recognised // 5):
+        raise ImportFileError(f"{src}: {bad:,} lines are not ibnetdiscover --ports lines")
+    return list(nodes.values())
+
+
 def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
     lines = text.split("\n")
-    lst = bool(re.search(r"^\s*\{\s*(?:SW|CA|RT)\s+Ports:", text[:200_000], re.MULTILINE))
-    report.format = "ibdiagnet-lst" if lst else NAME
-    records = _parse_lst(lines, report) if lst else _parse_ibnetdiscover(lines, report)
+    head = text[:200_000]
+    lst = bool(re.search(r"^\s*\{\s*(?:SW|CA|RT)\s+Ports:", head, re.MULTILINE))
+    ports_list = not lst and not re.search(r'^(?:Switch|Ca|Rt)\s+\d+\s+"', head, re.MULTILINE) and \
+        bool(_PORTS_LINE.search(head))
+    if lst:
+        report.format = "ibdiagnet-lst"
+        records = _parse_lst(lines, report)
+    elif ports_list:
+        report.format = "ibnetdiscover-ports"
+        records = _parse_ports(lines, report)
+    else:
+        report.format = NAME
+        records = _parse_ibnetdiscover(lines, report)
     names = options.name_map
 
     def mapped(key: str) -> str:
