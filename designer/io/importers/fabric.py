@@ -224,9 +224,8 @@ class Fabric:
         for node in self.nodes.values():
             base = safe_id(node.id_hint or node.name or node.key, "n")
             if node.kind == "adapter":
-                out[node.key] = base
+                out[node.key] = base  # adapters of one host share its id; their devices are numbered
                 continue
-            # (switches and other devices keep unique ids)
             ident = base
             n = 2
             while ident in used:
