@@ -72,6 +72,7 @@ DIRECT = (
     ("hypercube n=12", "hypercube", {"n": 12}),
     ("hypercube n=14", "hypercube", {"n": 14}),
     ("dragonfly p=4 a=8 h=4", "dragonfly", {}),
+    ("dragonfly p=8 a=16 h=8", "dragonfly", {"p": 8, "a": 16, "h": 8}),
 )
 
 

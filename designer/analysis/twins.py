@@ -442,16 +442,13 @@ class CoreRouter(EcmpKernel):
         return max(1, TRANSLATED_ROWS_MAX // self.n)
 
     def _pair_distance(self, targets: np.ndarray, row: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """Hop distance from ``nodes[i]`` to ``targets[row[i]]``, a table of targets at a time."""
-        per_chunk = self._targets_per_table(len(targets))
-        if per_chunk >= len(targets):
-            return self._target_distances(targets)[row, nodes]
-        out = np.empty(len(nodes), dtype=np.float32)
-        for first in range(0, len(targets), per_chunk):
-            sel = np.flatnonzero((row >= first) & (row < first + per_chunk))
-            if len(sel):
-                out[sel] = self._target_distances(targets[first : first + per_chunk])[row[sel] - first, nodes[sel]]
-        return out
+        """Hop distance from ``nodes[i]`` to ``targets[row[i]]``: on a translation-symmetric graph each
+        pair read in its target's frame (no table per target), else from the breadth-first rows."""
+        if self.translations() is None:
+            return self.distances(targets)[row, nodes]
+        d0 = self._walk_tables()[4]
+        back = self.translate(np.zeros(len(targets), dtype=np.int64), targets, inverse=True)
+        return d0[self.translate(back[row], nodes)]
 
     def _frontier(self, pid, g_src, g_dst, g_amount, D, grow, smarg, tmarg, mload) -> None:
         """Push groups ``pid`` from their source representative to their destination one."""
