@@ -70,6 +70,19 @@ COLLAPSED_SIZES: dict[str, tuple[float, float]] = {
 
 SELECTION = QColor("#1E6FD9")
 WARNING = QColor("#D62828")
+#: Marks of design-rule findings: an error (the design is wrong) and a warning (worth a look).
+CAUTION = QColor("#E09400")
+ERROR, WARN = "error", "warning"
+
+
+def flag_colour(flag: str) -> QColor:
+    """The colour that marks a device, box or link with a design-rule finding of level ``flag``."""
+    return WARNING if flag == ERROR else CAUTION
+
+
+def worst_flag(a: str, b: str) -> str:
+    """The more severe of two finding levels ("" for none)."""
+    return ERROR if ERROR in (a, b) else (a or b)
 BACKGROUND = QColor("#F5F6F8")
 GRID_COLOUR = QColor("#E3E6EA")
 PORT_FREE = QColor("#FFFFFF")
@@ -113,11 +126,12 @@ def link_width_px(total_gbps: float) -> float:
     return min(8.0, 1.0 + 0.8 * math.log2(total_gbps / 100.0))
 
 
-_PENS: dict[tuple[str, float, bool, bool], QPen] = {}
+_PENS: dict[tuple[str, float, bool, str], QPen] = {}
 
 
-def link_pen(medium: str, total_gbps: float, *, failed: bool = False, flagged: bool = False) -> QPen:
-    """The pen of a link or bundle (shared: pens are cached by their inputs)."""
+def link_pen(medium: str, total_gbps: float, *, failed: bool = False, flagged: str = "") -> QPen:
+    """The pen of a link or bundle (shared: pens are cached by their inputs); ``flagged`` is the
+    level of its worst design-rule finding ("" for none)."""
     key = (medium, total_gbps, failed, flagged)
     pen = _PENS.get(key)
     if pen is None:
@@ -125,9 +139,9 @@ def link_pen(medium: str, total_gbps: float, *, failed: bool = False, flagged: b
     return pen
 
 
-def _make_link_pen(medium: str, total_gbps: float, failed: bool, flagged: bool) -> QPen:
+def _make_link_pen(medium: str, total_gbps: float, failed: bool, flagged: str) -> QPen:
     style = MEDIUM_STYLES.get(medium, MIXED_MEDIUM)
-    colour = WARNING if flagged else (FAILED_COLOUR if failed else style.colour)
+    colour = flag_colour(flagged) if flagged else (FAILED_COLOUR if failed else style.colour)
     pen = QPen(colour, link_width_px(total_gbps))
     pen.setCosmetic(True)
     pen.setStyle(Qt.PenStyle.DashLine if failed else style.dash)
@@ -195,13 +209,13 @@ def utilisation_step(utilisation: float) -> int:
     return min(UTIL_STEPS - 1, int(u * UTIL_STEPS))
 
 
-def utilisation_pen(utilisation: float, total_gbps: float, *, failed: bool = False, flagged: bool = False) -> QPen:
+def utilisation_pen(utilisation: float, total_gbps: float, *, failed: bool = False, flagged: str = "") -> QPen:
     """The pen of a link or bundle coloured by utilisation (width by bandwidth, as media pens)."""
     step = utilisation_step(utilisation)
     key = (step, total_gbps, failed, flagged)
     pen = _UTIL_PENS.get(key)
     if pen is None:
-        colour = WARNING if flagged else (FAILED_COLOUR if failed else utilisation_colours()[step])
+        colour = flag_colour(flagged) if flagged else (FAILED_COLOUR if failed else utilisation_colours()[step])
         pen = QPen(colour, max(1.5, link_width_px(total_gbps)))
         pen.setCosmetic(True)
         pen.setStyle(Qt.PenStyle.DashLine if failed else Qt.PenStyle.SolidLine)

@@ -285,3 +285,48 @@ def test_escape_cancels_a_link_being_drawn(window):
     QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.AltModifier, scene_point(window, 0, -200))
     assert window.document.design.link_count() == 0
     assert a in window.scene.device_items and len(window.scene.items()) == 2
+
+
+def test_rule_marks_are_red_for_errors_and_amber_for_warnings(window):
+    from designer.gui import style
+
+    ed = window.editor
+    a = ed.place_component("qm9700", QPointF(0, 0))
+    b = ed.place_component("qm9700", QPointF(0, -200))
+    lid = ed.connect_ports(a, None, b, None)
+    window.scene.select_devices([])
+    bundle = next(iter(window.scene.bundle_items.values()))
+    window.document.push(SetLinkFieldCommand(window.document.design, [lid], "length_m", 0.0))
+    window.checker.run()
+    assert {f.severity for f in window.checker.findings if lid in f.links} == {"warning"}
+    assert window.scene.link_flagged(lid) == "warning"
+    assert bundle.draw_pen().color() == style.CAUTION
+    window.document.push(SetLinkFieldCommand(window.document.design, [lid], "length_m", 10.0))
+    window.checker.run()
+    assert window.scene.link_flagged(lid) == "error"
+    assert bundle.draw_pen().color() == style.WARNING
+    window.document.undo_stack.undo()
+    window.document.undo_stack.undo()
+    window.checker.run()
+    assert window.scene.link_flagged(lid) == "" and bundle.draw_pen().color() not in (style.WARNING, style.CAUTION)
+
+
+def test_rule_marks_can_be_hidden_as_view_state(window):
+    from designer.gui.canvas.describe import describe_item
+
+    ed = window.editor
+    a = ed.place_component("qm9700", QPointF(0, 0))
+    b = ed.place_component("qm9700", QPointF(0, -200))
+    lid = ed.connect_ports(a, None, b, None)
+    window.scene.select_devices([])
+    window.document.push(SetLinkFieldCommand(window.document.design, [lid], "length_m", 10.0))
+    window.checker.run()
+    window.document.undo_stack.setClean()
+    bundle = next(iter(window.scene.bundle_items.values()))
+    marked = bundle.draw_pen().color()
+    window.actions_by_name["rule_marks"].setChecked(False)
+    assert window.scene.link_flagged(lid) == "" and bundle.draw_pen().color() != marked
+    assert "Design rule" in describe_item(window.scene, bundle)  # the hover still says why
+    assert window.document.undo_stack.isClean() and not window.isWindowModified()
+    window.actions_by_name["rule_marks"].setChecked(True)
+    assert window.scene.link_flagged(lid) == "error" and bundle.draw_pen().color() == marked

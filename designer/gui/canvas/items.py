@@ -90,7 +90,7 @@ class DeviceItem(QGraphicsRectItem):
         self._port_rects: list[QRectF] = []
         self._port_pitch = PORT_PITCH
         self._ports_laid_out = True
-        self.flagged = False
+        self.flagged = ""  # level of the device's worst design-rule finding, "" for none
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(10)
 
@@ -138,7 +138,7 @@ class DeviceItem(QGraphicsRectItem):
             self._used.discard(port_id)
         self.update()
 
-    def set_flagged(self, flagged: bool) -> None:
+    def set_flagged(self, flagged: str) -> None:
         if flagged != self.flagged:
             self.flagged = flagged
             self.update()
@@ -179,9 +179,10 @@ class DeviceItem(QGraphicsRectItem):
         st = self._style
         r = self._rect
         if lod < LOD_BOX_ONLY:
-            painter.fillRect(r, style.SELECTION if selected else (style.WARNING if self.flagged else st.accent))
+            painter.fillRect(r, style.SELECTION if selected else (style.flag_colour(self.flagged) if self.flagged
+                                                                  else st.accent))
             return
-        border = QPen(style.SELECTION if selected else (style.WARNING if self.flagged else st.accent))
+        border = QPen(style.SELECTION if selected else (style.flag_colour(self.flagged) if self.flagged else st.accent))
         border.setWidthF(2.5 if (selected or self.flagged) else 1.2)
         border.setCosmetic(True)
         painter.setPen(border)
@@ -361,7 +362,7 @@ class CollapsedGroupItem(QGraphicsRectItem):
         self.kind = kind
         self._title = group_id
         self._summary = ""
-        self.flagged = False
+        self.flagged = ""  # level of the worst finding among the devices it hides
         self.set_size(*style.COLLAPSED_SIZES.get(kind, style.COLLAPSED_SIZES["custom"]))
         self.setPen(Qt.PenStyle.NoPen)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
@@ -379,7 +380,7 @@ class CollapsedGroupItem(QGraphicsRectItem):
     def texts(self) -> tuple[str, str]:
         return self._title, self._summary
 
-    def set_flagged(self, flagged: bool) -> None:
+    def set_flagged(self, flagged: str) -> None:
         if flagged != self.flagged:
             self.flagged = flagged
             self.update()
@@ -394,7 +395,8 @@ class CollapsedGroupItem(QGraphicsRectItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         r = self._rect
         fill = box_fill(self.kind)
-        edge = style.SELECTION if selected else (style.WARNING if self.flagged else style.GROUP_BORDER)
+        edge = (style.SELECTION if selected
+                else style.flag_colour(self.flagged) if self.flagged else style.GROUP_BORDER)
         if _lod(option, painter) < LOD_BOX_ONLY:
             painter.fillRect(r, fill)
             if selected or self.flagged:

@@ -474,8 +474,9 @@ class DesignScene(QGraphicsScene):
         if item.scene() is self:
             self.removeItem(item)
 
-    def link_flagged(self, link_id: str) -> bool:
-        return self.findings.link_flagged(link_id)
+    def link_flagged(self, link_id: str) -> str:
+        """The level of the link's worst design-rule finding ("" for none)."""
+        return self.findings.link_flag(link_id)
 
     # ------------------------------------------------------------------ queries (see scene_queries)
     def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
@@ -485,6 +486,15 @@ class DesignScene(QGraphicsScene):
             if key is not None and bundles.holds(key):
                 bundles.refresh(key)
         self.findings.mark_items()
+        self.invalidate_sketch()
+
+    def show_rule_marks(self, on: bool) -> None:
+        """Mark (or stop marking) what breaks a design rule in red and amber: view state only."""
+        if on == self.findings.shown:
+            return
+        self.findings.shown = on
+        self.findings.mark_items()
+        self.bundles.restyle_all()
         self.invalidate_sketch()
 
     def findings_for_device(self, device_id: str) -> list[str]:
@@ -567,7 +577,7 @@ class DesignScene(QGraphicsScene):
             used.add(link.a_port if link.a_device == dev.id else link.b_port)
         item.set_ports([(p.id, p.kind) for p in dev.iter_ports()], used)
         if self.findings.device_flagged(dev.id):
-            item.set_flagged(True)
+            item.set_flagged(self.findings.device_flag(dev.id))
         self.device_items[dev.id] = item
         self.add_item(item)
         return item

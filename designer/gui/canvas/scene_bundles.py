@@ -36,7 +36,7 @@ class BundleHost(Protocol):
     def item_for(self, shown: ShownKey) -> QGraphicsItem | None: ...
     def add_item(self, item: QGraphicsItem) -> None: ...
     def drop_item(self, item: QGraphicsItem) -> None: ...
-    def link_flagged(self, link_id: str) -> bool: ...
+    def link_flagged(self, link_id: str) -> str: ...
     def invalidate_sketch(self) -> None: ...
 
 
@@ -167,7 +167,7 @@ class LinkBundles:
         total = 0.0
         media = set()
         failed = True
-        flagged = False
+        flagged = ""
         rates = self._rates
         link_flagged = host.link_flagged
         catalog = host.catalog
@@ -179,7 +179,8 @@ class LinkBundles:
             total += rate
             media.add(link.medium)
             failed = failed and link.failed
-            flagged = flagged or link_flagged(lid)
+            if flagged != style.ERROR:
+                flagged = style.worst_flag(flagged, link_flagged(lid))
         marks = host.marks
         if marks.utilisation is not None:
             pen = style.utilisation_pen(marks.bundle_utilisation(links), total, failed=failed, flagged=flagged)

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QGraphicsItem
 
+from designer.gui import style
 from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE, BundleItem, DeviceItem
 from designer.gui.canvas.scene_bundles import LinkBundles
 from designer.gui.canvas.scene_groups import GroupShapes
@@ -41,6 +42,8 @@ class Findings:
         self._host = host
         self._by_device: dict[str, list[str]] = {}
         self._by_link: dict[str, list[str]] = {}
+        #: whether findings mark items (View > Design-Rule Marks); hover texts name them either way
+        self.shown = True
 
     def replace(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> set[str]:
         """Take new findings; return the links whose mark may have changed."""
@@ -53,6 +56,21 @@ class Findings:
 
     def link_flagged(self, link_id: str) -> bool:
         return link_id in self._by_link
+
+    @staticmethod
+    def _level(texts: Iterable[str]) -> str:
+        level = ""
+        for t in texts:
+            level = style.worst_flag(level, style.ERROR if t.startswith(style.ERROR) else style.WARN)
+        return level
+
+    def device_flag(self, device_id: str) -> str:
+        """The level of the device's worst finding as marked: "error", "warning" or "" (none, or marks hidden)."""
+        return self._level(self._by_device.get(device_id, ())) if self.shown else ""
+
+    def link_flag(self, link_id: str) -> str:
+        """The level of the link's worst finding as marked: "error", "warning" or "" (none, or marks hidden)."""
+        return self._level(self._by_link.get(link_id, ())) if self.shown else ""
 
     def for_device(self, device_id: str) -> list[str]:
         return list(self._by_device.get(device_id, ()))
@@ -69,14 +87,14 @@ class Findings:
         """Flag the device items and the boxes hiding a flagged device."""
         host = self._host
         for did, item in host.device_items.items():
-            item.set_flagged(did in self._by_device)
-        flagged_boxes = set()
-        for did in self._by_device:
+            item.set_flagged(self.device_flag(did))
+        flagged_boxes: dict[str, str] = {}
+        for did in self._by_device if self.shown else ():
             shown = host.shown_key_of(did)
             if shown is not None and shown.is_group:
-                flagged_boxes.add(shown.id)
+                flagged_boxes[shown.id] = style.worst_flag(flagged_boxes.get(shown.id, ""), self.device_flag(did))
         for gid, box in host.groups.boxes.items():
-            box.set_flagged(gid in flagged_boxes)
+            box.set_flagged(flagged_boxes.get(gid, ""))
 
 
 class Selection:

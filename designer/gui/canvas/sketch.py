@@ -26,9 +26,10 @@ class Sketch:
 
     def __init__(self, scene: DesignScene) -> None:
         self.frames: dict[str, list[QRectF]] = defaultdict(list)
-        self.devices: dict[str, list[QRectF]] = defaultdict(list)  # kind (or "flagged") -> rects
+        self.devices: dict[str, list[QRectF]] = defaultdict(list)  # kind (or "flagged:<level>") -> rects
         self.boxes: dict[str, list[QRectF]] = defaultdict(list)  # group kind -> collapsed boxes
-        self.flagged_boxes: list[QRectF] = []  # boxes holding a device that breaks a rule (red edge)
+        #: boxes holding a device with a design-rule finding, by the worst level (red or amber edge)
+        self.flagged_boxes: dict[str, list[QRectF]] = defaultdict(list)
         self.lines: dict[int, list[QLineF]] = defaultdict(list)  # id(pen) -> lines (pens are shared)
         self.pens: dict[int, QPen] = {}
         self.selected_rects: list[QRectF] = []
@@ -55,7 +56,7 @@ class Sketch:
         selected = self.selected_rects
         for item in scene.device_items.values():
             r = item.rect().translated(item.pos())
-            devices["flagged" if item.flagged else item.kind].append(r)
+            devices[f"flagged:{item.flagged}" if item.flagged else item.kind].append(r)
             if item.isSelected():
                 selected.append(r)
         for box in scene.boxes.values():
@@ -63,7 +64,7 @@ class Sketch:
                 r = box.rect().translated(box.pos())
                 self.boxes[box.kind].append(r)
                 if box.flagged:
-                    self.flagged_boxes.append(r)
+                    self.flagged_boxes[box.flagged].append(r)
                 if box.isSelected():
                     self.selected_rects.append(r)
         for group in (*self.frames.values(), *self.devices.values(), *self.boxes.values()):
@@ -88,8 +89,8 @@ class Sketch:
             painter.drawLines(lines)
         painter.setPen(Qt.PenStyle.NoPen)
         for kind, rects in self.devices.items():
-            if kind == "flagged":
-                painter.setBrush(style.WARNING)
+            if kind.startswith("flagged:"):
+                painter.setBrush(style.flag_colour(kind.partition(":")[2]))
             else:
                 painter.setBrush(style.KIND_STYLES.get(kind, style.KIND_STYLES["storage"]).accent)
             painter.drawRects(rects)
@@ -100,12 +101,12 @@ class Sketch:
             for kind, rects in self.boxes.items():
                 painter.setBrush(box_fill(kind))  # the colour the box has when zoomed in
                 painter.drawRects(rects)
-        if self.flagged_boxes:
-            edge = QPen(style.WARNING, 2.5)
+        for level, rects in self.flagged_boxes.items():
+            edge = QPen(style.flag_colour(level), 2.5)
             edge.setCosmetic(True)
             painter.setPen(edge)
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRects(self.flagged_boxes)
+            painter.drawRects(rects)
         if self.selected_rects or self.selected_lines:
             sel = QPen(style.SELECTION, 2.5)
             sel.setCosmetic(True)

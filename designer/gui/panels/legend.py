@@ -28,7 +28,7 @@ class Legend(QWidget):
 
     def _rows(self) -> int:
         media = 4 if self.utilisation else len(style.MEDIUM_STYLES)
-        return len(style.KIND_STYLES) + media + 3
+        return len(style.KIND_STYLES) + media + 4
 
     def sizeHint(self) -> QSize:
         return QSize(230, 10 + self._rows() * self.ROW)
@@ -65,10 +65,12 @@ class Legend(QWidget):
                 p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
                 label(ms.title)
                 y += self.ROW
-        p.setPen(QPen(style.WARNING, 2.6))
-        p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
-        label("breaks a design rule (hover: why)")
-        y += self.ROW
+        for level, words in ((style.ERROR, "design-rule error (hover: why)"),
+                             (style.WARN, "design-rule warning (hover: why)")):
+            p.setPen(QPen(style.flag_colour(level), 2.6))
+            p.drawLine(QPointF(8, y + 9.5), QPointF(32, y + 9.5))
+            label(words)
+            y += self.ROW
         p.setPen(QPen(style.SELECTION, 2))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRoundedRect(QRectF(8, y + 3, 24, 13), 3, 3)

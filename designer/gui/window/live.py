@@ -100,7 +100,15 @@ class LiveAnalysis(QObject):
         self.overlay_action.setStatusTip("Colour every link by its utilisation under the chosen traffic; the "
                                          "busiest links get a halo")
         self.overlay_action.toggled.connect(self.set_overlay)
-        acts.update(live=self.live_action, cancel_analysis=self.cancel_action, overlay=self.overlay_action)
+        self.rule_marks_action = QAction("Design-Rule &Marks", w)
+        self.rule_marks_action.setCheckable(True)
+        self.rule_marks_action.setChecked(True)
+        self.rule_marks_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
+        self.rule_marks_action.setStatusTip("Mark in red what breaks a design rule and in amber what deserves a look "
+                                            "(hover says why); off hides the marks, not the findings")
+        self.rule_marks_action.toggled.connect(w.scene.show_rule_marks)
+        acts.update(live=self.live_action, cancel_analysis=self.cancel_action, overlay=self.overlay_action,
+                    rule_marks=self.rule_marks_action)
         menu = QMenu("&Analysis", w)
         menu.addAction(acts["analyze"])
         menu.addAction(self.live_action)
@@ -120,6 +128,7 @@ class LiveAnalysis(QObject):
             w.view_menu.addAction(w.docks[key].toggleViewAction())
         w.view_menu.addSeparator()
         w.view_menu.addAction(self.overlay_action)
+        w.view_menu.addAction(self.rule_marks_action)
         w.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         w.view.customContextMenuRequested.connect(self._on_view_context_menu)
         self._build_variant_actions()
