@@ -76,8 +76,11 @@ class AlgorithmModel:
         """Busy time per arc per message byte (phases' times add on an arc)."""
         return self._arc_sum()
 
-    def times(self, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Best time over protocols per size, and the index into PROTOCOLS of that protocol."""
+    def times(self, sizes: np.ndarray, seconds_per_byte: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Best time over protocols per size, and the index into PROTOCOLS of that protocol.
+
+        ``seconds_per_byte`` replaces the routed bandwidth term (hashed ECMP draws re-time the model)."""
+        spb = self.seconds_per_byte if seconds_per_byte is None else seconds_per_byte
         best = np.full(len(sizes), np.inf)
         which = np.zeros(len(sizes), dtype=np.int64)
         for k, proto in enumerate(K.PROTOCOLS):
@@ -86,7 +89,7 @@ class AlgorithmModel:
             lat = np.full(len(sizes), self.latency_s[proto])
             if self.plateau and proto == "Simple":
                 lat = np.where(sizes >= self.ranks * K.RING_PLATEAU_BYTES_PER_RANK, lat * K.RING_PLATEAU_FACTOR, lat)
-            t = lat + sizes * self.seconds_per_byte / self.bw_factor[proto]
+            t = lat + sizes * spb / self.bw_factor[proto]
             better = t < best
             best = np.where(better, t, best)
             which = np.where(better, k, which)
@@ -119,7 +122,7 @@ def tree_model(E: Embedder) -> AlgorithmModel:
     s, d, w = E.tree_flows(1.0)
     ph = E.phase(s, d, w)
     ph = Phase(ph.seconds_per_byte / K.TREE_EFFICIENCY, ph.bottleneck_arc, ph.arc_load_per_byte, ph.flows,
-               ph.arc_seconds_per_byte / K.TREE_EFFICIENCY)
+               ph.arc_seconds_per_byte / K.TREE_EFFICIENCY, routed=ph.routed)
     net_lat, _ = E.network_hop_latency_s(s, d)
     ppn = max(len(n) for n in E.nodes)
     depth = tree_depth(m)

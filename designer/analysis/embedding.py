@@ -11,7 +11,7 @@ algorithms' time models are in :mod:`designer.analysis.algorithms`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +34,9 @@ class Phase:
     arc_load_per_byte: np.ndarray = field(repr=False, compare=False)
     flows: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, compare=False)
     arc_seconds_per_byte: np.ndarray = field(repr=False, compare=False, default=None)
+    #: True when the load is the routing of ``flows`` (:meth:`Embedder.phase`), which hashed ECMP
+    #: (:mod:`designer.analysis.hashed`) may re-route; False for loads placed otherwise (NVLS, SHARP).
+    routed: bool = False
 
 
 class Unroutable(Exception):
@@ -82,7 +85,7 @@ class Embedder:
         r = route_flows(ctx.fabric, ctx.router, src, dst, nbytes)
         if r.unrouted_flows and not lost_ok:
             raise Unroutable(self.no_path_text(src, dst, int(r.unrouted_flows)))
-        return self._phase_from_load(r.arc_load, (src, dst, nbytes), capacity)
+        return replace(self._phase_from_load(r.arc_load, (src, dst, nbytes), capacity), routed=True)
 
     # ---- reachability
     def islands(self) -> str | None:

@@ -9,7 +9,7 @@ fraction of the collective's time the link is busy in its busier direction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -27,6 +27,14 @@ from designer.analysis.collectives import (
 )
 from designer.analysis.context import Context, build_context
 from designer.analysis.errors import AnalysisError
+from designer.analysis.hashed import (
+    DEFAULT_HASH_DRAWS,
+    DEFAULT_HASH_SEED,
+    Routing,
+    collision_note,
+    hashed_collective,
+    routing_mode,
+)
 from designer.analysis.load import ranked_links
 from designer.analysis.tiers import TIERS, link_tiers
 from designer.model import Design
@@ -139,6 +147,9 @@ class Report:
     #: Algorithms that apply to the hardware but cannot run here, with why (algorithm, reason):
     #: GPUs without a path to one another. When none can run, no row is selected.
     cannot_run: tuple[tuple[str, str], ...] = ()
+    #: The routing mode across switches (fluid, hashed, adaptive), and under hashed ECMP the selected
+    #: algorithm's time and busiest link over the hash draws (:mod:`designer.analysis.hashed`).
+    routing: Routing | None = None
 
     def selected(self) -> list[CollectiveRow]:
         return [r for r in self.collectives if r.selected]
@@ -170,7 +181,8 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
             algorithms: str | Iterable[str] | None = None, sizes: Iterable[int] | None = None,
             gpus: str | Iterable[str] | None = None, top: int = 10, at_bytes: int | None = None,
             prefer: str | None = None, context: Context | None = None,
-            progress: Callable[[str, int, int], None] | None = None) -> Report:
+            progress: Callable[[str, int, int], None] | None = None, routing: str | None = None,
+            hash_draws: int = DEFAULT_HASH_DRAWS, hash_seed: int = DEFAULT_HASH_SEED) -> Report:
     """Analyze ``design``: bisection bounds, ``collective`` times, link utilisation, bottlenecks.
 
     Parameters
@@ -200,6 +212,10 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         memoised models are re-used, so only what the new arguments change is computed.
     progress : callable, optional
         Called as ``progress(stage, done, total)`` before each stage; it may raise to cancel.
+    routing : str, optional
+        ``fluid``, ``hashed`` or ``adaptive`` (default: by fabric type, see
+        :func:`designer.analysis.hashed.routing_mode`). Hashed adds the selected algorithm's
+        expected and p99 time and busiest link over ``hash_draws`` draws seeded with ``hash_seed``.
 
     Returns
     -------
@@ -232,6 +248,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     step("routes", 0)
     ctx = context if context is not None else build_context(design, catalog)
     members = ctx.gpu_positions(gpus)
+    route = routing_mode(ctx, routing, catalog, draws=hash_draws, seed=hash_seed)
     notes = list(ctx.cap.notes) + list(ctx.fabric.notes)
     if ctx.n_gpus == 0:
         notes.append("the design has no GPU: nothing to analyze (add servers or a generator's fabric)")
@@ -272,6 +289,10 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         elif bottlenecks and fair_status is FairStatus.NO_FLOWS:
             why = NO_FLOWS_WHY.get(mdl.algorithm, NO_FLOWS_WHY[""])
             notes.append(f"the bottlenecks list no flows and no fair rates: {why}")
+        if route.mode == "hashed":
+            hashed = hashed_collective(ctx, mdl, use_bytes, draws=route.draws, seed=route.seed)
+            route = replace(route, hashed=hashed)
+            notes.append(collision_note(hashed))
     return Report(
         design_name=design.name,
         design=_counts(ctx),
@@ -289,6 +310,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         ceiling_busbw_bytes_per_s=ceiling,
         ceiling_link=ceiling_link,
         cannot_run=res.cannot_run,
+        routing=route,
     )
 
 

@@ -8,6 +8,7 @@ import time
 
 from designer.analysis.collectives import ALGORITHMS, COLLECTIVES
 from designer.analysis.errors import AnalysisError
+from designer.analysis.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HASH_SEED, MAX_HASH_DRAWS, ROUTING_MODES
 from designer.cli.common import echo, write_json, write_json_text
 from designer.cli.workloads import workload_arg
 from designer.model import units
@@ -28,6 +29,18 @@ def parse_sizes(text: str) -> list[int]:
         return units.parse_sizes(text)
     except ValueError as e:
         raise AnalysisError(str(e)) from None
+
+
+def whole_arg(flag: str, text: str, low: int, high: int | None) -> int:
+    """A whole-number option from ``low`` to ``high`` (None: no limit); else an :class:`AnalysisError`."""
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        span = f"from {low:,} to {high:,}" if high is not None else f"{low} or more"
+        raise AnalysisError(f"{flag} {text}: a whole number {span}")
+    return value
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -60,6 +73,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--placement", metavar="ORDER",
                    help="with --workload: rank placement, innermost first, e.g. tp,cp,pp,dp (the default) or "
                    "dp,tp,cp,pp")
+    p.add_argument("--routing", metavar="MODE",
+                   help="how switches route flows: fluid (equal split over equal-cost links), hashed (each flow "
+                   "pinned to one path by ECMP hashing: expected and p99 time over seeded draws), adaptive "
+                   "(InfiniBand, Spectrum-X: the fluid split); default by fabric: hashed for Ethernet switches "
+                   "without adaptive routing, adaptive for InfiniBand and Spectrum-X class, fluid without switches")
+    p.add_argument("--hash-draws", metavar="N", default=str(DEFAULT_HASH_DRAWS),
+                   help=f"hashed routing: seeded hash draws (default {DEFAULT_HASH_DRAWS})")
+    p.add_argument("--hash-seed", metavar="N", default=str(DEFAULT_HASH_SEED),
+                   help=f"hashed routing: seed of the draws (default {DEFAULT_HASH_SEED}: the same report every run)")
     p.add_argument("--explain", action="store_true",
                    help="also print how each number was computed: the bisection methods and cut links, each "
                    "algorithm's formula, bottleneck link and latency per protocol, the busbw factor")
@@ -95,13 +117,18 @@ def run(args: argparse.Namespace) -> int:
     sizes = parse_sizes(args.sizes)
     if args.top < 0:
         raise AnalysisError(f"--top {args.top}: the number of bottlenecks to print is 0 or more")
+    if args.routing is not None and args.routing not in ROUTING_MODES:
+        raise AnalysisError(f"--routing {args.routing}: use one of {', '.join(ROUTING_MODES)}")
+    draws = whole_arg("--hash-draws", args.hash_draws, 1, MAX_HASH_DRAWS)
+    seed = whole_arg("--hash-seed", args.hash_seed, 0, None)
     algos = None
     if args.algorithm:
         algos = [a.strip() for item in args.algorithm for a in item.split(",") if a.strip()]
     workload = workload_arg(args.workload, args.placement) if args.workload else None
     design = load_design(args.file)
     report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
-                     top=args.top, progress=stage_progress())
+                     top=args.top, progress=stage_progress(), routing=args.routing, hash_draws=draws,
+                     hash_seed=seed)
     step = None
     if workload is not None:
         from designer.analysis.training import step_analysis

@@ -92,8 +92,32 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
              "example_flows": list(x.example_flows), "fair_rate_bytes_per_s": _num(x.fair_rate_bytes_per_s)}
             for x in report.bottlenecks
         ],
+        "routing": routing_to_dict(report),
         "notes": list(report.notes),
     }
+
+
+def routing_to_dict(report: Report) -> dict[str, Any] | None:
+    """The ``routing`` object: mode, whether the fabric chose it, why; the hashed ECMP figures."""
+    r = report.routing
+    if r is None:
+        return None
+    h = r.hashed
+    hashed = None
+    if h is not None:
+        hashed = {
+            "collective": h.collective, "algorithm": h.algorithm, "message_bytes": h.message_bytes,
+            "draws": h.draws, "seed": h.seed, "flows": h.flows, "modelled": h.modelled,
+            "time_s": {"fluid": _num(h.fluid_time_s), "mean": _num(h.mean_time_s), "p99": _num(h.p99_time_s)},
+            "busbw_bytes_per_s": {"fluid": _num(h.busbw_bytes_per_s(h.fluid_time_s)),
+                                  "mean": _num(h.busbw_bytes_per_s(h.mean_time_s)),
+                                  "p99": _num(h.busbw_bytes_per_s(h.p99_time_s))},
+            "max_link_utilization": {"fluid": _num(h.fluid_max_utilization), "mean": _num(h.mean_max_utilization),
+                                     "p99": _num(h.p99_max_utilization)},
+            "slowdown": {"mean": _num(h.mean_slowdown), "p99": _num(h.p99_slowdown)},
+        }
+    return {"mode": r.mode, "by_default": r.by_default, "reason": r.reason, "draws": r.draws, "seed": r.seed,
+            "hashed": hashed}
 
 
 def report_to_json(report: Report, *, all_links: bool = True) -> str:

@@ -81,6 +81,7 @@ def summary_lines(report: Report, *, max_rows: int | None = None, top: int = 5) 
         out.append(f"{report.collective} over {count(report.ranks, 'GPU')} on {count(report.servers, 'server')}: "
                    "nothing selected: " + ("no algorithm can run (see the notes)" if report.cannot_run
                                            else "no algorithm applies (see the notes)"))
+    out += routing_lines(report)
     if report.bottlenecks:
         out.append(f"Top bottlenecks ({traffic_text(report)}):")
         for bn in report.bottlenecks[:top]:
@@ -90,6 +91,24 @@ def summary_lines(report: Report, *, max_rows: int | None = None, top: int = 5) 
                        f"{percent(bn.utilization)} busy ({bn.algorithm}{flows})")
     for note in report.notes:
         out.append(f"note: {note}")
+    return out
+
+
+def routing_lines(report: Report) -> list[str]:
+    """The routing mode, and under hashed ECMP the selected algorithm's time and busiest link over the draws."""
+    r = report.routing
+    if r is None or (not report.collectives and r.mode != "hashed"):
+        return []
+    chosen = "by fabric" if r.by_default else "asked for"
+    out = [f"Routing: {r.mode} ({chosen}: {r.reason})"]
+    h = r.hashed
+    if h is not None and h.modelled and h.flows:
+        out.append(f"  hashed ECMP, {h.algorithm} at {size(h.message_bytes)} over {count(h.draws, 'draw')} "
+                   f"(seed {h.seed}): time {duration(h.mean_time_s)} mean, {duration(h.p99_time_s)} p99, "
+                   f"fluid {duration(h.fluid_time_s)}; busbw {rate(h.busbw_bytes_per_s(h.mean_time_s))} mean, "
+                   f"{rate(h.busbw_bytes_per_s(h.p99_time_s))} p99")
+        out.append(f"  busiest link at the fluid pace: {percent(h.mean_max_utilization)} mean, "
+                   f"{percent(h.p99_max_utilization)} p99 (fluid {percent(h.fluid_max_utilization)})")
     return out
 
 

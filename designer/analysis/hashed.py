@@ -1,0 +1,407 @@
+"""Routing modes and hashed ECMP: each flow pinned to one equal-cost path (docs/analysis.md section 5).
+
+The fluid model (:mod:`designer.analysis.ecmp`) splits every flow equally over its equal-cost next
+hops, which is what InfiniBand adaptive routing and Spectrum-X-class Ethernet (per-packet adaptive
+routing, reordering in the NIC) come close to. A plain Ethernet fabric instead *hashes* each flow
+(its 5-tuple) onto one next hop at every switch, and a collective's few large flows can land on the
+same uplink. Hashed mode models that:
+
+- every network flow of the algorithm (each channel of a ring, each edge of a tree, per NIC port
+  when a NIC has several) takes one shortest path, chosen hop by hop uniformly among the
+  equal-cost next *links* (parallel links count one each), exactly the probabilities the fluid
+  split uses, so the mean load of every link over many draws is the fluid load;
+- R seeded draws (default :data:`DEFAULT_HASH_DRAWS`, seed :data:`DEFAULT_HASH_SEED`), all flows
+  of a draw at once, numpy-vectorised (one random choice per flow per hop);
+- per draw, each phase's time per byte is set by its most loaded link, as in the fluid model, and
+  the collective's time follows from the algorithm's own latency and protocol model.
+
+NVLink, PCIe and a NIC's share over its own ports stay as in the fluid model; phases that are not
+routed flow by flow (NVLS inside the NVSwitch, SHARP's NIC links, all-to-all routed in aggregate)
+keep their fluid loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.analysis.algorithms import AlgorithmModel
+from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
+from designer.analysis.collectives import bus_factor
+from designer.analysis.context import Context
+from designer.analysis.errors import AnalysisError
+from designer.model.catalog import Catalog, default_catalog
+from designer.model.units import count, size
+
+__all__ = ["DEFAULT_HASH_DRAWS", "DEFAULT_HASH_SEED", "ROUTING_MODES", "HashedResult", "Routing",
+           "collision_note", "core_subflows", "hashed_arc_loads", "hashed_collective", "hashed_core_loads",
+           "routing_mode"]
+
+#: Routing modes: ``fluid`` (equal split per link at every hop), ``hashed`` (one path per flow),
+#: ``adaptive`` (the fabric spreads flows itself; modelled as the fluid split).
+ROUTING_MODES = ("fluid", "hashed", "adaptive")
+#: What each mode models, as the report says it.
+MODE_TEXT = {"fluid": "every flow split equally over the equal-cost links at each hop",
+             "hashed": "each flow pinned to one equal-cost path, as ECMP hashing does",
+             "adaptive": "the switches spread flows over the equal-cost paths (modelled as the fluid split)"}
+#: Hash draws per analysis: enough for a stable mean, and a p99 that is the worst draw of 32.
+DEFAULT_HASH_DRAWS = 32
+#: Seed of the draws: a fixed default so the same design gives the same report.
+DEFAULT_HASH_SEED = 0
+#: Most hash draws one analysis takes.
+MAX_HASH_DRAWS = 10_000
+#: (draw x flow) rows walked at once; more draws are walked a batch at a time.
+ROW_BUDGET = 1_000_000
+#: (destination class x node) states numbered through a dense table (more: sorted)
+DENSE_STATES = 8_000_000
+#: Destinations x core nodes of one distance table; more destinations take several tables.
+TABLE_BUDGET = 32_000_000
+#: The percentile of the draws reported beside their mean.
+TAIL_QUANTILE = 0.99
+
+
+@dataclass(frozen=True)
+class HashedResult:
+    """The selected algorithm at one message size under hashed ECMP (units: s, bytes, fractions).
+
+    ``time_s`` and ``max_utilization`` hold one value per draw. ``max_utilization`` is the
+    busiest link's busy time at the fluid model's pace over the fluid time: the same quantity as
+    the report's per-link utilisation, 1.0 for a link that is the fluid bottleneck, above 1 for a
+    link that collisions load past what it can carry in that time.
+    """
+
+    collective: str
+    algorithm: str
+    ranks: int
+    message_bytes: int
+    draws: int
+    seed: int
+    #: Network flows routed through the switches (each channel and NIC port its own flow).
+    flows: int
+    fluid_time_s: float
+    fluid_max_utilization: float
+    time_s: np.ndarray
+    max_utilization: np.ndarray
+    #: False when the algorithm's busiest traffic is not routed flow by flow (the fluid loads stand).
+    modelled: bool = True
+
+    @property
+    def mean_time_s(self) -> float:
+        return float(np.mean(self.time_s))
+
+    @property
+    def p99_time_s(self) -> float:
+        return _tail(self.time_s)
+
+    @property
+    def mean_max_utilization(self) -> float:
+        return float(np.mean(self.max_utilization))
+
+    @property
+    def p99_max_utilization(self) -> float:
+        return _tail(self.max_utilization)
+
+    @property
+    def mean_slowdown(self) -> float:
+        """Mean hashed time over the fluid time (1 = no loss to collisions)."""
+        return self.mean_time_s / self.fluid_time_s if self.fluid_time_s > 0 else 1.0
+
+    @property
+    def p99_slowdown(self) -> float:
+        return self.p99_time_s / self.fluid_time_s if self.fluid_time_s > 0 else 1.0
+
+    def busbw_bytes_per_s(self, time_s: float) -> float:
+        """nccl-tests busbw of the message at ``time_s`` (:func:`designer.analysis.collectives.bus_factor`)."""
+        return self.message_bytes / time_s * bus_factor(self.collective, self.ranks) if time_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Routing:
+    """How the report routes flows across switches: the mode, whether the fabric chose it, why."""
+
+    mode: str
+    by_default: bool
+    reason: str
+    draws: int = DEFAULT_HASH_DRAWS
+    seed: int = DEFAULT_HASH_SEED
+    #: The hashed figures of the selected algorithm (hashed mode with an algorithm selected), else None.
+    hashed: HashedResult | None = None
+
+
+def _tail(x: np.ndarray) -> float:
+    """The :data:`TAIL_QUANTILE` of the draws, a value one of them took (the worst of up to 100 draws)."""
+    return float(np.quantile(x, TAIL_QUANTILE, method="higher")) if len(x) else 0.0
+
+
+# --------------------------------------------------------------------------- mode
+def _adaptive_switch(design, catalog: Catalog, node: int) -> bool:
+    """A switch whose catalog model (or ``properties["adaptive_routing"]``) says it routes adaptively."""
+    dev = design.devices[node]
+    comp = catalog.components.get(dev.model) if dev.model else None
+    specs = dict(comp.specs) if comp is not None else {}
+    if "adaptive_routing" in dev.properties:
+        specs["adaptive_routing"] = dev.properties["adaptive_routing"]
+    return bool(specs.get("adaptive_routing", False))
+
+
+def routing_mode(ctx: Context, requested: str | None = None, catalog: Catalog | None = None, *,
+                 draws: int = DEFAULT_HASH_DRAWS, seed: int = DEFAULT_HASH_SEED) -> Routing:
+    """The routing mode of ``ctx``: ``requested``, or by fabric type when None.
+
+    By default: hashed when a switch carrying network traffic is Ethernet without adaptive
+    routing (its catalog ``specs.adaptive_routing``, or ``properties["adaptive_routing"]``);
+    adaptive when every such switch is InfiniBand or adaptive Ethernet (Spectrum-X class); fluid
+    when no switch routes (direct-connect fabrics, single servers).
+    """
+    if requested is not None and requested not in ROUTING_MODES:
+        raise AnalysisError(f"unknown routing {requested!r}: use one of {', '.join(ROUTING_MODES)}")
+    if not isinstance(draws, (int, np.integer)) or isinstance(draws, bool) or not 1 <= draws <= MAX_HASH_DRAWS:
+        raise AnalysisError(f"hash draws must be a whole number from 1 to {MAX_HASH_DRAWS:,}, not {draws!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise AnalysisError(f"the hash seed must be a whole number 0 or more, not {seed!r}")
+    cap, fab = ctx.cap, ctx.fabric
+    switches = fab.core_nodes[cap.node_kind[fab.core_nodes] == K_SWITCH]
+    if requested is not None:
+        return Routing(requested, False, MODE_TEXT[requested], int(draws), int(seed))
+    if not len(switches):
+        return Routing("fluid", True, "no switch chooses among paths (direct links or one server)", int(draws),
+                       int(seed))
+    catalog = default_catalog() if catalog is None else catalog
+    # A switch is InfiniBand when its network links are (capacity graph protocol).
+    net = (cap.protocol != P_NVLINK) & (cap.protocol != P_PCIE)
+    ib_node = np.zeros(cap.n_nodes, dtype=bool)
+    for end in (cap.a, cap.b):
+        ib_node[end[net & (cap.protocol == P_IB)]] = True
+    hashed = [int(s) for s in switches if not ib_node[s] and not _adaptive_switch(ctx.design, catalog, int(s))]
+    if hashed:
+        names = ", ".join(cap.node_ids[i] for i in hashed[:2]) + ("..." if len(hashed) > 2 else "")
+        return Routing("hashed", True, f"Ethernet switches without adaptive routing hash each flow onto one path "
+                       f"({count(len(hashed), 'switch')}: {names})", int(draws), int(seed))
+    return Routing("adaptive", True, "InfiniBand or adaptive-routing Ethernet switches spread flows over the "
+                   "equal-cost paths (modelled as the fluid split)", int(draws), int(seed))
+
+
+# --------------------------------------------------------------------------- flows
+def core_subflows(fabric, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The network part of flows ``src -> dst`` (GPU positions): (core node from, core node to, bytes).
+
+    As :func:`designer.analysis.routing.route_flows` routes them: flows inside an NVLink domain
+    stay on NVLink (none here), a GPU with several attachments (NIC ports) shares its bytes over
+    them, one sub-flow per (source port, destination port); flows without a network attachment
+    are left out (the fluid routing reports them).
+    """
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    nbytes = np.asarray(nbytes, dtype=float)
+    dom = fabric.domain
+    keep = src != dst
+    keep &= ~((dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0))
+    src, dst, nbytes = src[keep], dst[keep], nbytes[keep]
+    ptr = np.searchsorted(fabric.att_gpu, np.arange(len(fabric.gpus) + 1))
+    cs_n, cd_n = ptr[src + 1] - ptr[src], ptr[dst + 1] - ptr[dst]
+    ok = (cs_n > 0) & (cd_n > 0)
+    src, dst, nbytes, cs_n, cd_n = src[ok], dst[ok], nbytes[ok], cs_n[ok], cd_n[ok]
+    rep = cs_n * cd_n
+    fi = np.repeat(np.arange(len(src)), rep)
+    k = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
+    ia = ptr[src[fi]] + k // cd_n[fi]
+    ib = ptr[dst[fi]] + k % cd_n[fi]
+    wb = nbytes[fi] * fabric.att_w[ia] * fabric.att_w[ib]
+    cs, ct = fabric.att_core[ia], fabric.att_core[ib]
+    net = cs != ct
+    return cs[net], ct[net], wb[net]
+
+
+def hashed_core_loads(router, cs: np.ndarray, ct: np.ndarray, amount: np.ndarray, draws: int,
+                      rng: np.random.Generator) -> np.ndarray:
+    """Per draw, the load of every core link arc (``router.src``/``router.dst`` order) when flow ``i``
+    (``amount[i]`` from core node ``cs[i]`` to ``ct[i]``) takes one shortest path, each hop chosen
+    uniformly among the equal-cost next links (parallel links one each). Returns (draws, core arcs).
+
+    Vectorised: all flows of a batch of draws step together, one random number per flow per hop.
+    The equal-cost links are found once per distinct (destination class, node) state: twin
+    destinations (identical neighbours, e.g. the leaves of one pod) are at the same distance from
+    every other node, so one distance row serves a class; the last hop takes the links into the
+    destination itself, and a flow between twins any link to their common neighbours. Unreachable
+    flows are left out (the fluid routing reports them).
+    """
+    n = router.n
+    src_a, dst_a = router.src, router.dst
+    na = len(src_a)
+    out = np.zeros(draws * na)
+    cs = np.asarray(cs, dtype=np.int64)
+    ct = np.asarray(ct, dtype=np.int64)
+    amount = np.asarray(amount, dtype=float)
+    keep = (cs != ct) & (amount > 0)
+    cs, ct, amount = cs[keep], ct[keep], amount[keep]
+    if not len(cs) or not na:
+        return out.reshape(draws, na)
+    hops = np.asarray(router.hops(cs, ct), dtype=float)
+    ok = np.isfinite(hops) & (hops > 0)
+    cs, ct, amount, hops = cs[ok], ct[ok], amount[ok], hops[ok].astype(np.int64)
+    if not len(cs):
+        return out.reshape(draws, na)
+    order = np.argsort(src_a, kind="stable")           # out-arcs of each node: order[ptr[u]:ptr[u + 1]]
+    ptr = np.searchsorted(src_a[order], np.arange(n + 1))
+    pair_key = src_a * n + dst_a                        # parallel arcs u -> v: one run of the sorted keys
+    by_pair = np.argsort(pair_key, kind="stable")
+    pair_sorted = pair_key[by_pair]
+    # Destination classes (twins), a representative's distance row for each.
+    cls_of = np.full(n, -1, dtype=np.int64)
+    reps = []
+    for c, g in enumerate(router.twin_classes(np.unique(ct))):
+        cls_of[g] = c
+        reps.append(int(g[0]))
+    reps = np.array(reps, dtype=np.int64)
+    twin_start = (cls_of[cs] == cls_of[ct]) & (hops == 2)   # between twins: via any common neighbour
+    per_table = max(1, TABLE_BUDGET // max(n, 1))
+    fcls = cls_of[ct]
+    for c0 in range(0, len(reps), per_table):
+        sel = np.flatnonzero((fcls >= c0) & (fcls < c0 + per_table))
+        if not len(sel):
+            continue
+        n_cls = min(per_table, len(reps) - c0)
+        D = np.asarray(router.distances(reps[c0 : c0 + n_cls]))
+        dense = n_cls * n <= DENSE_STATES
+        fl_c, fl_s, fl_t, fl_b, fl_d, fl_tw = fcls[sel] - c0, cs[sel], ct[sel], amount[sel], hops[sel], twin_start[sel]
+        per_batch = max(1, ROW_BUDGET // len(sel))
+        for r0 in range(0, draws, per_batch):
+            nr = min(per_batch, draws - r0)
+            f = np.tile(np.arange(len(sel)), nr)
+            r = np.repeat(np.arange(r0, r0 + nr), len(sel))
+            u, d, tw = fl_s[f], fl_d[f], fl_tw[f]
+            while len(f):
+                chosen = np.empty(len(f), dtype=np.int64)
+                rand = rng.random(len(f))
+                last = d == 1
+                if last.any():                          # into the destination: its parallel links
+                    key = u[last] * n + fl_t[f[last]]
+                    lo = np.searchsorted(pair_sorted, key, side="left")
+                    cnt = np.searchsorted(pair_sorted, key, side="right") - lo
+                    chosen[last] = by_pair[lo + np.minimum((rand[last] * cnt).astype(np.int64), cnt - 1)]
+                if tw.any():                            # from a twin: every link reaches a common neighbour
+                    deg = ptr[u[tw] + 1] - ptr[u[tw]]
+                    chosen[tw] = order[ptr[u[tw]] + np.minimum((rand[tw] * deg).astype(np.int64), deg - 1)]
+                mid = ~last & ~tw
+                if mid.any():
+                    key = fl_c[f[mid]] * n + u[mid]
+                    if dense:
+                        seen = np.zeros(n_cls * n, dtype=bool)
+                        seen[key] = True
+                        states = np.flatnonzero(seen)
+                        index = np.zeros(n_cls * n, dtype=np.int64)
+                        index[states] = np.arange(len(states))
+                        inv = index[key]
+                    else:
+                        states, inv = np.unique(key, return_inverse=True)
+                        inv = inv.reshape(-1)
+                    st_c, st_u = states // n, states % n
+                    deg = ptr[st_u + 1] - ptr[st_u]
+                    rep = np.repeat(np.arange(len(states)), deg)
+                    off = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
+                    arcs = order[ptr[st_u][rep] + off]
+                    closer = D[st_c[rep], dst_a[arcs]] == D[st_c, st_u][rep] - 1
+                    rep, arcs = rep[closer], arcs[closer]
+                    cnt = np.bincount(rep, minlength=len(states))
+                    start = np.cumsum(cnt) - cnt
+                    c = cnt[inv]
+                    chosen[mid] = arcs[start[inv] + np.minimum((rand[mid] * c).astype(np.int64), c - 1)]
+                out += np.bincount(r * na + chosen, weights=fl_b[f], minlength=draws * na)
+                u = dst_a[chosen]
+                d = d - 1
+                alive = d > 0
+                f, r, u, d = f[alive], r[alive], u[alive], d[alive]
+                tw = np.zeros(len(f), dtype=bool)
+    return out.reshape(draws, na)
+
+
+def hashed_arc_loads(ctx: Context, src, dst, nbytes, *, draws: int = DEFAULT_HASH_DRAWS,
+                     seed: int = DEFAULT_HASH_SEED) -> np.ndarray:
+    """Per draw, the load on every capacity-graph arc of the switch (core) part of flows
+    ``src -> dst`` (GPU positions, ``nbytes`` each) under hashed ECMP: (draws, arcs).
+
+    Only the links between switches (and network-port GPUs) are filled; NVLink and NIC links are
+    as the fluid routing has them (:func:`designer.analysis.routing.route_flows`).
+    """
+    fab = ctx.fabric
+    cs, ct, b = core_subflows(fab, src, dst, nbytes)
+    H = hashed_core_loads(ctx.router, cs, ct, b, draws, np.random.default_rng(seed))
+    out = np.zeros((draws, 2 * ctx.cap.n_links))
+    out[:, fab.core_arc] = H
+    return out
+
+
+# --------------------------------------------------------------------------- collective
+def hashed_collective(ctx: Context, model: AlgorithmModel, message_bytes: int, *,
+                      draws: int = DEFAULT_HASH_DRAWS, seed: int = DEFAULT_HASH_SEED) -> HashedResult:
+    """``model`` (an algorithm embedded by :func:`designer.analysis.collectives.collective_times`) at
+    ``message_bytes`` under hashed ECMP, over ``draws`` seeded draws (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    fab = ctx.fabric
+    core = fab.core_arc
+    n_arcs = 2 * ctx.cap.n_links
+    is_core = np.zeros(n_arcs, dtype=bool)
+    is_core[core] = True
+    eff = ctx.cap.arc_effective_bytes_per_s
+    fixed_sum = np.zeros(n_arcs)           # busy seconds per byte that hashing leaves as they are
+    core_sum = np.zeros((draws, len(core)))  # hashed busy seconds per byte on core arcs
+    seq = np.zeros(draws)                  # phases one after the other: their times add
+    flows = 0
+    routed_any = False
+    for ph in model.phases:
+        arc_spb = np.asarray(ph.arc_seconds_per_byte, dtype=float)
+        if not getattr(ph, "routed", False):
+            fixed_sum += arc_spb
+            seq += ph.seconds_per_byte
+            continue
+        src, dst, w = ph.flows
+        cs, ct, b = core_subflows(fab, src, dst, w)
+        flows += len(cs)
+        routed_any = True
+        H = hashed_core_loads(ctx.router, cs, ct, b, draws, rng)
+        fluid_core = np.asarray(ph.arc_load_per_byte, dtype=float)[core]
+        # Seconds per byte of load on each arc as the phase modelled it (capacity, tree efficiency).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_load = np.where(fluid_core > 0, arc_spb[core] / np.where(fluid_core > 0, fluid_core, 1.0),
+                                1.0 / eff[core])
+        Hs = H * per_load
+        fixed = arc_spb.copy()
+        fixed[core] = 0.0
+        fixed_sum += fixed
+        core_sum += Hs
+        seq += np.maximum(float(fixed.max()) if len(fixed) else 0.0, Hs.max(axis=1) if Hs.shape[1] else 0.0)
+    rest = float(fixed_sum[~is_core].max()) if (~is_core).any() else 0.0
+    total_core = fixed_sum[core][None, :] + core_sum
+    busiest = np.maximum(rest, total_core.max(axis=1) if len(core) else 0.0)
+    if model.concurrent and len(model.phases) > 1:
+        spb = busiest
+    else:
+        spb = seq
+    spb = np.maximum(spb, model.floor_seconds_per_byte)
+    size = np.array([float(message_bytes)])
+    fluid_t = float(model.times(size)[0][0])
+    times = np.array([float(model.times(size, seconds_per_byte=float(x))[0][0]) for x in spb])
+    scale = message_bytes / fluid_t if fluid_t > 0 else 0.0
+    fluid_util = float(np.max(model.arc_seconds_per_byte())) * scale if n_arcs else 0.0
+    return HashedResult(model.collective, model.algorithm, model.ranks, int(message_bytes), int(draws), int(seed),
+                        flows, fluid_t, fluid_util, times, busiest * scale, routed_any)
+
+
+def collision_note(h: HashedResult) -> str:
+    """The "collisions" line: how much slower hashed ECMP makes the selected collective than the fluid split."""
+    head = f"collisions: {h.algorithm} at {size(h.message_bytes)}"
+    if not h.modelled:
+        return (f"{head}: its network traffic is not routed flow by flow (in-switch reduction, or all-to-all "
+                "in aggregate, whose many flows per link spread like the fluid split): hashing not modelled")
+    if not h.flows:
+        return f"{head}: no network flow crosses between switches (each stays under its own leaf): nothing to hash"
+    if h.p99_slowdown < 1.005:
+        return (f"{head}: hashed ECMP is as fast as the fluid split ({count(h.flows, 'network flow')} on the switches; "
+                f"no draw of {h.draws} loads a link past the fluid bottleneck)")
+    return (f"{head}: hashed ECMP makes it {h.mean_slowdown:.2f}x slower than the fluid split on average, "
+            f"{h.p99_slowdown:.2f}x at p99 ({h.draws} draws): {count(h.flows, 'network flow')} pinned to one path "
+            f"each load the busiest link to {h.mean_max_utilization:.0%} of what it carries in the fluid time "
+            f"({h.p99_max_utilization:.0%} at p99); adaptive routing (InfiniBand, Spectrum-X) or more flows "
+            "per connection (NCCL_IB_QPS_PER_CONNECTION) spread them")
