@@ -183,3 +183,22 @@ def test_cli_refuses_bad_routing_options_in_one_line(tmp_path, capsys, args, wor
     assert main(["analyze", str(path), *args]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err
+
+
+@pytest.mark.parametrize("gen,kw", [
+    ("clos3", dict(pods=2, leaves_per_pod=2, hosts_per_leaf=16, switch="tomahawk5-64x800")),
+    ("torus", dict(dims=(4, 4, 2))),
+])
+def test_the_mean_is_the_fluid_split_on_three_tiers_and_direct_links(gen, kw):
+    """Twin leaves of one pod (two hops through their spines), pods joined through the core, and
+    a torus whose GPUs route themselves: every kind of hop keeps the fluid split as its mean."""
+    ctx = build_context(GENERATORS[gen].build(**kw))
+    rng = np.random.default_rng(11)
+    n = ctx.n_gpus
+    src = rng.integers(0, n, 300)
+    dst = (src + rng.integers(1, n, 300)) % n
+    w = rng.uniform(0.5, 2.0, 300)
+    fluid = route_flows(ctx.fabric, ctx.router, src, dst, w).arc_load[ctx.fabric.core_arc]
+    loads = hashed_arc_loads(ctx, src, dst, w, draws=2000, seed=2)[:, ctx.fabric.core_arc]
+    assert np.allclose(loads.sum(axis=1), loads.sum(axis=1)[0])   # every draw routes every byte, same hop count
+    assert np.allclose(loads.mean(axis=0), fluid, rtol=0.08, atol=0.02 * fluid.max())
