@@ -29,6 +29,8 @@ from designer.model.catalog import Catalog
 
 MIME_COMPONENT = "application/x-topo-designer-component"
 MIME_SERVER = "application/x-topo-designer-server"
+#: A server template: the payload is the template file's path (designer.io.server_template).
+MIME_TEMPLATE = "application/x-topo-designer-server-template"
 MIME_CABLE = "application/x-topo-designer-cable"
 DESIGN_SUFFIXES = (".json", ".topo", ".topo.json")
 
@@ -127,6 +129,17 @@ class Editor(QObject):
             return []
         try:
             design = spec.build(catalog=self.catalog, **params)
+        except DesignError as e:
+            self.status(str(e))
+            return []
+        return self.insert_design(design, f"Place {design.name}", centre=pos, free_space=True)
+
+    def place_template(self, path: str, pos: QPointF) -> list[str]:
+        """Read the server template at ``path`` and insert a copy centred at ``pos`` (in free space)."""
+        from designer.io.server_template import load_server_template
+
+        try:
+            design = load_server_template(path)
         except DesignError as e:
             self.status(str(e))
             return []
@@ -258,7 +271,7 @@ class Editor(QObject):
 
     # ------------------------------------------------------------------ drops
     def accepts_drop(self, mime: QMimeData) -> bool:
-        if mime.hasFormat(MIME_COMPONENT) or mime.hasFormat(MIME_SERVER) or mime.hasFormat(MIME_CABLE):
+        if any(mime.hasFormat(m) for m in (MIME_COMPONENT, MIME_SERVER, MIME_TEMPLATE, MIME_CABLE)):
             return True
         return bool(self.local_paths(mime))
 
@@ -285,6 +298,8 @@ class Editor(QObject):
         if mime.hasFormat(MIME_SERVER):
             params = json.loads(bytes(mime.data(MIME_SERVER).data()).decode("utf-8"))
             return bool(self.place_server(params, pos))
+        if mime.hasFormat(MIME_TEMPLATE):
+            return bool(self.place_template(bytes(mime.data(MIME_TEMPLATE).data()).decode("utf-8"), pos))
         if mime.hasFormat(MIME_CABLE):
             cable_id = bytes(mime.data(MIME_CABLE).data()).decode("utf-8")
             for item in self.scene.items(pos):

@@ -271,6 +271,7 @@ class ComparePanel(PlotPanel):
         self.legend.clear()
         for c in self.curves:
             self.legend.addItem(c, c.name())
+        self.legend.setVisible(bool(self.curves))
         self.set_left_ticks(log_ticks(min(values), max(values), units.rate) if values else [])
         labels, columns = self.rows() if len(variants) > 1 else ([], [])
         self.table.clear()

@@ -123,7 +123,7 @@ class PlotPanel(QWidget):
         ticks = self._left_ticks
         height = self.plot.getPlotItem().getViewBox().height()
         every = max(1, int(np.ceil(len(ticks) * 15.0 / height))) if height > 0 and ticks else 1
-        self.plot.getPlotItem().getAxis("left").setTicks([ticks[::every]] if ticks else None)
+        self.plot.getPlotItem().getAxis("left").setTicks([ticks[::every]])  # none without data
 
     def set_info(self, text: str, detail: str = "") -> None:
         """The line under the plot, kept short; ``detail`` (how to read it) shows on hover."""
@@ -242,6 +242,7 @@ class UtilisationPanel(PlotPanel):
         self.legend.clear()  # curves made above added themselves; keep one labelled entry per tier
         for curve, label in entries:
             self.legend.addItem(curve, label)
+        self.legend.setVisible(bool(entries))
         if not histogram:
             pi.setYRange(0, 100, padding=0.02)
             pi.setXRange(0, 100, padding=0.01)
@@ -461,6 +462,7 @@ class CurvesPanel(PlotPanel):
         self.legend.clear()
         for curve, label in entries:
             self.legend.addItem(curve, label)
+        self.legend.setVisible(bool(entries))
         values = [r.busbw_bytes_per_s if busbw else r.time_s for r in rep.collectives] if rep is not None else []
         values = [v for v in values if v > 0]
         if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.gui.canvas.checks import RuleChecker, rules_summary
-from designer.gui.canvas.editor import MIME_COMPONENT, MIME_SERVER, Editor
+from designer.gui.canvas.editor import MIME_COMPONENT, MIME_SERVER, MIME_TEMPLATE, Editor
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.canvas.view import DesignView
 from designer.gui.document.document import Document, auto_collapse
@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.palette = Palette(self.catalog, lambda: server_presets(self.catalog))
         self.palette.activated.connect(self._on_palette_activated)
+        self.palette.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.inspector = Inspector(self.document, self.scene, lambda t: self.statusBar().showMessage(t, 6000))
         self.analysis = AnalysisDock(self.document, self.runner)
         self.inspector.link_activated.connect(self.show_link)
@@ -519,3 +520,5 @@ class MainWindow(QMainWindow):
             import json
 
             self.editor.place_server(json.loads(payload), QPointF(centre))
+        elif kind == MIME_TEMPLATE:
+            self.editor.place_template(payload, QPointF(centre))
