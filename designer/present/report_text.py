@@ -143,7 +143,14 @@ def explain_lines(report: Report) -> list[str]:
     if report.bottlenecks:
         out.append(f"  bottlenecks: utilisation = load / capacity in the busier direction of each link, under "
                    f"{traffic_text(report)}; shared links are divided max-min fair between flows")
+    h = report.routing.hashed if report.routing is not None else None
+    if h is not None and h.modelled and h.flows:
+        out.append(f"  hashed ECMP: each of {count(h.flows, 'network flow')} of {h.algorithm} takes one shortest path, "
+                   "each hop drawn uniformly among the equal-cost next links (parallel links one each); per draw "
+                   "each phase's time per byte is set by its busiest link; mean and p99 (a value one draw reached) "
+                   f"over {count(h.draws, 'draw')} seeded with {h.seed}; slowdown = hashed time / fluid time")
     return out
 
 
-__all__ = ["BUS_FACTOR_TEXT", "NOT_SELECTED_WHY", "cannot_run_text", "explain_lines", "summary_lines", "traffic_text"]
+__all__ = ["BUS_FACTOR_TEXT", "NOT_SELECTED_WHY", "cannot_run_text", "explain_lines", "routing_lines", "summary_lines",
+           "traffic_text"]

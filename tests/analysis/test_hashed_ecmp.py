@@ -163,6 +163,8 @@ def test_report_json_and_text_carry_the_hashed_figures(tmp_path, capsys):
     r = data["routing"]
     assert r["mode"] == "hashed" and r["hashed"]["draws"] == 8
     assert r["hashed"]["time_s"]["p99"] >= r["hashed"]["time_s"]["mean"] >= r["hashed"]["time_s"]["fluid"]
+    assert main(["analyze", str(path), "--sizes", "1GiB", "--routing", "hashed", "--hash-draws", "4", "--explain"]) == 0
+    assert "hashed ECMP: each of" in capsys.readouterr().out
     assert main(["analyze", str(path), "--sizes", "1GiB", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     jsonschema.validate(data, SCHEMA)
