@@ -67,3 +67,30 @@ def test_errors_are_one_line_and_exit_2(tmp_path) -> None:
         assert r.returncode == 2, (args, r.stderr)
         assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
         assert "Traceback" not in r.stderr
+
+
+def test_advice_keeps_the_fabric_kind_and_offers_sharp_where_the_switches_lack_it() -> None:
+    import copy
+    import dataclasses
+
+    from designer.cli.advise import options
+    from designer.generators import GENERATORS
+    from designer.model.catalog import default_catalog
+
+    catalog = default_catalog()
+    design = GENERATORS["rail-optimized"].build(sus=1, ufm=False)
+    labels = [label for label, _d in options(design, catalog)]
+    faster = next(label for label in labels if "NICs" in label)
+    switch = faster.split(" and ")[1].split()[0]
+    assert catalog.components[switch].specs["protocol"] == "infiniband"  # never Ethernet switches for it
+    assert not any("SHARP" in label for label in labels)  # its QM9700s already have SHARP
+    # a catalog where the design's InfiniBand switch lacks SHARP: the advice offers SHARP-capable ones
+    plain = copy.copy(catalog)
+    plain.components = dict(catalog.components)
+    qm = catalog.components["qm9700"]
+    plain.components["qm9700"] = dataclasses.replace(qm, specs={**qm.specs, "sharp": False})
+    sharp = [(label, d) for label, d in options(design, plain) if "SHARP" in label]
+    assert len(sharp) == 1
+    rebuilt = sharp[0][1]
+    models = {d.model for d in rebuilt.iter_devices() if d.kind == "switch"}
+    assert models and all(plain.components[m].specs.get("sharp") for m in models)

@@ -52,7 +52,10 @@ def options(design, catalog=None) -> list[tuple[str, object]]:
                 sw_id = params.get("switch", spec.param("switch").default)
                 sw = catalog.components.get(sw_id)
                 if sw is None or _network_speed(sw) < _network_speed(new):
-                    sws = sorted((c for c in catalog.by_kind("switch") if _network_speed(c) >= _network_speed(new)),
+                    # the same kind of fabric: an InfiniBand design stays InfiniBand (its NICs, SHARP, UFM)
+                    protocol = sw.specs.get("protocol") if sw is not None else None
+                    sws = sorted((c for c in catalog.by_kind("switch") if _network_speed(c) >= _network_speed(new)
+                                  and (protocol is None or c.specs.get("protocol") == protocol)),
                                  key=lambda c: (c.price_usd, c.id))
                     if sws:
                         change.update(switch=sws[0].id)
@@ -62,6 +65,18 @@ def options(design, catalog=None) -> list[tuple[str, object]]:
                             change["core_switch"] = ""
                         label += f" and {sws[0].id} switches"
             out.append((label, rebuild(design, 1.0, **change)))
+    if "switch" in names:
+        sw = catalog.components.get(params.get("switch", spec.param("switch").default))
+        if sw is not None and sw.specs.get("protocol") == "infiniband" and not sw.specs.get("sharp"):
+            sharp = sorted((c for c in catalog.by_kind("switch") if c.specs.get("protocol") == "infiniband"
+                            and c.specs.get("sharp") and _network_speed(c) >= _network_speed(sw)),
+                           key=lambda c: (c.price_usd, c.id))
+            if sharp:
+                change = {"switch": sharp[0].id}
+                for key in ("spine_switch", "core_switch"):
+                    if key in names:
+                        change[key] = ""
+                out.append((f"SHARP-capable {sharp[0].id} switches", rebuild(design, 1.0, **change)))
     over = float(params.get("oversubscription", 1.0) or 1.0)
     if "oversubscription" in names and over > 1.0:
         out.append((f"no oversubscription (was {over:g}:1)", rebuild(design, 1.0, oversubscription=1.0)))

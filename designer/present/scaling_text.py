@@ -60,15 +60,16 @@ def scaling_to_dict(sc: Scaling, head: Headroom | None = None) -> dict[str, Any]
 
 def advice_lines(a: Advice) -> list[str]:
     b = a.base
+    rows = [b, *a.options]
+    w = max(len("option"), *(len(o.label) for o in rows))  # the option column fits its longest label
     out = [f"Upgrade advice for {b.step.workload if b.step else 'the workload'}: time to train and bill of "
            "materials against the design as it is",
-           f"  {'option':<40} {'GPUs':>7} {'time to train':>14} {'saved':>10} {'BOM':>16} {'extra':>14}"]
-    rows = [b, *a.options]
+           f"  {'option':<{w}} {'GPUs':>7} {'time to train':>14} {'saved':>10} {'BOM':>16} {'extra':>14}"]
     for o in rows:
         extra = "" if o is b else usd(a.extra_usd(o))
         saved = "" if o is b else days(a.saved_days(o) * 86400) if math.isfinite(a.saved_days(o)) else "-"
         when = days(o.days * 86400) if o.step else o.error
-        out.append(f"  {o.label:<40} {o.gpus:>7,} {when:>14} {saved:>10} {usd(o.bom_usd):>16} {extra:>14}")
+        out.append(f"  {o.label:<{w}} {o.gpus:>7,} {when:>14} {saved:>10} {usd(o.bom_usd):>16} {extra:>14}")
     if a.best:
         o = next(x for x in a.options if x.label == a.best)
         per = a.saved_days(o) / max(a.extra_usd(o), 1.0) * 1e6
