@@ -87,7 +87,7 @@ def build_context(design: Design, catalog: Catalog | None = None) -> Context:
     su = np.array([_int_prop(devices[i].properties.get("su", -1)) for i in gpu_nodes], dtype=np.int64)
     fabric = build_fabric(cap, rail)
     router = CoreRouter(fabric)
-    router.arc_labels = core_arc_ports(design, cap, fabric)
+    router.arc_label_source = lambda: core_arc_ports(design, cap, fabric)
     return Context(design, cap, fabric, router, tuple(cap.node_ids[i] for i in gpu_nodes), su, rail)
 
 

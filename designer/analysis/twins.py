@@ -29,6 +29,8 @@ class CoreRouter(EcmpKernel):
     """
 
     arc_labels: np.ndarray | None = None
+    #: Computes ``arc_labels`` when first needed (reading the design's ports), if set.
+    arc_label_source = None
     _cayley: tuple | None = None
     _rows_memo: tuple | None = None
 
@@ -85,9 +87,14 @@ class CoreRouter(EcmpKernel):
         return self._cayley[0]
 
     def _check_translations(self) -> np.ndarray | None:
-        labels = self.arc_labels
         n, nm = self.n, len(self.msrc)
-        if labels is None or n < 3 or not nm or len(labels) != len(self.src) or np.any(self.mult != 1):
+        # Cheap necessary conditions first: one link per node pair, every node of one degree.
+        if n < 3 or not nm or np.any(self.mult != 1) or np.any(np.diff(self._out_ptr) != nm // n):
+            return None
+        if self.arc_labels is None and self.arc_label_source is not None:
+            self.arc_labels = self.arc_label_source()
+        labels = self.arc_labels
+        if labels is None or len(labels) != len(self.src):
             return None
         _, lab = np.unique(labels[np.argsort(self.macro_of)], return_inverse=True)
         lab = lab.reshape(-1)

@@ -15,6 +15,7 @@ def _contexts(design):
     sym = build_context(design)
     plain = build_context(design)
     plain.router.arc_labels = None
+    plain.router.arc_label_source = None
     plain.router._cayley = None
     return sym, plain
 
@@ -48,6 +49,13 @@ def test_symmetric_uniform_routing_equals_the_per_destination_push(kind, params)
     qmax0[cores] = 1.0
     np.testing.assert_allclose(row, row0, rtol=1e-9)
     np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
+
+
+def test_switched_fabrics_are_turned_down_before_their_ports_are_read():
+    # Leaves and spines differ in degree: the labels (one pass over the design's links) are never needed.
+    ctx = build_context(GENERATORS["rail-optimized"].build(sus=2, nodes_per_su=4))
+    assert ctx.router.translations() is None
+    assert ctx.router.arc_labels is None
 
 
 @pytest.mark.parametrize(("kind", "params"), [
