@@ -135,9 +135,8 @@ def _tail(x: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- mode
-def _adaptive_switch(design, catalog: Catalog, node: int) -> bool:
+def _adaptive_switch(dev, catalog: Catalog) -> bool:
     """A switch whose catalog model (or ``properties["adaptive_routing"]``) says it routes adaptively."""
-    dev = design.devices[node]
     comp = catalog.components.get(dev.model) if dev.model else None
     specs = dict(comp.specs) if comp is not None else {}
     if "adaptive_routing" in dev.properties:
@@ -173,7 +172,8 @@ def routing_mode(ctx: Context, requested: str | None = None, catalog: Catalog | 
     ib_node = np.zeros(cap.n_nodes, dtype=bool)
     for end in (cap.a, cap.b):
         ib_node[end[net & (cap.protocol == P_IB)]] = True
-    hashed = [int(s) for s in switches if not ib_node[s] and not _adaptive_switch(ctx.design, catalog, int(s))]
+    devices = ctx.design.devices  # one copy of the list, not one per switch
+    hashed = [int(s) for s in switches if not ib_node[s] and not _adaptive_switch(devices[int(s)], catalog)]
     if hashed:
         names = ", ".join(cap.node_ids[i] for i in hashed[:2]) + ("..." if len(hashed) > 2 else "")
         return Routing("hashed", True, f"Ethernet switches without adaptive routing hash each flow onto one path "
