@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import gc
+import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from designer.model.design import Design
 
 
 @contextmanager
@@ -44,3 +49,21 @@ def built_to_keep() -> Iterator[None]:
 def release_kept() -> None:
     """Return what :func:`built_to_keep` exempted to the collector's oldest generation."""
     gc.unfreeze()
+
+
+def release_gradually(design: Design, step: int = 4000) -> None:
+    """Empty a design no one else uses a slice at a time (call it in a worker thread).
+
+    Dropping a 16k-GPU design at once is one C-level cascade of about a million deallocations that
+    holds the interpreter lock for 50-100 ms, and the window waits that long. Here its record
+    tables and indexes are emptied ``step`` entries at a time in a Python loop, which lets other
+    threads run between slices; the design is empty afterwards.
+    """
+    for container in design.internal_containers():
+        if isinstance(container, list):
+            while container:
+                del container[-step:]
+        else:
+            while container:
+                for key in list(itertools.islice(container, step)):
+                    del container[key]

@@ -289,6 +289,16 @@ class Design:
         self._suffix_hint[f"{table}:{stem}"] = n
         return f"{stem}-{n}"
 
+    # ------------------------------------------------------------------ storage
+    def internal_containers(self) -> list[list[Any] | dict[Any, Any]]:
+        """The lists and dicts holding the records and their indexes, largest structures first
+        (:func:`designer.model.bulk.release_gradually` empties them to free a copy gradually)."""
+        out: list[list[Any] | dict[Any, Any]] = [self._port_link, self._device_links, self._group_members,
+                                                 self._group_children, self._suffix_hint]
+        for table in (self._links, self._devices, self._groups):
+            out += [table.by_id, table.order]
+        return out
+
     # ------------------------------------------------------------------ batching
     @contextmanager
     def batch(self) -> Iterator[None]:

@@ -37,7 +37,7 @@ from designer.analysis import Report
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.model import Design, DesignError, units
-from designer.model.bulk import built_to_keep, release_kept
+from designer.model.bulk import built_to_keep, release_gradually, release_kept
 from designer.model.catalog import Catalog
 from designer.model.snapshot import DesignSnapshot, SnapshotCapture
 
@@ -155,7 +155,11 @@ class _Job(QRunnable):
         c = self.cache
         built = False
         if c.rev != self.rev or c.design is None:
+            old = c.design
             c.rev, c.design, c.ctx = None, None, None
+            if old is not None and old is not c.base_design:
+                release_gradually(old)  # a slice at a time: freeing it at once stalls the window
+            del old
             self._check("routes", 0, 4)
             with built_to_keep():  # no collector pass over all of it while the window waits for the lock
                 design = self.snapshot.build()
@@ -172,7 +176,11 @@ class _Job(QRunnable):
         failed = [lk.id for lk in c.design.iter_links() if lk.failed]
         if failed:
             if c.base_rev != self.struct_rev or c.base_design is None:
+                old = c.base_design
                 c.base_rev, c.base_design, c.base_ctx = None, None, None
+                if old is not None:
+                    release_gradually(old)
+                del old
                 with built_to_keep():
                     base = self.snapshot.build()
                     with base.batch():
