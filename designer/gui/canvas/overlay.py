@@ -8,6 +8,7 @@ hides) shows the *maximum* utilisation of the links it holds and a halo when any
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import repeat
 
 import numpy as np
 from PySide6.QtGui import QColor
@@ -42,7 +43,7 @@ class LinkMarks:
         util = self.utilisation
         if not util:
             return 0.0
-        return max((util.get(lid, 0.0) for lid in link_ids), default=0.0)
+        return max(map(util.get, link_ids, repeat(0.0)), default=0.0)
 
     def bundle_halo(self, link_ids: Iterable[str]) -> QColor | None:
         if not self._halo:

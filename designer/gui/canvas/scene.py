@@ -494,7 +494,7 @@ class DesignScene(QGraphicsScene):
             return
         self.findings.shown = on
         self.findings.mark_items()
-        self.bundles.restyle_all()
+        self.bundles.restyle_all(marks_only=False)
         self.invalidate_sketch()
 
     def findings_for_device(self, device_id: str) -> list[str]:

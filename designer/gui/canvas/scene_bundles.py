@@ -51,6 +51,8 @@ class LinkBundles:
         self._links: dict[BundleKey, dict[str, None]] = {}
         self._touching: defaultdict[ShownKey, set[BundleKey]] = defaultdict(set)
         self._rates: dict[str, float] = {}  # link id -> line rate (Gb/s), from its ports and cable
+        #: what a bundle's pen depends on besides the analysis marks: (total Gb/s, medium, failed, flag)
+        self._look: dict[BundleKey, tuple[float, str, bool, str]] = {}
 
     # ------------------------------------------------------------------ bookkeeping
     def clear(self) -> None:
@@ -60,6 +62,7 @@ class LinkBundles:
         self._links.clear()
         self._touching.clear()
         self._rates.clear()
+        self._look.clear()
 
     def forget_rates(self, link_id: str | None = None) -> None:
         """Rates are recomputed on the next refresh: one link's (a new cable), or all (ports changed)."""
@@ -152,6 +155,7 @@ class LinkBundles:
         item = self.items.get(key)
         if not links:
             self._links.pop(key, None)
+            self._look.pop(key, None)
             self._touching.get(key[0], set()).discard(key)
             self._touching.get(key[1], set()).discard(key)
             if item is not None:
@@ -181,19 +185,30 @@ class LinkBundles:
             failed = failed and link.failed
             if flagged != style.ERROR:
                 flagged = style.worst_flag(flagged, link_flagged(lid))
-        marks = host.marks
+        look = self._look[key] = (total, media.pop() if len(media) == 1 else "mixed", failed, flagged)
+        self._restyle(item, links, look)
+        self._place(item)
+
+    def _restyle(self, item: BundleItem, links: dict[str, None], look: tuple[float, str, bool, str]) -> None:
+        total, medium, failed, flagged = look
+        marks = self._host.marks
         if marks.utilisation is not None:
             pen = style.utilisation_pen(marks.bundle_utilisation(links), total, failed=failed, flagged=flagged)
         else:
-            medium = media.pop() if len(media) == 1 else "mixed"
             pen = style.link_pen(medium, total, failed=failed, flagged=flagged)
         item.set_look(pen, len(links), marks.bundle_halo(links))
-        self._place(item)
 
-    def restyle_all(self) -> None:
-        """Re-pen every bundle (the analysis marks changed); nothing moves."""
-        for key in list(self._links):
-            self.refresh(key)
+    def restyle_all(self, marks_only: bool = True) -> None:
+        """Re-pen every bundle; nothing moves. ``marks_only``: only the analysis marks changed
+        (utilisation, halos), so each bundle's rate, medium, failure and rule flag are taken as
+        last computed; otherwise they are computed again (the rule marks were shown or hidden)."""
+        for key, links in list(self._links.items()):
+            look = self._look.get(key) if marks_only else None
+            item = self.items.get(key)
+            if look is None or item is None:
+                self.refresh(key)
+            else:
+                self._restyle(item, links, look)
 
     def follow(self, shown: Iterable[ShownKey]) -> None:
         """Re-place the bundles touching shown objects (during a drag, before the model moves)."""
