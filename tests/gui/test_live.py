@@ -386,3 +386,26 @@ def test_hovering_a_link_with_the_overlay_on_tells_its_utilisation(window, qtbot
     assert f"utilisation {units.percent(top)}" in describe_item(window.scene, bundle)
     window.live.set_overlay(False)
     assert "utilisation" not in describe_item(window.scene, bundle)
+
+
+def test_failing_a_link_reuses_the_intact_design_as_the_baseline(window, qtbot):
+    first = open_live(qtbot, window)
+    runner = window.runner
+    builds, base_builds = runner.builds, runner.base_builds
+    link = next(lk.id for lk in window.document.design.iter_links() if "spine1" in (lk.a_device, lk.b_device))
+    with qtbot.waitSignal(runner.live_result, timeout=60_000) as blocker:
+        window.editor.set_failed([link], True, "fail link")
+    failed = blocker.args[0]
+    assert runner.builds == builds + 1 and runner.base_builds == base_builds  # the last run's design served
+    assert failed.baseline is not None
+    assert failed.baseline.bisection == first.report.bisection
+    assert [r.time_s for r in failed.baseline.collectives] == [r.time_s for r in first.report.collectives]
+    # after a structural edit, the next failure again finds its baseline in the last run (nothing built)
+    with qtbot.waitSignal(runner.live_result, timeout=60_000):
+        window.document.undo_stack.undo()
+    with qtbot.waitSignal(runner.live_result, timeout=60_000):
+        window.scene.select_devices(["spine2"])
+        window.editor.delete_selection()
+    with qtbot.waitSignal(runner.live_result, timeout=60_000) as blocker:
+        window.editor.set_failed([link], True, "fail link")
+    assert blocker.args[0].baseline is not None and runner.base_builds == base_builds

@@ -106,12 +106,14 @@ class _Cache:
 
     def __init__(self) -> None:
         self.rev: int | None = None
+        self.struct_rev: int | None = None
         self.design: Design | None = None
         self.ctx: Any = None
         self.base_rev: int | None = None
         self.base_design: Design | None = None
         self.base_ctx: Any = None
         self.builds = 0  # how many times routes were built (for tests and the benchmark)
+        self.base_builds = 0  # the same for the design without failures
 
 
 class _Signals(QObject):
@@ -155,16 +157,23 @@ class _Job(QRunnable):
         c = self.cache
         built = False
         if c.rev != self.rev or c.design is None:
-            old = c.design
-            c.rev, c.design, c.ctx = None, None, None
-            if old is not None and old is not c.base_design:
+            old, old_ctx, old_struct = c.design, c.ctx, c.struct_rev
+            c.rev, c.struct_rev, c.design, c.ctx = None, None, None, None
+            if (old is not None and old_struct == self.struct_rev and c.base_rev != self.struct_rev
+                    and not any(lk.failed for lk in old.iter_links())):
+                # the last run's design is this one without its failures (a link was just failed):
+                # it is the baseline, routes and memoised results included
+                if c.base_design is not None:
+                    release_gradually(c.base_design)
+                c.base_design, c.base_ctx, c.base_rev = old, old_ctx, old_struct
+            elif old is not None and old is not c.base_design:
                 release_gradually(old)  # a slice at a time: freeing it at once stalls the window
-            del old
+            del old, old_ctx
             self._check("routes", 0, 4)
             with built_to_keep():  # no collector pass over all of it while the window waits for the lock
                 design = self.snapshot.build()
                 c.ctx = build_context(design, self.catalog)
-            c.design, c.rev = design, self.rev
+            c.design, c.rev, c.struct_rev = design, self.rev, self.struct_rev
             c.builds += 1
             built = True
         analyze = analyzer()
@@ -181,6 +190,7 @@ class _Job(QRunnable):
                 if old is not None:
                     release_gradually(old)
                 del old
+                c.base_builds += 1
                 with built_to_keep():
                     base = self.snapshot.build()
                     with base.batch():
@@ -263,6 +273,11 @@ class AnalysisRunner(QObject):
     def builds(self) -> int:
         """How many times the worker built a capacity graph and routes (re-use shows as no change)."""
         return self._cache.builds
+
+    @property
+    def base_builds(self) -> int:
+        """How many times the worker built the design without failures (re-used when it can be)."""
+        return self._cache.base_builds
 
     def add_listener(self, listener: Callable[[Any], None]) -> None:
         """Call ``listener(report)`` with every new report."""
