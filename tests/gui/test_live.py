@@ -409,3 +409,21 @@ def test_failing_a_link_reuses_the_intact_design_as_the_baseline(window, qtbot):
     with qtbot.waitSignal(runner.live_result, timeout=60_000) as blocker:
         window.editor.set_failed([link], True, "fail link")
     assert blocker.args[0].baseline is not None and runner.base_builds == base_builds
+
+
+def test_hashed_routing_from_the_dock_adds_its_figures(window, qtbot):
+    first = open_live(qtbot, window)
+    assert not window.analysis.hashed.isVisibleTo(window.analysis)
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000) as blocker:
+        window.analysis.routing.setCurrentIndex(window.analysis.routing.findData("hashed"))
+    res = blocker.args[0]
+    assert res.traffic.routing == "hashed" and res.report.routing.mode == "hashed"
+    h = res.report.routing.hashed
+    assert h is not None and h.mean_time_s >= h.fluid_time_s
+    assert window.analysis.hashed.isVisibleTo(window.analysis)
+    assert units.duration(h.mean_time_s) in window.analysis.hashed.text()
+    # the collective table itself stays on the fluid split
+    assert [r.time_s for r in res.report.collectives] == [r.time_s for r in first.report.collectives]
+    with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
+        window.analysis.routing.setCurrentIndex(window.analysis.routing.findData("fluid"))
+    assert not window.analysis.hashed.isVisibleTo(window.analysis)

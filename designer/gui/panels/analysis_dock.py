@@ -36,7 +36,7 @@ from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import COLLECTIVES, DEFAULT_SIZE, AnalysisRunner, LiveResult, Traffic, analyzer
 from designer.io.workload_file import load_workload, preset_names
 from designer.model import Design, DesignError, units
-from designer.present.report_text import cannot_run_text, summary_lines
+from designer.present.report_text import cannot_run_text, routing_lines, summary_lines
 from designer.present.step_text import step_lines, tokens, usd
 
 SIZES = [2**k for k in range(3, 34)]
@@ -76,6 +76,14 @@ class AnalysisDock(QWidget):
         self.algorithm = QComboBox()
         self.algorithm.setToolTip("Auto: the fastest at each size, as NCCL's tuner picks; or a fixed algorithm "
                                   "(NCCL_ALGO)")
+        self.routing = QComboBox()
+        for label, mode in (("Routing: by fabric", None), ("Routing: fluid ECMP split", "fluid"),
+                            ("Routing: hashed ECMP", "hashed"), ("Routing: adaptive", "adaptive")):
+            self.routing.addItem(label, mode)
+        self.routing.setToolTip("How flows cross the switches: by fabric (hashed on Ethernet without adaptive "
+                                "routing, adaptive on InfiniBand and Spectrum-X), or one mode for the analysis; "
+                                "hashed pins each flow to one equal-cost path and reports the mean and p99 time over "
+                                "seeded draws (docs/analysis.md)")
         self.workload = QComboBox()
         self.workload.setToolTip("A training job to predict the step of on this design: GPU idle time, MFU, the cost "
                                  "of idle GPUs (docs/workload-format.md); the Step panel draws it")
@@ -104,19 +112,22 @@ class AnalysisDock(QWidget):
         self.busiest = QLabel("\u2014")
         self.failures = QLabel("")
         self.step = QLabel("\u2014")
-        for lab in (self.bisection, self.allreduce, self.busiest, self.failures, self.step):
+        self.hashed = QLabel("")
+        for lab in (self.bisection, self.allreduce, self.busiest, self.failures, self.step, self.hashed):
             lab.setWordWrap(True)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.details.setMinimumHeight(36)  # on a low screen the report gives way before the figures
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         grid.addWidget(self.collective, 0, 0)
         grid.addWidget(self.size, 0, 1)
         grid.addWidget(self.gpus, 1, 0)
         grid.addWidget(self.algorithm, 1, 1)
-        grid.addWidget(self.workload, 2, 0, 1, 2)
+        grid.addWidget(self.workload, 2, 0)
+        grid.addWidget(self.routing, 2, 1)
         run = QHBoxLayout()
         run.addWidget(self.button)
         run.addWidget(self.live)
@@ -137,6 +148,8 @@ class AnalysisDock(QWidget):
         form.addRow(self.failures_label, self.failures)
         self.step_label = QLabel("Training step")
         form.addRow(self.step_label, self.step)
+        self.hashed_label = QLabel("Hashed ECMP")
+        form.addRow(self.hashed_label, self.hashed)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 6)
         lay.addLayout(grid)
@@ -149,7 +162,7 @@ class AnalysisDock(QWidget):
         self._selected_gpus: tuple[str, ...] = ()
         self._fill_algorithms()
         self.button.clicked.connect(self.runner.start)
-        for combo in (self.collective, self.size, self.algorithm):
+        for combo in (self.collective, self.size, self.algorithm, self.routing):
             combo.currentIndexChanged.connect(self._on_traffic_edited)
         self.collective.currentIndexChanged.connect(lambda _i: self._fill_algorithms())
         self.gpus.activated.connect(self._on_gpus_activated)
@@ -168,6 +181,7 @@ class AnalysisDock(QWidget):
         self._on_document_design_replaced(document.design)
         self._set_failures_visible(False)
         self._set_step_visible(False)
+        self._show_hashed(None)
 
     # ------------------------------------------------------------------ traffic
     def _fill_algorithms(self) -> None:
@@ -216,7 +230,8 @@ class AnalysisDock(QWidget):
         if gpus == "selection":
             gpus = self._selected_gpus or "all"
         return Traffic(self.collective.currentData(), int(self.size.currentData()), gpus,
-                       self.algorithm.currentData(), self._workloads.get(self._workload_key))
+                       self.algorithm.currentData(), self._workloads.get(self._workload_key),
+                       self.routing.currentData())
 
     def set_workload(self, key: str) -> bool:
         """Choose the workload by preset name or file path ("" for none); False (and a dialog) when unreadable."""
@@ -300,6 +315,17 @@ class AnalysisDock(QWidget):
         if report is None:
             self.show_result(None)
 
+    def _show_hashed(self, report: Report | None) -> None:
+        r = report.routing if report is not None else None
+        h = r.hashed if r is not None else None
+        on = h is not None and h.modelled and bool(h.flows)
+        self.hashed.setVisible(on)
+        self.hashed_label.setVisible(on)
+        if on:
+            self.hashed.setText(f"{units.duration(h.mean_time_s)} mean, {units.duration(h.p99_time_s)} p99; "
+                                f"fluid split {units.duration(h.fluid_time_s)}")
+            self.hashed.setToolTip("\n".join(routing_lines(report)))
+
     def _set_step_visible(self, on: bool) -> None:
         self.step.setVisible(on)
         self.step_label.setVisible(on)
@@ -314,6 +340,7 @@ class AnalysisDock(QWidget):
                 lab.setText("\u2014")
             self._set_failures_visible(False)
             self._set_step_visible(False)
+            self._show_hashed(None)
             self.details.setPlainText("")
             return
         report = result.report
@@ -348,6 +375,7 @@ class AnalysisDock(QWidget):
         else:
             self.busiest.setText("\u2014")
         self._show_failures(result)
+        self._show_hashed(report)
         lines = summary_lines(report, max_rows=8)
         self._show_step(result)
         if result.step is not None:

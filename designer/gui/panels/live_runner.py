@@ -66,6 +66,8 @@ class Traffic:
     algorithm: str | None = None
     #: a training job to predict the step of on this design (None: no step analysis)
     workload: Workload | None = None
+    #: how flows cross the switches: "fluid", "hashed" (ECMP) or "adaptive"; None: by fabric type
+    routing: str | None = None
 
     def routes_key(self) -> tuple[Any, ...]:
         """What the routes depend on (size and algorithm choice do not change them)."""
@@ -179,7 +181,7 @@ class _Job(QRunnable):
         analyze = analyzer()
         t = self.traffic
         kwargs = dict(collective=t.collective, gpus=t.gpus, at_bytes=t.size, prefer=t.algorithm,
-                      progress=self._check)
+                      progress=self._check, routing=t.routing)
         report = analyze(c.design, self.catalog, context=c.ctx, **kwargs)
         baseline = None
         failed = [lk.id for lk in c.design.iter_links() if lk.failed]
