@@ -14,7 +14,7 @@ from pathlib import Path
 from designer.cli.analyze import SIZE_HELP, parse_sizes
 from designer.cli.common import echo
 from designer.model import units
-from designer.present.export import ExportError, check_folder, check_output
+from designer.present.export import DEFAULT_SIZES, ExportError, check_folder, check_output
 
 #: Width of the canvas picture in the HTML report, pixels.
 HTML_PICTURE_PX = 1600
@@ -48,7 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="also predict a training step of this workload (a preset, see 'topo-designer workloads', "
                    "or a workload file): in the report, the HTML and the step panel")
     p.add_argument("--placement", metavar="ORDER", help="with --workload: rank placement, innermost first")
-    p.add_argument("--sizes", metavar="SIZES", default="8B:8GiB",
+    p.add_argument("--sizes", metavar="SIZES", default=DEFAULT_SIZES,
                    help=f"collective message sizes: a range '8B:8GiB' (default) or a list '1MiB,1GiB'; {SIZE_HELP}")
     p.add_argument("--collective", default="allreduce", choices=COLLECTIVES, help="collective (default allreduce)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")

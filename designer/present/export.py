@@ -35,6 +35,8 @@ from designer.model.catalog import Catalog, default_catalog
 
 #: What the exports are called (CLI options, dialog check boxes, progress messages).
 OUTPUTS = ("png", "panels", "report", "html", "cabling", "graphml")
+#: The collective's message sizes an export times unless told otherwise (the command and the window).
+DEFAULT_SIZES = "8B:8GiB"
 
 Progress = Callable[[str, int, int], None]
 

@@ -106,3 +106,17 @@ def test_a_long_export_shows_its_progress(window, tmp_path, monkeypatch):
     timer.stop()
     assert any("Analysing the design" in text for text in seen)
     assert (tmp_path / "fabric.json").exists()
+
+
+def test_message_sizes_of_the_export(window, tmp_path, dialogs):
+    window.document.set_design(load_design(SAMPLE), None)
+    d = _dialog(window, tmp_path, {"report"})
+    d.sizes.setText("1MiB,256MiB")
+    d.run_export()
+    report = json.loads((tmp_path / "fabric.json").read_text())
+    sizes = {row["message_bytes"] for row in report["collectives"]}
+    assert sizes == {1 << 20, 256 << 20}
+    d2 = _dialog(window, tmp_path, {"report"})
+    d2.sizes.setText("1MB")  # decimal units are ambiguous: refused in a dialog, nothing written
+    d2._on_export()
+    assert dialogs.kinds() == ["critical"] and "message sizes" in dialogs.shown[0][1]

@@ -36,7 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.model import DesignError
+from designer.model import DesignError, units
+from designer.present.export import DEFAULT_SIZES
 
 if TYPE_CHECKING:
     from designer.gui.window.main_window import MainWindow
@@ -137,6 +138,10 @@ class ExportDialog(QDialog):
             if i >= 0:
                 self.workload.setCurrentIndex(i)
         ana.addRow("Training step:", self.workload)
+        self.sizes = QLineEdit(DEFAULT_SIZES)
+        self.sizes.setToolTip("Message sizes of the collective table and curves: a range of powers of two "
+                              "(8B:8GiB) or a list (1MiB,256MiB,8GiB); " + units.SIZE_HELP)
+        ana.addRow("Message sizes:", self.sizes)
         layout.addLayout(ana)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
@@ -185,6 +190,10 @@ class ExportDialog(QDialog):
                 check_folder(str(path))
             else:
                 check_output(str(path), key)
+        try:
+            sizes = units.parse_sizes(self.sizes.text().strip() or DEFAULT_SIZES)
+        except ValueError as e:
+            raise DesignError(f"message sizes: {e}") from None
         workload = None
         if self.workload.currentData():
             from designer.io.workload_file import load_workload
@@ -218,7 +227,8 @@ class ExportDialog(QDialog):
 
             data = None
             if analysed:
-                data = prepare(design, source=source, catalog=w.catalog, workload=workload, progress=report_progress)
+                data = prepare(design, source=source, catalog=w.catalog, sizes=sizes, workload=workload,
+                               progress=report_progress)
                 state.update(step=1, done=0)
             for key in background:
                 state.update(text=f"Writing the {labels[key]}\u2026", done=0, total=1)
