@@ -85,6 +85,9 @@ class AnalysisDock(QWidget):
                                 "hashed pins each flow to one equal-cost path and reports the mean and p99 time over "
                                 "seeded draws (docs/analysis.md)")
         self.workload = QComboBox()
+        for combo in (self.routing, self.workload):  # long item names must not widen the dock
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
         self.workload.setToolTip("A training job to predict the step of on this design: GPU idle time, MFU, the cost "
                                  "of idle GPUs (docs/workload-format.md); the Step panel draws it")
         self.workload.addItem("No workload", NO_WORKLOAD)
