@@ -31,6 +31,7 @@ from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
 from designer.analysis.collectives import bus_factor
 from designer.analysis.context import Context
 from designer.analysis.errors import AnalysisError
+from designer.analysis.routing import attachment_pairs
 from designer.model.catalog import Catalog, default_catalog
 from designer.model.units import count, size
 
@@ -203,11 +204,7 @@ def core_subflows(fabric, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray
     cs_n, cd_n = ptr[src + 1] - ptr[src], ptr[dst + 1] - ptr[dst]
     ok = (cs_n > 0) & (cd_n > 0)
     src, dst, nbytes, cs_n, cd_n = src[ok], dst[ok], nbytes[ok], cs_n[ok], cd_n[ok]
-    rep = cs_n * cd_n
-    fi = np.repeat(np.arange(len(src)), rep)
-    k = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
-    ia = ptr[src[fi]] + k // cd_n[fi]
-    ib = ptr[dst[fi]] + k % cd_n[fi]
+    fi, ia, ib = attachment_pairs(ptr, src, dst, cs_n, cd_n)
     wb = nbytes[fi] * fabric.att_w[ia] * fabric.att_w[ib]
     cs, ct = fabric.att_core[ia], fabric.att_core[ib]
     net = cs != ct

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from designer.analysis import constants as K
-from designer.analysis.routing import CoreRouter, Fabric, pxn_proxies, route_flows, unique_pairs
+from designer.analysis.routing import CoreRouter, Fabric, attachment_pairs, pxn_proxies, route_flows, unique_pairs
 
 if TYPE_CHECKING:
     from designer.analysis.context import Context
@@ -149,11 +149,7 @@ def flow_matrix(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
     cs, cd = ptr[s + 1] - ptr[s], ptr[t + 1] - ptr[t]
     ok = (cs > 0) & (cd > 0)
     fn, s, t, cs, cd = fn[ok], s[ok], t[ok], cs[ok], cd[ok]
-    rep = cs * cd
-    fi = np.repeat(np.arange(len(fn)), rep)
-    k = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
-    ia = ptr[s[fi]] + k // cd[fi]
-    ib = ptr[t[fi]] + k % cd[fi]
+    fi, ia, ib = attachment_pairs(ptr, s, t, cs, cd)
     w = fabric.att_w[ia] * fabric.att_w[ib]
     frow = fn[fi]
     for col in range(2):

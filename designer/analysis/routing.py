@@ -31,8 +31,8 @@ from designer.analysis.ecmp import CHUNK_ELEMENTS
 from designer.analysis.twins import CoreRouter
 from designer.model.units import count, plural
 
-__all__ = ["CHUNK_ELEMENTS", "CoreRouter", "Fabric", "Routed", "build_fabric", "pxn_proxies", "route_flows",
-           "unique_pairs"]
+__all__ = ["CHUNK_ELEMENTS", "CoreRouter", "Fabric", "Routed", "attachment_pairs", "build_fabric", "pxn_proxies",
+           "route_flows", "unique_pairs"]
 
 
 def unique_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -53,6 +53,22 @@ def unique_pairs(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     width = int(b.max()) + 1
     keys, inverse = np.unique(a * width + b, return_inverse=True)
     return np.stack([keys // width, keys % width], axis=1), inverse.reshape(-1)
+
+def attachment_pairs(ptr: np.ndarray, src: np.ndarray, dst: np.ndarray, cs: np.ndarray, cd: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each flow ``src[i] -> dst[i]`` spread over every pair of its ends' network attachments.
+
+    ``ptr`` indexes the attachments of each GPU (``ptr[g]:ptr[g + 1]``); ``cs``, ``cd`` are the
+    attachment counts of the sources and destinations (all > 0). Returns (flow of each pair, source
+    attachment, destination attachment).
+
+    >>> attachment_pairs(np.array([0, 2, 3]), np.array([0]), np.array([1]), np.array([2]), np.array([1]))
+    (array([0, 0]), array([0, 1]), array([2, 2]))
+    """
+    rep = cs * cd
+    fi = np.repeat(np.arange(len(src)), rep)
+    k = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
+    return fi, ptr[src[fi]] + k // cd[fi], ptr[dst[fi]] + k % cd[fi]
 
 @dataclass(frozen=True, eq=False)
 class Fabric:
@@ -383,11 +399,7 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
         lost_flows += int(none.sum())
         src, dst, nbytes, cs, cd = src[~none], dst[~none], nbytes[~none], cs[~none], cd[~none]
         if len(src) and (cs.max() > 1 or cd.max() > 1):
-            rep = cs * cd
-            fi = np.repeat(np.arange(len(src)), rep)
-            k = np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep)
-            ia = ptr[src[fi]] + k // cd[fi]
-            ib = ptr[dst[fi]] + k % cd[fi]
+            fi, ia, ib = attachment_pairs(ptr, src, dst, cs, cd)
             wb = nbytes[fi] * fabric.att_w[ia] * fabric.att_w[ib]
         else:
             ia, ib, wb = ptr[src], ptr[dst], nbytes
