@@ -11,7 +11,9 @@ count.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import json
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -153,3 +155,44 @@ def measure(raw: bytes, chunk_bytes: int = CHUNK_BYTES) -> JsonShape:
                     open_counts[d - 1] = int(local[op_idx[k]])
         depth = end
     return JsonShape(largest, max_depth, containers, commas + containers + 1)
+
+
+def parse_small_document(raw: bytes, source: str, what: str, error: Callable[[str], Exception], *,
+                         max_members: int, max_depth: int) -> Any:
+    """Parse a small JSON document (a workload, a sweep spec) that was read with a bound.
+
+    Its shape is measured first (no object over ``max_members`` members, nothing deeper than
+    ``max_depth``); UTF-8 with or without a byte-order mark; duplicate keys, ``NaN`` and
+    ``Infinity`` refused. Every refusal is ``error(one line naming source)``; ``what`` names the
+    kind of file ("a workload file").
+    """
+    if not raw or raw.isspace():
+        raise error(f"{source}: file is empty")
+    shape = measure(raw)
+    if shape.largest_object > max_members:
+        raise error(f"{source}: an object has {shape.largest_object:,} members; {what} allows at most {max_members}")
+    if shape.depth > max_depth:
+        raise error(f"{source}: nested {shape.depth} deep; {what} allows at most {max_depth}")
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not allowed in {what}")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        d = dict(items)
+        if len(d) != len(items):
+            seen: set[str] = set()
+            for k, _ in items:
+                if k in seen:
+                    raise ValueError(f"duplicate key {k!r}")
+                seen.add(k)
+        return d
+
+    try:
+        return json.loads(raw.decode("utf-8-sig"), parse_constant=no_constant, object_pairs_hook=pairs)
+    except UnicodeDecodeError as e:
+        raise error(f"{source}: not UTF-8 text (byte {e.start:,})") from None
+    except json.JSONDecodeError as e:
+        raise error(f"{source}: not valid JSON: {e.msg[:1].lower()}{e.msg[1:]} at line {e.lineno}, "
+                    f"column {e.colno}") from None
+    except (ValueError, RecursionError) as e:
+        raise error(f"{source}: not valid JSON: {e}") from None

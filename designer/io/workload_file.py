@@ -9,7 +9,6 @@ then checks every field.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from designer.analysis.training.workload import Workload, WorkloadError, workload_from_data
 from designer.io.design_file import DesignFileError, read_bounded
-from designer.io.json_shape import measure
+from designer.io.json_shape import parse_small_document
 from designer.model.shipped import resources_dir
 from designer.model.units import size
 
@@ -39,41 +38,10 @@ def preset_names() -> list[str]:
     return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed in a workload file")
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise ValueError(f"duplicate key {k!r}")
-            seen.add(k)
-    return d
-
-
 def workload_from_bytes(raw: bytes, source: str) -> Workload:
     """Parse and check a workload document given as bytes."""
-    if not raw or raw.isspace():
-        raise WorkloadError(f"{source}: file is empty")
-    shape = measure(raw)
-    if shape.largest_object > MAX_MEMBERS:
-        raise WorkloadError(f"{source}: an object has {shape.largest_object:,} members; a workload file allows at "
-                            f"most {MAX_MEMBERS}")
-    if shape.depth > MAX_DEPTH:
-        raise WorkloadError(f"{source}: nested {shape.depth} deep; a workload file allows at most {MAX_DEPTH}")
-    try:
-        text = raw.decode("utf-8-sig")
-        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs)
-    except UnicodeDecodeError as e:
-        raise WorkloadError(f"{source}: not UTF-8 text (byte {e.start:,})") from None
-    except json.JSONDecodeError as e:
-        raise WorkloadError(f"{source}: not valid JSON: {e.msg[:1].lower()}{e.msg[1:]} at line {e.lineno}, "
-                            f"column {e.colno}") from None
-    except (ValueError, RecursionError) as e:
-        raise WorkloadError(f"{source}: not valid JSON: {e}") from None
+    data = parse_small_document(raw, source, "a workload file", WorkloadError, max_members=MAX_MEMBERS,
+                                max_depth=MAX_DEPTH)
     return workload_from_data(data, source)
 
 

@@ -24,6 +24,8 @@ from typing import Any
 from designer.analysis.collectives import COLLECTIVES
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError
+from designer.io.design_file import read_bounded
+from designer.io.json_shape import parse_small_document
 from designer.model import DesignError, units
 from designer.model.units import count
 from designer.model.units import size as size_text
@@ -34,6 +36,9 @@ VERSION = 1
 MAX_POINTS = 1_000_000
 #: Largest spec file, bytes.
 MAX_SPEC_BYTES = 1 << 20
+#: No object of a spec has more members (generator parameters), and nothing nests deeper.
+MAX_SPEC_MEMBERS = 1000
+MAX_SPEC_DEPTH = 16
 #: Metric groups a spec may ask for (``metrics``), in column order.
 METRICS = ("bom", "bisection", "collective", "step", "failures")
 #: Failure scans: ``switches`` fails every switch once per class, ``links`` every link too.
@@ -297,26 +302,17 @@ def load_spec(path: str | os.PathLike[str], parse_size: Callable[[str], int] = u
         raise SweepError(f"{source}: is a folder, not a sweep spec")
     try:
         with open(p, "rb") as f:
-            raw = f.read(MAX_SPEC_BYTES + 1)
+            raw = read_bounded(f, source, MAX_SPEC_BYTES)
     except FileNotFoundError:
         raise SweepError(f"{source}: no such file") from None
     except OSError as e:
         raise SweepError(f"{source}: cannot read: {e.strerror or e}") from None
-    if len(raw) > MAX_SPEC_BYTES:
-        raise SweepError(f"{source}: larger than the {size_text(MAX_SPEC_BYTES)} limit for a sweep spec")
-
-    def no_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not allowed in a sweep spec")
-
-    try:
-        data = json.loads(raw.decode("utf-8-sig"), parse_constant=no_constant)
-    except UnicodeDecodeError as e:
-        raise SweepError(f"{source}: not UTF-8 text (byte {e.start:,})") from None
-    except json.JSONDecodeError as e:
-        raise SweepError(f"{source}: not valid JSON: {e.msg[:1].lower()}{e.msg[1:]} at line {e.lineno}, "
-                         f"column {e.colno}") from None
-    except (ValueError, RecursionError) as e:
-        raise SweepError(f"{source}: not valid JSON: {e}") from None
+    except DesignError as e:
+        if "limit" in str(e):
+            raise SweepError(f"{source}: larger than the {size_text(MAX_SPEC_BYTES)} limit for a sweep spec") from None
+        raise SweepError(str(e)) from None
+    data = parse_small_document(raw, source, "a sweep spec", SweepError, max_members=MAX_SPEC_MEMBERS,
+                                max_depth=MAX_SPEC_DEPTH)
     return parse_spec(data, source, parse_size, base=p.parent)
 
 
