@@ -287,14 +287,16 @@ def test_escape_cancels_a_link_being_drawn(window):
     assert a in window.scene.device_items and len(window.scene.items()) == 2
 
 
+def two_linked_switches(window) -> str:
+    """Two switches and the link between them (its id), nothing selected."""
+    lid = two_linked_switches(window)
+    return lid
+
+
 def test_rule_marks_are_red_for_errors_and_amber_for_warnings(window):
     from designer.gui import style
 
-    ed = window.editor
-    a = ed.place_component("qm9700", QPointF(0, 0))
-    b = ed.place_component("qm9700", QPointF(0, -200))
-    lid = ed.connect_ports(a, None, b, None)
-    window.scene.select_devices([])
+    lid = two_linked_switches(window)
     bundle = next(iter(window.scene.bundle_items.values()))
     window.document.push(SetLinkFieldCommand(window.document.design, [lid], "length_m", 0.0))
     window.checker.run()
@@ -314,11 +316,7 @@ def test_rule_marks_are_red_for_errors_and_amber_for_warnings(window):
 def test_rule_marks_can_be_hidden_as_view_state(window):
     from designer.gui.canvas.describe import describe_item
 
-    ed = window.editor
-    a = ed.place_component("qm9700", QPointF(0, 0))
-    b = ed.place_component("qm9700", QPointF(0, -200))
-    lid = ed.connect_ports(a, None, b, None)
-    window.scene.select_devices([])
+    lid = two_linked_switches(window)
     window.document.push(SetLinkFieldCommand(window.document.design, [lid], "length_m", 10.0))
     window.checker.run()
     window.document.undo_stack.setClean()
