@@ -289,7 +289,11 @@ def test_escape_cancels_a_link_being_drawn(window):
 
 def two_linked_switches(window) -> str:
     """Two switches and the link between them (its id), nothing selected."""
-    lid = two_linked_switches(window)
+    ed = window.editor
+    a = ed.place_component("qm9700", QPointF(0, 0))
+    b = ed.place_component("qm9700", QPointF(0, -200))
+    lid = ed.connect_ports(a, None, b, None)
+    window.scene.select_devices([])
     return lid
 
 
