@@ -26,7 +26,7 @@ from designer.analysis.bom import Bom
 from designer.analysis.training import StepReport
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import AnalysisRunner, Traffic
-from designer.gui.panels.plots import PlotPanel, compact_legend, log_ticks, plot_pen
+from designer.gui.panels.plot_base import PlotPanel, compact_legend, log_ticks, plot_pen
 from designer.model import DesignError, units
 from designer.model.snapshot import DesignSnapshot
 from designer.present.bom_text import cost_text, power_text

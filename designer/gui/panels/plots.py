@@ -1,8 +1,7 @@
 """The live analysis panels: pyqtgraph plots fed with numpy arrays from each analysis result.
 
-Each panel is a :class:`PlotPanel`: a pyqtgraph plot whose context menu adds *Export picture
-(PNG)* and *Export data (CSV)* through pyqtgraph's exporters (``ImageExporter``, ``CSVExporter``;
-the CSV columns are named after the curves). Panels update with ``setData`` on arrays, never
+Each panel is a :class:`~designer.gui.panels.plot_base.PlotPanel` (PNG and CSV export in its
+plot's context menu). Panels update with ``setData`` on arrays, never
 item by item, and read every figure from the report (:class:`designer.analysis.Report`), so they
 show what ``topo-designer analyze`` prints.
 
@@ -18,139 +17,35 @@ show what ``topo-designer analyze`` prints.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
 )
 
 from designer.analysis import Report
 from designer.analysis.tiers import TIER_LABELS, TIERS
 from designer.gui.panels.live_runner import LiveResult
+from designer.gui.panels.plot_base import (
+    ALGORITHM_COLOURS,
+    TIER_COLOURS,
+    PlotPanel,
+    compact_legend,
+    log_ticks,
+    plot_pen,
+)
+from designer.gui.panels.step_panel import StepPanel
 from designer.model import units
 from designer.present.report_text import cannot_run_text
-from designer.present.step_text import PHASE_NAMES, tokens, usd
-
-pg.setConfigOptions(antialias=True, background="w", foreground="#3A4350")
-
-#: A colour per tier (the canvas' media palette where they match).
-TIER_COLOURS = {
-    "nvlink": "#6B3FA0",
-    "pcie": "#8C8C8C",
-    "direct": "#C2185B",
-    "access": "#2E7D32",
-    "leaf-spine": "#1E6FD9",
-    "spine-core": "#E07A00",
-    "switch": "#5C6B7A",
-}
-ALGORITHM_COLOURS = {
-    "ring": "#1E6FD9", "tree": "#2E7D32", "hierarchical": "#E07A00", "nvls": "#6B3FA0", "sharp": "#C2185B",
-    "pairwise": "#1E6FD9",
-}
-
-
-def compact_legend(plot: pg.PlotWidget, offset: tuple[int, int], columns: int = 1) -> pg.LegendItem:
-    """A compact legend on a translucent white ground (negative offsets anchor right / bottom), its
-    entries in ``columns`` columns so that it stays short on a low panel."""
-    return plot.addLegend(offset=offset, labelTextSize="8pt", brush=pg.mkBrush(255, 255, 255, 215),
-                          pen=pg.mkPen("#C9CED6"), verSpacing=-6, colCount=columns)
-
-
-def log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 10.0, every: int = 1
-               ) -> list[tuple[float, str]]:
-    """Ticks at powers of ``base`` between ``lo`` and ``hi`` (values > 0) for a log axis, named by ``fmt``."""
-    if not (lo > 0 and hi > 0):
-        return []
-    k0, k1 = int(np.floor(np.log(lo) / np.log(base))), int(np.ceil(np.log(hi) / np.log(base)))
-    return [(k * np.log10(base), fmt(base ** k)) for k in range(k0, k1 + 1) if k % every == 0]
-
-
-def plot_pen(colour: str, width: float = 1.6, dash: bool = False) -> pg.mkPen:
-    return pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
-
-
-class PlotPanel(QWidget):
-    """A titled pyqtgraph plot with PNG and CSV export in its context menu."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-        self.plot = pg.PlotWidget()
-        self.plot.setMenuEnabled(True)
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.getPlotItem().hideButtons()
-        self._left_ticks: list[tuple[float, str]] = []
-        self._thinning = False
-        self.info = QLabel("No analysis yet.")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.layout_ = QVBoxLayout(self)
-        self.layout_.setContentsMargins(4, 4, 4, 4)
-        self.layout_.setSpacing(3)
-        menu = self.plot.getPlotItem().getViewBox().menu
-        menu.addSeparator()
-        self.export_png_action = QAction("Export picture (PNG)\u2026", menu)
-        self.export_png_action.triggered.connect(lambda: self._export_dialog("png"))
-        self.export_csv_action = QAction("Export data (CSV)\u2026", menu)
-        self.export_csv_action.triggered.connect(lambda: self._export_dialog("csv"))
-        menu.addAction(self.export_png_action)
-        menu.addAction(self.export_csv_action)
-
-    def set_left_ticks(self, ticks: list[tuple[float, str]]) -> None:
-        """Named ticks on the left axis (e.g. one per decade of a log axis), thinned to every second,
-        third... one whenever the plot is too short for them to stay apart (re-done on resize)."""
-        self._left_ticks = ticks
-        if not self._thinning:
-            self.plot.getPlotItem().getViewBox().sigResized.connect(self._thin_left_ticks)
-            self._thinning = True
-        self._thin_left_ticks()
-
-    def _thin_left_ticks(self, *_args) -> None:
-        ticks = self._left_ticks
-        height = self.plot.getPlotItem().getViewBox().height()
-        every = max(1, int(np.ceil(len(ticks) * 15.0 / height))) if height > 0 and ticks else 1
-        self.plot.getPlotItem().getAxis("left").setTicks([ticks[::every]])  # none without data
-
-    def set_info(self, text: str, detail: str = "") -> None:
-        """The line under the plot, kept short; ``detail`` (how to read it) shows on hover."""
-        self.info.setText(text)
-        self.info.setToolTip(detail or text)
-
-    def _export_dialog(self, kind: str) -> None:
-        filt = "PNG image (*.png)" if kind == "png" else "CSV table (*.csv)"
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {self.name}", f"{self.name.lower()}.{kind}", filt)
-        if path:
-            (self.export_png if kind == "png" else self.export_csv)(path)
-
-    def export_png(self, path: str | Path, width: int | None = None) -> Path:
-        """The plot as a PNG picture (pyqtgraph ImageExporter)."""
-        exporter = pg_exporters.ImageExporter(self.plot.getPlotItem())
-        if width:
-            exporter.parameters()["width"] = int(width)
-        exporter.export(str(path))
-        return Path(path)
-
-    def export_csv(self, path: str | Path) -> Path:
-        """The plotted data as CSV, one column pair per curve (pyqtgraph CSVExporter)."""
-        pg_exporters.CSVExporter(self.plot.getPlotItem()).export(str(path))
-        return Path(path)
-
-    def show_result(self, result: LiveResult | None) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
 
 
 # ---------------------------------------------------------------------------- utilisation
@@ -595,115 +490,6 @@ class BisectionPanel(PlotPanel):
         self.info.setText(f"Lower bound: {b.lower_method}. Upper bound: {b.upper_method}; its cut has "
                           f"{units.count(len(b.cut_links), 'link')}. Over {units.count(b.endpoints, 'GPU')}, "
                           "at line rate.")
-
-
-# ---------------------------------------------------------------------------- training step
-#: the step's parts: (key, legend label, colour)
-STEP_PARTS = (("compute", "compute", "#2E7D32"), ("bubble", "pipeline bubble", "#8C8C8C"),
-              ("network", "exposed communication, network", "#E07A00"),
-              ("nvlink", "exposed communication, NVLink", "#6B3FA0"))
-
-
-class StepPanel(PlotPanel):
-    """A workload's training step: where its time goes, the GPU idle fraction and what it costs.
-
-    One horizontal bar per part of the step (compute, the pipeline bubble, each communicator's
-    exposed time, named with where it runs), coloured by kind (:data:`STEP_PARTS`); with
-    failures, a tick marks each part without them. The CSV has each bar as a pair of points
-    (0, row) .. (seconds, row), named by kind.
-    """
-
-    BAR_PX = 24
-
-    def __init__(self) -> None:
-        super().__init__("Training step")
-        pi = self.plot.getPlotItem()
-        pi.setLabel("bottom", "seconds per step")
-        pi.showGrid(x=True, y=False, alpha=0.25)
-        pi.invertY(True)
-        pi.setMouseEnabled(x=True, y=False)
-        self.figures = QLabel("")
-        self.figures.setWordWrap(True)
-        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.layout_.addWidget(self.figures)
-        self.layout_.addWidget(self.plot, 1)
-        self.layout_.addWidget(self.info)
-        self.bars: dict[str, pg.PlotDataItem] = {}
-        for key, label, colour in STEP_PARTS:
-            pen = pg.mkPen(colour, width=self.BAR_PX, cap=Qt.PenCapStyle.FlatCap)
-            self.bars[key] = pi.plot(name=label, pen=pen, connect="pairs")
-        self.baseline = pi.plot(name="without failures", pen=None, symbol="|", symbolSize=self.BAR_PX + 8,
-                                symbolPen=plot_pen("#3A4350", 2))
-        self.categories: list[tuple[str, str, float]] = []  # (part key, label, seconds)
-        pi.getViewBox().sigResized.connect(self._fit_bars)
-        self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
-
-    def _fit_bars(self, *_args) -> None:
-        """Bars two thirds of a row high, whatever the panel's height."""
-        rows = max(1, len(self.categories))
-        row_px = self.plot.getPlotItem().getViewBox().height() / rows
-        width = max(2.0, min(float(self.BAR_PX), 0.66 * row_px))
-        for key, _label, colour in STEP_PARTS:
-            self.bars[key].setPen(pg.mkPen(colour, width=width, cap=Qt.PenCapStyle.FlatCap))
-
-    def parts(self, step) -> list[tuple[str, str, float]]:
-        """(part, label, seconds) of a step: compute, the bubble, each communicator's exposed time."""
-        out = [("compute", "compute", step.compute_s)]
-        if step.bubble_s > 0:
-            out.append(("bubble", "pipeline bubble", step.bubble_s))
-        for p in step.phases:
-            where = "network" if p.network else "nvlink"
-            out.append((where, f"{p.name} {p.collective}, {'network' if p.network else 'NVLink'}", p.exposed_s))
-        return out
-
-    def show_result(self, result: LiveResult | None) -> None:
-        step = result.step if result is not None else None
-        pi = self.plot.getPlotItem()
-        self.categories = self.parts(step) if step is not None else []
-        seconds = np.array([c[2] for c in self.categories])
-        for key, bar in self.bars.items():
-            rows = [i for i, c in enumerate(self.categories) if c[0] == key]
-            if not rows:
-                bar.setData([], [])
-                continue
-            bar.setData(np.ravel([(0.0, seconds[i]) for i in rows]), np.repeat(np.array(rows, dtype=float), 2))
-        base = result.baseline_step if result is not None else None
-        if base is not None and step is not None:
-            b = {label: s for _k, label, s in self.parts(base)}
-            self.baseline.setData([b.get(label, 0.0) for _k, label, _s in self.categories],
-                                  np.arange(len(self.categories), dtype=float))
-        else:
-            self.baseline.setData([], [])
-        pi.getAxis("left").setTicks([[(i, c[1]) for i, c in enumerate(self.categories)]])
-        self._fit_bars()
-        if self.categories:
-            pi.setYRange(-0.6, len(self.categories) - 0.4, padding=0)
-            top = max(float(seconds.max()), float(max(b.values())) if base is not None and step is not None else 0.0)
-            pi.setXRange(0, top * 1.05 or 1.0, padding=0)
-        if result is None or result.traffic.workload is None:
-            self.figures.setText("")
-            self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
-            return
-        if step is None:
-            self.figures.setText(f"<b>{result.traffic.workload.name}</b> cannot run here")
-            self.info.setText(result.step_error)
-            return
-        idle = units.percent(step.gpu_idle_fraction)
-        text = (f"<b>{units.duration(step.step_time_s)}</b> per step: GPUs idle <b>{idle}</b> "
-                f"({units.percent(step.comm_idle_fraction)} waiting for communication), MFU "
-                f"{units.percent(step.mfu)}, {tokens(step.tokens_per_s)} tokens/s")
-        if step.gpu_hour_usd > 0:
-            text += f"; idle GPU time costs <b>{usd(step.idle_cost_per_day_usd)} per day</b>"
-        if base is not None and base.step_time_s > 0:
-            text += (f"<br>without failures (the ticks): {units.duration(base.step_time_s)} per step, idle "
-                     f"{units.percent(base.gpu_idle_fraction)}")
-        self.figures.setText(text)
-        phases = ", ".join(f"{p.name} = {PHASE_NAMES.get(p.name, p.name)}" for p in step.phases)
-        price = f" at {usd(step.gpu_hour_usd)} per GPU-hour ({step.price_source})" if step.gpu_hour_usd > 0 else ""
-        self.set_info(f"{step.workload} on {units.count(step.gpus, 'GPU')}; green compute, grey bubble, exposed "
-                      "communication orange (network) or purple (NVLink)",
-                      "step = compute + pipeline bubble + exposed communication (the part compute does not hide).\n"
-                      f"{phases}.\nIdle cost{price}.")
 
 
 PANELS: dict[str, tuple[str, Callable[[], PlotPanel]]] = {

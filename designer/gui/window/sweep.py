@@ -126,7 +126,7 @@ def pareto_pngs(series: Sequence[Series], size: tuple[int, int] = PARETO_SIZE_PX
     import pyqtgraph as pg
     import pyqtgraph.exporters as pg_exporters
 
-    from designer.gui.panels.plots import plot_pen
+    from designer.gui.panels.plot_base import plot_pen
     from designer.gui.window.pictures import _png_size, ensure_application
     from designer.present.export import Picture
 

@@ -1,0 +1,125 @@
+"""The Training step panel: a workload's step on the design, part by part.
+
+Compute, the pipeline bubble and each communicator's exposed time as horizontal bars, with the GPU
+idle fraction, MFU and the cost of idle GPU time (:class:`designer.analysis.training.StepReport`,
+the words of :mod:`designer.present.step_text`); shown when the analysis dock has a workload.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from designer.gui.panels.live_runner import LiveResult
+from designer.gui.panels.plot_base import PlotPanel, plot_pen
+from designer.model import units
+from designer.present.step_text import PHASE_NAMES, tokens, usd
+
+#: the step's parts: (key, legend label, colour)
+STEP_PARTS = (("compute", "compute", "#2E7D32"), ("bubble", "pipeline bubble", "#8C8C8C"),
+              ("network", "exposed communication, network", "#E07A00"),
+              ("nvlink", "exposed communication, NVLink", "#6B3FA0"))
+
+
+class StepPanel(PlotPanel):
+    """A workload's training step: where its time goes, the GPU idle fraction and what it costs.
+
+    One horizontal bar per part of the step (compute, the pipeline bubble, each communicator's
+    exposed time, named with where it runs), coloured by kind (:data:`STEP_PARTS`); with
+    failures, a tick marks each part without them. The CSV has each bar as a pair of points
+    (0, row) .. (seconds, row), named by kind.
+    """
+
+    BAR_PX = 24
+
+    def __init__(self) -> None:
+        super().__init__("Training step")
+        pi = self.plot.getPlotItem()
+        pi.setLabel("bottom", "seconds per step")
+        pi.showGrid(x=True, y=False, alpha=0.25)
+        pi.invertY(True)
+        pi.setMouseEnabled(x=True, y=False)
+        self.figures = QLabel("")
+        self.figures.setWordWrap(True)
+        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.layout_.addWidget(self.figures)
+        self.layout_.addWidget(self.plot, 1)
+        self.layout_.addWidget(self.info)
+        self.bars: dict[str, pg.PlotDataItem] = {}
+        for key, label, colour in STEP_PARTS:
+            pen = pg.mkPen(colour, width=self.BAR_PX, cap=Qt.PenCapStyle.FlatCap)
+            self.bars[key] = pi.plot(name=label, pen=pen, connect="pairs")
+        self.baseline = pi.plot(name="without failures", pen=None, symbol="|", symbolSize=self.BAR_PX + 8,
+                                symbolPen=plot_pen("#3A4350", 2))
+        self.categories: list[tuple[str, str, float]] = []  # (part key, label, seconds)
+        pi.getViewBox().sigResized.connect(self._fit_bars)
+        self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
+
+    def _fit_bars(self, *_args) -> None:
+        """Bars two thirds of a row high, whatever the panel's height."""
+        rows = max(1, len(self.categories))
+        row_px = self.plot.getPlotItem().getViewBox().height() / rows
+        width = max(2.0, min(float(self.BAR_PX), 0.66 * row_px))
+        for key, _label, colour in STEP_PARTS:
+            self.bars[key].setPen(pg.mkPen(colour, width=width, cap=Qt.PenCapStyle.FlatCap))
+
+    def parts(self, step) -> list[tuple[str, str, float]]:
+        """(part, label, seconds) of a step: compute, the bubble, each communicator's exposed time."""
+        out = [("compute", "compute", step.compute_s)]
+        if step.bubble_s > 0:
+            out.append(("bubble", "pipeline bubble", step.bubble_s))
+        for p in step.phases:
+            where = "network" if p.network else "nvlink"
+            out.append((where, f"{p.name} {p.collective}, {'network' if p.network else 'NVLink'}", p.exposed_s))
+        return out
+
+    def show_result(self, result: LiveResult | None) -> None:
+        step = result.step if result is not None else None
+        pi = self.plot.getPlotItem()
+        self.categories = self.parts(step) if step is not None else []
+        seconds = np.array([c[2] for c in self.categories])
+        for key, bar in self.bars.items():
+            rows = [i for i, c in enumerate(self.categories) if c[0] == key]
+            if not rows:
+                bar.setData([], [])
+                continue
+            bar.setData(np.ravel([(0.0, seconds[i]) for i in rows]), np.repeat(np.array(rows, dtype=float), 2))
+        base = result.baseline_step if result is not None else None
+        if base is not None and step is not None:
+            b = {label: s for _k, label, s in self.parts(base)}
+            self.baseline.setData([b.get(label, 0.0) for _k, label, _s in self.categories],
+                                  np.arange(len(self.categories), dtype=float))
+        else:
+            self.baseline.setData([], [])
+        pi.getAxis("left").setTicks([[(i, c[1]) for i, c in enumerate(self.categories)]])
+        self._fit_bars()
+        if self.categories:
+            pi.setYRange(-0.6, len(self.categories) - 0.4, padding=0)
+            top = max(float(seconds.max()), float(max(b.values())) if base is not None and step is not None else 0.0)
+            pi.setXRange(0, top * 1.05 or 1.0, padding=0)
+        if result is None or result.traffic.workload is None:
+            self.figures.setText("")
+            self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
+            return
+        if step is None:
+            self.figures.setText(f"<b>{result.traffic.workload.name}</b> cannot run here")
+            self.info.setText(result.step_error)
+            return
+        idle = units.percent(step.gpu_idle_fraction)
+        text = (f"<b>{units.duration(step.step_time_s)}</b> per step: GPUs idle <b>{idle}</b> "
+                f"({units.percent(step.comm_idle_fraction)} waiting for communication), MFU "
+                f"{units.percent(step.mfu)}, {tokens(step.tokens_per_s)} tokens/s")
+        if step.gpu_hour_usd > 0:
+            text += f"; idle GPU time costs <b>{usd(step.idle_cost_per_day_usd)} per day</b>"
+        if base is not None and base.step_time_s > 0:
+            text += (f"<br>without failures (the ticks): {units.duration(base.step_time_s)} per step, idle "
+                     f"{units.percent(base.gpu_idle_fraction)}")
+        self.figures.setText(text)
+        phases = ", ".join(f"{p.name} = {PHASE_NAMES.get(p.name, p.name)}" for p in step.phases)
+        price = f" at {usd(step.gpu_hour_usd)} per GPU-hour ({step.price_source})" if step.gpu_hour_usd > 0 else ""
+        self.set_info(f"{step.workload} on {units.count(step.gpus, 'GPU')}; green compute, grey bubble, exposed "
+                      "communication orange (network) or purple (NVLink)",
+                      "step = compute + pipeline bubble + exposed communication (the part compute does not hide).\n"
+                      f"{phases}.\nIdle cost{price}.")
