@@ -256,9 +256,12 @@ def _hose_coefficients(ctx: Context, members: np.ndarray, budget: int, hose: dic
     is_m[members] = True
     # NVLink: a GPU sends at most r into its hub and receives at most r from it (shared by its links).
     dom = fab.domain
-    hubbed = is_m & (dom >= 0) & (fab.nvl_up >= 0) & (fab.nvl_down >= 0)
-    fab.add_nvlink(h, np.flatnonzero(hubbed), 1.0)
-    fab.add_nvlink(h, np.flatnonzero(hubbed), 1.0, down=True)
+    hub_only = is_m & fab.hubbed()
+    fab.add_nvlink(h, np.flatnonzero(hub_only), 1.0)
+    fab.add_nvlink(h, np.flatnonzero(hub_only), 1.0, down=True)
+    if fab.direct is not None:
+        fab.direct.hose_coefficients(h)  # direct GPU-to-GPU links, which may carry transit
+    hubbed = is_m & fab.nvlink_member()
     # Access arcs: each attachment carries its share w of the GPU's traffic, if any of it leaves
     # the GPU's NVLink domain (a hose matrix inside one domain never touches the network).
     n_members = int(is_m.sum())

@@ -57,8 +57,9 @@ class Embedder:
         fab = ctx.fabric
         self.members = members
         dom = fab.domain[members]
-        hub = (dom >= 0) & (fab.nvl_up[members] >= 0)
-        # Servers: NVLink domains with a hub; other GPUs are servers of one.
+        hub = (dom >= 0) & fab.nvlink_member()[members]
+        # Servers: NVLink domains (with a switch, or routed direct GPU-to-GPU links); other GPUs
+        # are servers of one.
         key = np.where(hub, dom, -1 - members)
         order = np.lexsort((members, ctx.rail[members], key))
         keys_sorted = key[order]
@@ -68,6 +69,14 @@ class Embedder:
         self.nodes = [groups[i] for i in np.argsort(first, kind="stable")]
         self.m = len(self.nodes)
         self.p = len(members)
+        # Rings inside each server: the server itself in rail order (one ring through its NVLink
+        # switch), or the link-disjoint rings over its direct links (direct_nvlink).
+        direct = fab.direct
+        self.rings: list[list[np.ndarray]] = []
+        for node in self.nodes:
+            found = direct.rings_of(np.sort(node)) if direct is not None and len(node) > 1 else None
+            self.rings.append(found or [node])
+        self.direct_servers = any(len(r) > 1 or r[0] is not n for r, n in zip(self.rings, self.nodes, strict=True))
         self.g_min = min(len(g) for g in self.nodes)
         self.nvls_nodes = all(
             len(g) > 1 and fab.domain_hub[fab.domain[g[0]]] >= 0
@@ -118,7 +127,7 @@ class Embedder:
         gid = self.ctx.gpu_ids
         fab = self.ctx.fabric
         has_net = fab.gpu_has_network()
-        same = (fab.domain[src] >= 0) & (fab.domain[src] == fab.domain[dst]) & (fab.nvl_up[src] >= 0)
+        same = (src != dst) & fab.nvlink_local(src, dst)
         bare = ~same & (src != dst) & (~has_net[src] | ~has_net[dst])
         head = f"{count(lost, 'flow')} of the algorithm {plural(lost, 'has', 'have')} no path"
         if bare.any():
@@ -150,49 +159,70 @@ class Embedder:
             self._grid_cache = np.stack(self.nodes) if len(sizes) == 1 else None
         return self._grid_cache
 
-    def _rolled(self, c: int) -> list[np.ndarray] | np.ndarray:
+    def _rolled(self, c: int, r: int | None = None) -> list[np.ndarray] | np.ndarray:
+        """Each server's GPUs in the order of channel ``c``: starting at its GPU of rail c, round its
+        ring ``r`` (default c; rail order through a switch, or one of its direct-link rings, see
+        :attr:`rings`)."""
         grid = self._grid()
-        if grid is not None:
+        if grid is not None and not self.direct_servers:
             return np.roll(grid, -c, axis=1)
-        return [np.roll(node, -c) for node in self.nodes]
+        out = []
+        for node, rings in zip(self.nodes, self.rings, strict=True):
+            ring = rings[(c if r is None else r) % len(rings)]
+            start = node[c % len(node)]
+            out.append(np.roll(ring, -int(np.flatnonzero(ring == start)[0])))
+        return out
 
     def ring_flows(self, per_flow: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Flows of the rail-aligned rings (see module docstring), bytes per message byte."""
         src: list[np.ndarray] = []
         dst: list[np.ndarray] = []
         if self.m == 1:
-            g = self.nodes[0]
-            return g, np.roll(g, -1), np.full(len(g), per_flow)
+            rings = self.rings[0]
+            s_ = np.concatenate(rings)
+            d_ = np.concatenate([np.roll(r, -1) for r in rings])
+            return s_, d_, np.full(len(s_), per_flow / len(rings))
         C = self.g_min
-        for c in range(C):
-            orders = self._rolled(c)
+        # Servers with direct GPU-to-GPU links: every rail channel goes round each of their rings
+        # in turn (R sub-channels of 1/R of its data), so every NIC and every ring carries its share.
+        R = max(len(r) for r in self.rings)
+        for c, r in ((c, r) for c in range(C) for r in range(R)):
+            orders = self._rolled(c, r)
             if isinstance(orders, np.ndarray):
                 if orders.shape[1] > 1:
                     src.append(orders.ravel())  # each GPU sends to the next; the last back to the entry (PXN)
                     dst.append(np.roll(orders, -1, axis=1).ravel())
                 e = orders[:, 0]
+                src.append(e)
+                dst.append(np.roll(e, -1))
             else:
-                for order in orders:
+                exits = []
+                for order, node, rings in zip(orders, self.nodes, self.rings, strict=True):
+                    hand_back = rings[0] is node  # a server through a switch (or a lone GPU)
                     if len(order) > 1:
-                        src.append(order)
-                        dst.append(np.roll(order, -1))
-                e = np.array([o[0] for o in orders])
-            src.append(e)
-            dst.append(np.roll(e, -1))
+                        # Through a switch the last GPU hands back to the entry GPU (PXN); over
+                        # direct links the channel leaves from the last GPU's own NIC instead
+                        # (NCCL's cross-NIC rings), not crossing the server's links twice.
+                        src.append(order if hand_back else order[:-1])
+                        dst.append(np.roll(order, -1) if hand_back else order[1:])
+                    exits.append(order[0] if hand_back else order[-1])
+                src.append(np.array(exits))
+                dst.append(np.roll(np.array([o[0] for o in orders]), -1))
         s = np.concatenate(src)
         d = np.concatenate(dst)
-        return s, d, np.full(len(s), per_flow / C)
+        return s, d, np.full(len(s), per_flow / (C * R))
 
     def intra_ring(self, per_flow: float):
-        src, dst = [], []
-        for node in self.nodes:
+        src, dst, w = [], [], []
+        for node, rings in zip(self.nodes, self.rings, strict=True):
             if len(node) > 1:
-                src.append(node)
-                dst.append(np.roll(node, -1))
+                for ring in rings:
+                    src.append(ring)
+                    dst.append(np.roll(ring, -1))
+                    w.append(np.full(len(ring), per_flow / len(rings)))
         if not src:
             return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
-        s = np.concatenate(src)
-        return s, np.concatenate(dst), np.full(len(s), per_flow)
+        return np.concatenate(src), np.concatenate(dst), np.concatenate(w)
 
     def rail_rings(self, per_flow: float):
         """Ring across servers among GPUs of the same local index (rail), for every index."""
@@ -265,7 +295,7 @@ class Embedder:
         """Worst one-way wire + switch + NIC latency of network flows, and their max hop count."""
         ctx = self.ctx
         fab, cap = ctx.fabric, ctx.cap
-        same = (fab.domain[src] >= 0) & (fab.domain[src] == fab.domain[dst]) & (fab.nvl_up[src] >= 0)
+        same = (src == dst) | fab.nvlink_local(src, dst)
         s, d = src[~same], dst[~same]
         if not len(s):
             return 0.0, 0

@@ -196,9 +196,8 @@ def core_subflows(fabric, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
     nbytes = np.asarray(nbytes, dtype=float)
-    dom = fabric.domain
     keep = src != dst
-    keep &= ~((dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0))
+    keep &= ~fabric.nvlink_local(src, dst)
     src, dst, nbytes = src[keep], dst[keep], nbytes[keep]
     ptr = np.searchsorted(fabric.att_gpu, np.arange(len(fabric.gpus) + 1))
     cs_n, cd_n = ptr[src + 1] - ptr[src], ptr[dst + 1] - ptr[dst]

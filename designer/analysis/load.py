@@ -62,12 +62,17 @@ def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_p
     is_m = np.zeros(len(fabric.gpus), dtype=bool)
     is_m[members] = True
     dom = fabric.domain
-    hubbed = (dom >= 0) & (fabric.nvl_up >= 0) & (fabric.nvl_down >= 0) & is_m
-    dom_count = np.bincount(dom[hubbed], minlength=max(fabric.n_domains, 1)) if hubbed.any() else np.zeros(1, int)
+    hub_only = fabric.hubbed() & is_m
+    dom_count = np.bincount(dom[hub_only], minlength=max(fabric.n_domains, 1)) if hub_only.any() else np.zeros(1, int)
     peers_nvl = np.zeros(len(fabric.gpus))
-    peers_nvl[hubbed] = dom_count[dom[hubbed]] - 1
-    fabric.add_nvlink(load, np.flatnonzero(hubbed), peers_nvl[hubbed] * x)
-    fabric.add_nvlink(load, np.flatnonzero(hubbed), peers_nvl[hubbed] * x, down=True)
+    peers_nvl[hub_only] = dom_count[dom[hub_only]] - 1
+    fabric.add_nvlink(load, np.flatnonzero(hub_only), peers_nvl[hub_only] * x)
+    fabric.add_nvlink(load, np.flatnonzero(hub_only), peers_nvl[hub_only] * x, down=True)
+    if fabric.direct is not None and fabric.direct.any:
+        # Direct GPU-to-GPU domains: every pair over its own links.
+        peers_nvl += fabric.direct.add_all_pairs(load, members, x)
+    # From here on, "hubbed" is every GPU whose domain peers are reached over NVLink.
+    hubbed = fabric.nvlink_member() & is_m
     # Network side: everything that is not NVLink-local.
     net_peers = np.where(is_m, (n - 1) - peers_nvl, 0.0)
     att_m = is_m[fabric.att_gpu]
@@ -134,13 +139,18 @@ def flow_matrix(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
     vals: list[np.ndarray] = []
-    dom = fabric.domain
-    same = (dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0)
-    same &= src != dst
-    fs = np.flatnonzero(same)
+    same = (src != dst) & fabric.nvlink_local(src, dst)
+    hub = fabric.hubbed()
+    fs = np.flatnonzero(same & hub[src])
     for gpus, down in ((src[fs], False), (dst[fs], True)):
         row, arcs, share = fabric.nvlink_rows(gpus, down=down)
         rows.append(fs[row])
+        cols.append(arcs)
+        vals.append(share)
+    fd = np.flatnonzero(same & ~hub[src])
+    if len(fd) and fabric.direct is not None:
+        f, arcs, share = fabric.direct.entries(src[fd], dst[fd])
+        rows.append(fd[f])
         cols.append(arcs)
         vals.append(share)
     fn = np.flatnonzero(~same & (src != dst))

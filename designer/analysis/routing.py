@@ -4,7 +4,9 @@ Model (documented in ``docs/analysis.md``):
 
 - **NVLink domains.** GPUs joined by NVLink links (through an ``nvswitch`` device or directly)
   form a domain (a server, or an NVL72 rack). Traffic between two GPUs of one domain stays on
-  NVLink: ``gpu -> nvswitch -> gpu`` (or the direct NVLink link).
+  NVLink: ``gpu -> nvswitch -> gpu``, or, without a switch (bridged pairs, cube-mesh, full
+  mesh), along the shortest paths over the direct GPU-to-GPU links
+  (:mod:`designer.analysis.direct_nvlink`).
 - **Attachments.** Other traffic leaves a GPU through its NIC: ``gpu -(pcie)-> nic -(network)->
   switch``. A NIC with k network links splits its traffic equally over them. A GPU with network
   ports of its own (torus, hypercube) is its own attachment point.
@@ -27,6 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from designer.analysis.capacity import K_GPU, K_NIC, K_NVSWITCH, P_NVLINK, P_PCIE, CapacityGraph
+from designer.analysis.direct_nvlink import DirectDomains, build_direct_domains
 from designer.analysis.ecmp import CHUNK_ELEMENTS
 from designer.analysis.twins import CoreRouter
 from designer.model.units import count, plural
@@ -112,10 +115,46 @@ class Fabric:
     core_dst: np.ndarray
     rail: np.ndarray
     notes: tuple[str, ...] = ()
+    #: NVLink domains without a switch whose GPUs route over their direct links.
+    direct: DirectDomains | None = None
 
     @property
     def n_core(self) -> int:
         return len(self.core_nodes)
+
+    def hubbed(self) -> np.ndarray:
+        """Per GPU: in an NVLink domain with a switch, linked to it both ways."""
+        return (self.domain >= 0) & (self.nvl_up >= 0) & (self.nvl_down >= 0)
+
+    def nvlink_member(self) -> np.ndarray:
+        """Per GPU: its traffic to the other GPUs of its NVLink domain stays on NVLink (a domain
+        with a switch, or a routed direct domain)."""
+        out = self.hubbed()
+        if self.direct is not None:
+            out |= self.direct.dom >= 0
+        return out
+
+    def nvlink_local(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Per flow ``src[i] -> dst[i]`` (GPU positions, src != dst): it stays on NVLink, through
+        the domain's switch or over direct GPU-to-GPU links. The one definition every consumer of
+        the routing uses."""
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        dom = self.domain
+        out = (dom[src] >= 0) & (dom[src] == dom[dst]) & (self.nvl_up[src] >= 0) & (self.nvl_down[dst] >= 0)
+        if self.direct is not None and self.direct.any:
+            out |= self.direct.routed(src, dst)
+        return out
+
+    def add_nvlink_flows(self, load: np.ndarray, src: np.ndarray, dst: np.ndarray, amount: np.ndarray) -> None:
+        """Add flows that stay on NVLink (:meth:`nvlink_local`) to ``load``."""
+        amount = np.broadcast_to(np.asarray(amount, dtype=float), np.shape(src))
+        hub = self.hubbed()
+        h = hub[src] & hub[dst]
+        self.add_nvlink(load, src[h], amount[h])
+        self.add_nvlink(load, dst[h], amount[h], down=True)
+        if self.direct is not None and (~h).any():
+            self.direct.add(load, src[~h], dst[~h], amount[~h])
 
     def add_nvlink(self, load: np.ndarray, gpus: np.ndarray, amount, *, down: bool = False) -> None:
         """Add ``amount`` (per GPU, or one number) to the NVLink arcs of ``gpus`` towards their hub
@@ -153,7 +192,7 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     # is in the domain of that hub, so traffic between GPUs of one domain takes gpu -> hub -> gpu,
     # a real path. Hubs joined to each other by NVLink stay separate domains: that NVLink is not
     # routed, their GPUs talk over the network. GPUs with NVLink but no hub are grouped by
-    # NVLink component (never routed over NVLink).
+    # NVLink component and route over their direct links (direct_nvlink).
     nv = proto == P_NVLINK
     g_nv = sp.coo_matrix((np.ones(int(nv.sum())), (a[nv], b[nv])), shape=(n, n)).tocsr()
     _, comp = connected_components(g_nv, directed=False)
@@ -298,12 +337,16 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     order = np.argsort(ag, kind="stable")
     if rails is None:
         rails = np.full(len(gpus), -1, dtype=np.int64)
+    gg = nv & (kind[a] == K_GPU) & (kind[b] == K_GPU)
+    direct, direct_notes = build_direct_domains(len(gpus), gpu_pos, domain, domain_hub, a, b, np.flatnonzero(gg),
+                                                cap.line_bytes_per_s, m)
+    notes.extend(direct_notes)
     return Fabric(
         cap=cap, gpus=gpus, gpu_pos=gpu_pos, domain=domain, n_domains=len(uniq), domain_hub=domain_hub,
         nvl_up=nvl_up, nvl_down=nvl_down, nvl_ptr=nvl_ptr, nvl_up_arcs=l_up, nvl_down_arcs=l_down, nvl_w=l_w,
         att_gpu=ag[order], att_core=ac[order], att_w=aw[order], att_up=au[order], att_down=ad[order],
         core_nodes=core_nodes, core_of=core_of, core_arc=core_arc, core_src=core_src, core_dst=core_dst,
-        rail=np.asarray(rails, dtype=np.int64), notes=tuple(notes),
+        rail=np.asarray(rails, dtype=np.int64), notes=tuple(notes), direct=direct,
     )
 
 
@@ -382,10 +425,8 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
         fabric.add_nvlink(load, src[hop], nbytes[hop])
         fabric.add_nvlink(load, proxy[hop], nbytes[hop], down=True)
         src = proxy
-    dom = fabric.domain
-    same = (dom[src] >= 0) & (dom[src] == dom[dst]) & (fabric.nvl_up[src] >= 0) & (fabric.nvl_down[dst] >= 0)
-    fabric.add_nvlink(load, src[same], nbytes[same])
-    fabric.add_nvlink(load, dst[same], nbytes[same], down=True)
+    same = fabric.nvlink_local(src, dst)
+    fabric.add_nvlink_flows(load, src[same], dst[same], nbytes[same])
     src, dst, nbytes = src[~same], dst[~same], nbytes[~same]
     lost = 0.0
     lost_flows = 0

@@ -73,7 +73,7 @@ def _ring_flows(ctx: Context, groups: np.ndarray, factor: float) -> tuple[np.nda
     """Ring flows of every group, ``factor`` bytes per message byte in all (NCCL's embedding)."""
     fab = ctx.fabric
     dom = fab.domain[groups]
-    hubbed = (dom >= 0) & (fab.nvl_up[groups] >= 0)
+    hubbed = (dom >= 0) & fab.nvlink_member()[groups]
     key = np.where(hubbed, dom, -1 - groups)
     simple = groups.shape[1] <= 1
     if not simple:
