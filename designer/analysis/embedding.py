@@ -71,12 +71,13 @@ class Embedder:
         self.p = len(members)
         # Rings inside each server: the server itself in rail order (one ring through its NVLink
         # switch), or the link-disjoint rings over its direct links (direct_nvlink).
-        direct = fab.direct
+        direct = fab.direct if fab.direct is not None and fab.direct.any else None
         self.rings: list[list[np.ndarray]] = []
+        self.direct_servers = False
         for node in self.nodes:
             found = direct.rings_of(np.sort(node)) if direct is not None and len(node) > 1 else None
             self.rings.append(found or [node])
-        self.direct_servers = any(len(r) > 1 or r[0] is not n for r, n in zip(self.rings, self.nodes, strict=True))
+            self.direct_servers |= found is not None
         self.g_min = min(len(g) for g in self.nodes)
         self.nvls_nodes = all(
             len(g) > 1 and fab.domain_hub[fab.domain[g[0]]] >= 0
@@ -213,6 +214,11 @@ class Embedder:
         return s, d, np.full(len(s), per_flow / (C * R))
 
     def intra_ring(self, per_flow: float):
+        grid = self._grid()
+        if grid is not None and not self.direct_servers:
+            if grid.shape[1] < 2:
+                return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+            return grid.ravel(), np.roll(grid, -1, axis=1).ravel(), np.full(grid.size, per_flow)
         src, dst, w = [], [], []
         for node, rings in zip(self.nodes, self.rings, strict=True):
             if len(node) > 1:
