@@ -153,3 +153,29 @@ def test_analyze_reports_direct_links_without_no_route():
     text = "\n".join(summary_lines(rep))
     assert "no path" not in text and "cannot run" not in text
     assert "2 servers" in text
+
+
+def test_direct_roce_mesh_between_nics_routes():
+    """Four single-GPU hosts whose NICs are cabled to each other (no switch): every pair has a path
+    over its own link, and the ring runs at one link's effective rate."""
+    d = Design()
+    devs, links = [], []
+    n = 4
+    for i in range(n):
+        devs.append(Device(f"g{i}", "gpu", (PortGroup("pcie", 1, 512.0, "pcie"),)))
+        devs.append(Device(f"n{i}", "nic", (PortGroup("p", n - 1, 400.0), PortGroup("pcie", 1, 512.0, "pcie"))))
+        links.append(Link(f"c{i}", f"g{i}", "pcie1", f"n{i}", "pcie1", "pcie"))
+    used = [0] * n
+    for a, b in itertools.combinations(range(n), 2):
+        used[a] += 1
+        used[b] += 1
+        links.append(Link(f"e{a}{b}", f"n{a}", f"p{used[a]}", f"n{b}", f"p{used[b]}"))
+    d.extend(devices=devs, links=links)
+    ctx = build_context(d)
+    res = collective_times(ctx, sizes=[GIB8])
+    assert not res.cannot_run
+    link = float(ctx.cap.effective_bytes_per_s[ctx.cap.link_ids.index("e01")])
+    assert busbw(ctx, "ring") == pytest.approx(link, rel=0.01)
+    i, j = np.nonzero(~np.eye(n, dtype=bool))
+    r = route_flows(ctx.fabric, ctx.router, i, j, np.ones(len(i)))
+    assert r.unrouted_flows == 0
