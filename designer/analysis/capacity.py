@@ -12,7 +12,8 @@ link's per-direction rate.
   (:data:`designer.analysis.constants.PROTOCOL_EFFICIENCY`).
 - ``protocol``: ``nvlink`` and ``pcie`` for board links (medium or port kind); for network links
   ``infiniband`` when an end is a switch whose catalog model says ``specs.protocol ==
-  "infiniband"`` (or whose ``properties["protocol"]`` says so), otherwise ``ethernet`` (RoCE).
+  "infiniband"`` (or whose ``properties["protocol"]`` says so), ``direct`` between two GPUs with no
+  switch or NIC between (torus, mesh, hypercube chip links, TPU ICI style), otherwise ``ethernet`` (RoCE).
 - ``wire_latency_s``: cable length times the cable's ``latency_ns_per_m`` (5 ns/m if unknown).
 - ``node_latency_s``: switch port-to-port latency (catalog ``latency_ns``; a default by protocol).
 
@@ -33,9 +34,9 @@ from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
 from designer.model.units import count, duration, line_rate
 
-PROTOCOL_NAMES = ("nvlink", "pcie", "infiniband", "ethernet")
+PROTOCOL_NAMES = ("nvlink", "pcie", "infiniband", "ethernet", "direct")
 KIND_NAMES = ("gpu", "nic", "nvswitch", "switch", "storage")
-P_NVLINK, P_PCIE, P_IB, P_ETH = range(4)
+P_NVLINK, P_PCIE, P_IB, P_ETH, P_DIRECT = range(5)
 K_GPU, K_NIC, K_NVSWITCH, K_SWITCH, K_STORAGE = range(5)
 
 
@@ -243,6 +244,8 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     is_pcie = ~is_nvl & ((medium == P_PCIE) | (ka == P_PCIE) | (kb == P_PCIE))
     npa, npb = node_proto[ia], node_proto[ib]
     net_p = np.where((npa == P_IB) | (npb == P_IB), P_IB, P_ETH)
+    # A network link between two accelerators, no switch or NIC between (torus, mesh, hypercube: TPU ICI style).
+    net_p = np.where((kind[ia] == K_GPU) & (kind[ib] == K_GPU), P_DIRECT, net_p)
     proto = np.where(is_nvl, P_NVLINK, np.where(is_pcie, P_PCIE, net_p)).astype(np.int8)
     has_cab = ~np.isnan(clat)
     per_m = np.where(has_cab, np.nan_to_num(clat), K.CABLE_LATENCY_S_PER_M)

@@ -27,6 +27,9 @@ Embeddings (p ranks on m servers of g GPUs, C channels = rails):
   server, in-network all-reduce of S/g per NIC (each NIC sends and receives S/g once), all-gather.
 - **pairwise** (all-to-all): every GPU sends S/p to every other; the network part of a GPU's
   traffic leaves through its own NIC, so per GPU it never exceeds one NIC's rate.
+- **bidir-ring**, **multi-dim**, **halving-doubling** (all-reduce, reduce-scatter, all-gather on
+  tori, meshes and hypercubes of direct chip links): :mod:`designer.analysis.direct_algorithms`.
+  There the ring and tree follow a Hamiltonian order of the chips instead of the design order.
 
 nccl-tests conventions: algbw = S / t; busbw = algbw x 2(p-1)/p (all-reduce),
 x (p-1)/p (reduce-scatter, all-gather, all-to-all), x 1 (broadcast).
@@ -45,6 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from designer.analysis import constants as K
+from designer.analysis import direct_algorithms as D
 from designer.analysis.algorithms import (
     AlgorithmModel,
     alltoall_model,
@@ -63,9 +67,9 @@ __all__ = ["ALGORITHMS", "ALIASES", "COLLECTIVES", "NOT_DEFAULT", "AlgorithmMode
 
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast")
 ALGORITHMS = {
-    "allreduce": ("ring", "tree", "hierarchical", "nvls", "sharp"),
-    "reducescatter": ("ring",),
-    "allgather": ("ring",),
+    "allreduce": ("ring", "tree", "hierarchical", "nvls", "sharp") + D.DIRECT_ALGORITHMS,
+    "reducescatter": ("ring",) + D.DIRECT_ALGORITHMS,
+    "allgather": ("ring",) + D.DIRECT_ALGORITHMS,
     "broadcast": ("ring",),
     "alltoall": ("pairwise",),
 }
@@ -236,11 +240,12 @@ def _embed_models(ctx: Context, collective: str, algos: list[str], explicit: boo
     """Embed and route each algorithm: (ranks, servers, models, notes, (algorithm, why it cannot run))."""
     notes: list[str] = []
     E = Embedder(ctx, members)
+    D.order_servers(E)  # tori, meshes, hypercubes: ring and tree along the direct links
     models: list[AlgorithmModel] = []
     cannot: list[tuple[str, str]] = []
     apart = E.islands()
     for algo in algos:
-        why = unavailable_reason(E, algo)
+        why = D.unavailable_reason(E, algo) if algo in D.DIRECT_ALGORITHMS else unavailable_reason(E, algo)
         if why is not None:
             if explicit:
                 notes.append(f"{algo}: not available: {why}")
@@ -252,6 +257,8 @@ def _embed_models(ctx: Context, collective: str, algos: list[str], explicit: boo
         try:
             if collective == "alltoall":
                 models.append(alltoall_model(E))
+            elif algo in D.DIRECT_ALGORITHMS:
+                models.append(D.direct_model(E, collective, algo))
             elif algo == "ring":
                 models.append(ring_model(E, collective))
             elif algo == "tree":
@@ -260,6 +267,7 @@ def _embed_models(ctx: Context, collective: str, algos: list[str], explicit: boo
                 models.append(hier_model(E, algo))
         except Unroutable as e:
             cannot.append((algo, str(e)))
+    notes.extend(D.notes(E, [mdl.algorithm for mdl in models]))
     by_reason: dict[str, list[str]] = {}
     for algo, why in cannot:
         by_reason.setdefault(why, []).append(algo)

@@ -42,6 +42,12 @@ ETHERNET_EFFICIENCY = 0.93
 #: PCIe Gen4/Gen5 x16: TLP/DLLP overhead leaves ~85% of the raw rate for payload (modelling choice,
 #: common figure for 256-byte max payload size). A PCIe hop is rarely the bottleneck (64 GB/s > 50 GB/s).
 PCIE_EFFICIENCY = 0.85
+#: Direct chip-to-chip links (torus, mesh, hypercube; TPU ICI style: a reliable link layer with
+#: credit-based flow control, no NIC, transport headers or congestion control). Modelling choice,
+#: set from the Cloud TPU v4 documentation (https://cloud.google.com/tpu/docs/v4, "Bisection bandwidth
+#: per Pod 24 TB/s"): the bisection of its 16x16x16 torus crosses 512 links of 400 Gb/s per direction
+#: (the ICI rate, Jouppi et al., "TPU v4", ISCA 2023) = 25.6 TB/s of line rate, so 24 / 25.6 = 0.9375.
+DIRECT_EFFICIENCY = 24.0 / 25.6
 
 #: Efficiency by protocol name (the ``protocol`` column of the capacity graph).
 PROTOCOL_EFFICIENCY = {
@@ -49,6 +55,7 @@ PROTOCOL_EFFICIENCY = {
     "infiniband": INFINIBAND_EFFICIENCY,
     "ethernet": ETHERNET_EFFICIENCY,
     "pcie": PCIE_EFFICIENCY,
+    "direct": DIRECT_EFFICIENCY,
 }
 
 #: NVLS (NVLink SHARP) all-reduce inside one NVSwitch domain: each GPU sends and receives S once.
@@ -121,6 +128,12 @@ STEP_LATENCY_S = {
 #: of busbw that nccl-tests does not show.
 RING_PLATEAU_FACTOR = 1.9
 RING_PLATEAU_BYTES_PER_RANK = 65536 / 16
+
+#: Per-step latency of a step over a direct chip link (``direct_algorithms``), seconds, by protocol.
+#: Modelling choice: a step between two accelerators over a point-to-point link with no NIC or network
+#: proxy is NCCL's NVLink step (tuning.cc ``hwLat`` NVLink ring: LL 0.6, LL128 1.9, Simple 3.4 us);
+#: the link's wire latency is added per step. TPU ICI publishes no per-step figure.
+DIRECT_STEP_LATENCY_S = {"LL": 0.6 * US, "LL128": 1.9 * US, "Simple": 3.4 * US}
 
 # --------------------------------------------------------------------------- wires and switches
 #: Propagation delay of fibre and copper when the cable is not in the catalog (about 5 ns/m: light in glass at ~2/3 c).

@@ -14,7 +14,7 @@ Edge attributes:
 is the link id),  ``medium``, ``cable``, ``length_m``, ``failed``, ``used`` (the
 analyzer counts the link: up, with a rate), ``tier`` (``nvlink``, ``pcie``, ``direct``,
 ``access``, ``leaf-spine``, ``spine-core``, ``switch``; ``""`` for an unused link), ``protocol``
-(``nvlink``, ``pcie``, ``infiniband``, ``ethernet``), ``line_rate_gbps`` (per direction, the
+(``nvlink``, ``pcie``, ``infiniband``, ``ethernet``, ``direct``), ``line_rate_gbps`` (per direction, the
 slowest of the two ports and the cable), ``line_bytes_per_s`` and ``effective_bytes_per_s`` (per
 direction, after the protocol's efficiency: the capacity the collective times use).
 

@@ -41,7 +41,7 @@ TIER_COLOURS = {
 }
 ALGORITHM_COLOURS = {
     "ring": "#1E6FD9", "tree": "#2E7D32", "hierarchical": "#E07A00", "nvls": "#6B3FA0", "sharp": "#C2185B",
-    "pairwise": "#1E6FD9",
+    "pairwise": "#1E6FD9", "bidir-ring": "#00838F", "multi-dim": "#8E24AA", "halving-doubling": "#8E24AA",
 }
 
 
