@@ -5,7 +5,7 @@ Each builder embeds an algorithm with :class:`designer.analysis.embedding.Embedd
 protocols LL, LL128 and Simple (NCCL ``tuning.cc`` constants, :mod:`designer.analysis.constants`),
 the bandwidth term being the busiest arc's load per byte over its effective capacity. The
 latency terms: ring ``base + (steps - inter-node steps) x NVLink step + inter-node steps x
-(network step + hop latency)``; tree ``base + 2 ((ppn-1) NVLink steps + floor(log2 servers)
+(network step + hop latency)``; tree ``base + 2 ((ppn-1) NVLink steps + ceil(log2 servers)
 network steps)``; hierarchical, NVLS(Tree), SHARP and pairwise all-to-all as documented in
 ``docs/analysis.md`` section 5.
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis import constants as K
+from designer.analysis import nccl_trees
 from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
 from designer.analysis.embedding import Embedder, Phase, Unroutable
 from designer.analysis.load import uniform_loads
@@ -24,12 +25,15 @@ from designer.model import units
 
 
 def tree_depth(m: int) -> int:
-    """Levels of a heap-ordered binary tree of ``m`` servers, floor(log2 m) (NCCL ``log2i``).
+    """Levels of NCCL's double binary trees across ``m`` servers: ceil(log2 m) (the root of
+    ``ncclGetBtree`` has one child, :mod:`designer.analysis.nccl_trees`). NCCL's tuner counts
+    ``log2i(m) = floor(log2 m)`` levels instead, one fewer unless m is a power of two; the time of
+    a step is what the model estimates, so it counts the levels the data crosses.
 
-    >>> [tree_depth(m) for m in (1, 2, 3, 4, 7, 8)]
-    [0, 1, 1, 2, 2, 3]
+    >>> [tree_depth(m) for m in (1, 2, 3, 4, 5, 8, 9)]
+    [0, 1, 2, 2, 3, 3, 4]
     """
-    return max(int(m), 1).bit_length() - 1
+    return nccl_trees.depth(max(int(m), 1))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from designer.analysis import constants as K
+from designer.analysis import nccl_trees
 from designer.analysis.capacity import K_SWITCH, P_NVLINK, P_PCIE
 from designer.analysis.context import Context
 from designer.analysis.routing import route_flows
@@ -241,27 +242,31 @@ class Embedder:
         return s, np.concatenate(dst), np.full(len(s), per_flow)
 
     def rail_trees(self, per_byte: float):
-        """Double binary tree across servers among GPUs of each rail (NCCL NVLSTree's network part).
+        """NCCL's double binary tree across servers among GPUs of each rail (NVLSTree's network part).
 
-        Each tree carries half the data, up (reduce) and down (broadcast): per_byte / 2 per edge
-        and direction.
+        The trees are NCCL's (:mod:`designer.analysis.nccl_trees`); each carries half the data, up
+        (reduce) and down (broadcast): per_byte / 2 per edge and direction.
         """
         src, dst = [], []
-        m = self.m
-        idx = np.arange(1, m)
-        par = (idx - 1) // 2
+        child, parent = nccl_trees.edges(self.m) if self.m > 1 else (np.zeros(0, int), np.zeros(0, int))
         for k in range(self.g_min):
             e = np.array([node[k] for node in self.nodes])
-            for child, parent in ((e[idx], e[par]), (e[m - 1 - idx], e[m - 1 - par])):
-                src += [child, parent]
-                dst += [parent, child]
+            if len(child):
+                src += [e[child], e[parent]]
+                dst += [e[parent], e[child]]
         if not src:
             return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
         s_ = np.concatenate(src)
         return s_, np.concatenate(dst), np.full(len(s_), per_byte / 2)
 
     def tree_flows(self, per_byte: float):
-        """Chains in servers + double binary tree across servers (entries on rail c per channel)."""
+        """Chains in servers + NCCL's double binary tree across servers (entries on rail c per channel).
+
+        Channel c enters every server on its rail-c GPU, whose NIC carries the channel's tree edges
+        (NCCL's tree search keeps a channel on one NIC: ``search.cc``, ``crossNic`` 0); tree 0 and
+        tree 1 (:mod:`designer.analysis.nccl_trees`) carry half the data each (NCCL runs channel c on
+        tree 0 and its duplicate c + nChannels on tree 1, ``connect.cc`` ``connectTrees``).
+        """
         src, dst, w = [], [], []
         C = self.g_min if self.m > 1 else 1
         for c in range(C):
@@ -282,16 +287,10 @@ class Embedder:
             m = self.m
             if m > 1:
                 e = np.array([o[0] for o in orders])
-                for mirror in (False, True):
-                    idx = np.arange(1, m)
-                    par = (idx - 1) // 2
-                    if mirror:
-                        child, parent = e[m - 1 - idx], e[m - 1 - par]
-                    else:
-                        child, parent = e[idx], e[par]
-                    src += [child, parent]
-                    dst += [parent, child]
-                    w += [np.full(2 * (m - 1), per_byte / (2 * C))]
+                child, parent = nccl_trees.edges(m)
+                src += [e[child], e[parent]]
+                dst += [e[parent], e[child]]
+                w += [np.full(2 * len(child), per_byte / (2 * C))]
         if not src:
             return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
         return np.concatenate(src), np.concatenate(dst), np.concatenate(w)

@@ -10,6 +10,7 @@ import pytest
 from analysis_helpers import rail_cluster, single_server, two_node_design
 
 from designer.analysis import AnalysisError, build_context, collective_times
+from designer.analysis import constants as K
 from designer.analysis.collectives import bus_factor
 from designer.generators import GENERATORS
 
@@ -156,18 +157,28 @@ def test_dgx_a100_from_the_catalog():
     assert "nvls" not in {r.algorithm for r in res.rows}
 
 
-@pytest.mark.parametrize(("fewer", "more"), [(2, 3), (4, 5), (4, 7)])
-def test_tree_latency_counts_the_levels_of_the_heap_tree(fewer, more):
-    # A heap-ordered binary tree of m servers has floor(log2 m) levels (NCCL: log2i): 2 and 3 servers
-    # both have one level, 4 to 7 servers two. Same rails and switches: the per-step latency only moves
-    # by the mean cable delay (ns), one tree level more would add 2 network steps (>= 10 us).
-    def latency(m, algo):
-        ctx = build_context(rail_cluster(m, spines=2, uplinks_per_leaf=4))
-        res = collective_times(ctx, algorithms=[algo], sizes=[8])
-        return res.models[0].latency_s
+def _tree_latency(m, algo):
+    ctx = build_context(rail_cluster(m, spines=2, uplinks_per_leaf=4))
+    return collective_times(ctx, algorithms=[algo], sizes=[8]).models[0].latency_s
 
+
+@pytest.mark.parametrize(("fewer", "more"), [(3, 4), (5, 8), (9, 16)])
+def test_tree_latency_counts_the_levels_of_nccl_trees(fewer, more):
+    # NCCL's trees of m servers have ceil(log2 m) levels (the root has one child): 3 and 4 servers
+    # both have two, 5 to 8 three, 9 to 16 four. Same rails and switches: the per-step latency only
+    # moves by the mean cable delay (ns); one tree level more would add 2 network steps (>= 10 us).
     for algo in ("tree", "nvls"):
-        assert latency(fewer, algo) == pytest.approx(latency(more, algo), abs=1e-6)
+        assert _tree_latency(fewer, algo) == pytest.approx(_tree_latency(more, algo), abs=1e-6)
+
+
+@pytest.mark.parametrize(("fewer", "more"), [(2, 3), (4, 5)])
+def test_one_more_tree_level_adds_two_network_steps(fewer, more):
+    # (a network step: NCCL's per-step latency plus this fabric's NIC, wire and switch latency, a few us)
+    for algo in ("tree", "nvls"):
+        lo, hi = _tree_latency(fewer, algo), _tree_latency(more, algo)
+        for proto in lo:
+            step = K.STEP_LATENCY_S[("net", "tree", proto)]
+            assert 2 * step < hi[proto] - lo[proto] < 2 * (step + 3e-6)
 
 
 def test_nvls_latency_ignores_gpus_without_an_nvlink_switch():
