@@ -147,12 +147,13 @@ def hier_phases(E: Embedder, *, intra: str, inter: str) -> tuple[list[Phase], fl
     phases: list[Phase] = []
     if intra == "nvls":
         s = np.concatenate(E.nodes)
-        # NVLS reduce-scatter + all-gather: each GPU pushes S and pulls S through the switch once overall.
+        # NVLS (NCCL's model, constants.NVLS_EFFICIENCY): each GPU of an n-GPU server pushes S into the
+        # switch (the reduction reads every GPU's data) and pulls the reduced S back (the multicast
+        # store), plus S/n each way as the head of its 1/n share: (1 + 1/n) S per direction. The same
+        # holds around the network phase of NVLSTree (reduce-scatter before it, all-gather after).
         ph_load = np.zeros(2 * E.ctx.cap.n_links)
         fab = E.ctx.fabric
-        # One server: all-reduce in the switch, S up and S down. Several: reduce-scatter (S up, S/g down)
-        # then all-gather (S/g up, S down) around the network phase.
-        per = 1.0 if m == 1 else 1.0 + 1.0 / g
+        per = np.concatenate([np.full(len(n), 1.0 + 1.0 / len(n)) for n in E.nodes])
         fab.add_nvlink(ph_load, s, per)
         fab.add_nvlink(ph_load, s, per, down=True)
         phases.append(E._phase_from_load(ph_load, (s, s, np.ones(len(s))), E.arc_nvls))
@@ -232,12 +233,21 @@ def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
             t += K.STEP_LATENCY_S[("net", "sharp", "Simple")] + 2 * net_lat
         lat = {"Simple": t}
         bw = {"Simple": 1.0}
-        formula = ("NVLS: each GPU sends and receives S once through the NVSwitch at the NVLS efficiency"
-                   + (f", double binary tree all-reduce of S/{g} across {m} servers per rail (NVLSTree)"
+        formula = (f"NVLS: each GPU sends and receives (1 + 1/n) S through the NVSwitch at {K.NVLS_EFFICIENCY} of "
+                   "its effective NVLink rate"
+                   + (f", NCCL's double binary trees all-reduce S/{g} across {m} servers per rail (NVLSTree)"
                       if m > 1 else "")
                    if kind == "nvls" else
                    f"SHARP: reduce-scatter in server, in-network all-reduce of S/{g} per NIC, all-gather in server")
-    return AlgorithmModel("allreduce", kind, p, m, tuple(phases), lat, bw, formula, concurrent=kind != "hierarchical")
+    floor, floor_arc = 0.0, -1
+    if kind == "nvls" and m > 1:
+        # NCCL's NVLSTree bandwidth cap per channel (one channel per rail's NIC head), as nccl-tests busbw.
+        per_channel = K.NVLS_TREE_MAX_BUSBW_PER_CHANNEL[min(m, 3)]
+        algbw = g * per_channel * p / (2.0 * (p - 1))
+        floor, floor_arc = 1.0 / algbw, phases[-1].bottleneck_arc
+        formula += f"; busbw capped at {g} x {units.rate(per_channel)} (NCCL's NVLSTree limit per channel)"
+    return AlgorithmModel("allreduce", kind, p, m, tuple(phases), lat, bw, formula,
+                          concurrent=kind != "hierarchical", floor_seconds_per_byte=floor, floor_arc=floor_arc)
 
 
 def alltoall_model(E: Embedder) -> AlgorithmModel:

@@ -16,13 +16,16 @@ Embeddings (p ranks on m servers of g GPUs, C channels = rails):
   PXN), which sends it through NIC c to the next server's rail-c NIC. Every flow of an
   all-reduce carries 2(p-1)/p x S / C bytes; reduce-scatter and all-gather (p-1)/p x S / C;
   broadcast S / C (pipelined).
-- **tree** (all-reduce): NCCL's double binary tree across servers (a heap-ordered tree and its
-  mirror, each on half the data), a chain through the GPUs inside each server; x 1/0.9 (NCCL's
+- **tree** (all-reduce): NCCL's double binary trees across servers (``trees.cc``, built in
+  :mod:`designer.analysis.nccl_trees`: an in-order tree with a one-child root and its mirror or
+  shift, each on half the data), a chain through the GPUs inside each server; x 1/0.9 (NCCL's
   tree correction).
 - **hierarchical** (all-reduce): ring reduce-scatter in each server over NVLink, ring all-reduce
   of S/g across servers on each rail, ring all-gather in each server; the phases add up.
-- **nvls** (all-reduce, NVLink SHARP, NVSwitch with ``specs.nvls``): each GPU sends and receives
-  S once at the NVLS efficiency; across servers as hierarchical with NVLS phases inside.
+- **nvls** (all-reduce, NVLink SHARP, NVSwitch with ``specs.nvls``): each GPU of an n-GPU server
+  sends and receives (1 + 1/n) S at NCCL's NVLS efficiency (0.85 of the effective NVLink rate);
+  across servers (NVLSTree) NCCL's trees carry S/g per rail, pipelined with the NVLS phases, and
+  busbw is capped at NCCL's NVLSTree limit per channel.
 - **sharp** (all-reduce, every switch InfiniBand with ``specs.sharp``): reduce-scatter in the
   server, in-network all-reduce of S/g per NIC (each NIC sends and receives S/g once), all-gather.
 - **pairwise** (all-to-all): every GPU sends S/p to every other; the network part of a GPU's
@@ -164,7 +167,7 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
     >>> from designer.generators import GENERATORS
     >>> res = collective_times(build_context(GENERATORS["server"].build()), sizes=[8 << 30])
     >>> {r.algorithm: round(r.busbw_bytes_per_s / 1e9) for r in res.rows}
-    {'ring': 370, 'tree': 292, 'nvls': 481}
+    {'ring': 370, 'tree': 292, 'nvls': 490}
     """
     ctx = require_context(ctx, "collective_times")
     collective = ALIASES.get(collective, collective)

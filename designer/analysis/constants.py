@@ -9,7 +9,7 @@ Sources, abbreviated below:
 - ``tuning.cc``: NVIDIA/nccl ``src/graph/tuning.cc`` (NCCL's own cost model: ``baseLat``,
   ``hwLat``, per-algorithm bandwidth corrections) and ``src/graph/topo.h`` (``SM90_NVLINK_BW``).
 - ``#212``, ``#267``, ``#290``, ``#160``: NVIDIA/nccl-tests issues, quoted with their sources in
-  ``tests/data/calibration.json``; ``nccl#812``: NVIDIA/nccl issue 812.
+  ``tests/data/calibration.json``; ``nccl#812``, ``nccl#1455``: NVIDIA/nccl issues 812 and 1455.
 - ``PERFORMANCE.md``: NVIDIA/nccl-tests ``doc/PERFORMANCE.md`` (algbw / busbw conventions).
 
 Examples
@@ -58,11 +58,20 @@ PROTOCOL_EFFICIENCY = {
     "direct": DIRECT_EFFICIENCY,
 }
 
-#: NVLS (NVLink SHARP) all-reduce inside one NVSwitch domain: each GPU sends and receives S once.
-#: nccl-tests #212 (sjeaugey): 8 x H100 "peak busBw of ~480GB/s (algbw ~275GB/s)", so the NVLS
-#: per-GPU data rate is 275/450 = 0.61 of the NVLink line rate. (NCCL's own nvlsEfficiency is 0.85
-#: of a per-channel figure; this constant folds both into one ratio of the line rate.)
-NVLS_EFFICIENCY = 275.0 / 450.0
+#: NVLS (NVLink SHARP) all-reduce, NCCL's own model (tuning.cc ``nvlsEfficiency``, Hopper 0.85): the
+#: NVLS data rate is 0.85 of the *effective* NVLink rate (SM90 20.6 GB/s per link). Each GPU of an
+#: n-GPU NVSwitch domain sends and receives (1 + 1/n) S (its data into the switch, the reduced
+#: result back, plus its 1/n share as the channel head: search.cc ``ncclTopoSearchTryNvls`` charges
+#: the head twice), so algbw = 0.85 x 370.8 x n/(n+1) on HGX H100: 280 GB/s at 8 GPUs (busbw 490;
+#: nccl-tests #212: "~480GB/s (algbw ~275GB/s)"), 252 at 4 and 262-276 at 5-7 (nccl#1455 measured
+#: algbw 258-273 at 5-8 GPUs and busbw ~370 at 4). Hopper's figure for every NVSwitch (tuning.cc gives
+#: Blackwell 0.74; the design does not say which GPU generation a switch serves).
+NVLS_EFFICIENCY = 0.85
+#: NVLSTree (NVLS inside each server, NCCL's trees across servers): NCCL caps its bus bandwidth per
+#: NVLS channel (one channel per NIC head) at 57.7 GB/s on 2 servers and 45.5 GB/s on more (tuning.cc
+#: ``perChMaxNVLSTreeBws``, Hopper): busbw <= 8 x 57.7 = 462 / 8 x 45.5 = 364 GB/s with 8 NICs. Bytes/s
+#: per rail channel, by server count (2, or 3 and more); Hopper's (Blackwell's are 96 / 80 GB/s).
+NVLS_TREE_MAX_BUSBW_PER_CHANNEL = {2: 57.7e9, 3: 45.5e9}
 #: SHARP (InfiniBand in-network reduction, NCCL CollNet): tuning.cc multiplies CollNet bandwidth by 0.9.
 SHARP_EFFICIENCY = 0.9
 #: NCCL tree bandwidth correction: tuning.cc ``busBw = min(busBw * .9, maxTreeBw)``.

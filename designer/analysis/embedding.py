@@ -86,7 +86,7 @@ class Embedder:
         )
         self.arc_eff = ctx.cap.arc_effective_bytes_per_s
         nvl = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
-        self.arc_nvls = np.where(nvl, ctx.cap.arc_line_bytes_per_s * K.NVLS_EFFICIENCY, self.arc_eff)
+        self.arc_nvls = np.where(nvl, self.arc_eff * K.NVLS_EFFICIENCY, self.arc_eff)
 
     def phase(self, src, dst, nbytes, *, capacity=None, lost_ok=False) -> Phase:
         ctx = self.ctx

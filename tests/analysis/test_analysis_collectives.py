@@ -220,3 +220,36 @@ def test_alltoall_cap_is_the_whole_nic_of_a_dual_port_nic():
 
     one, two = (collective_times(build_context(design(k)), "alltoall", sizes=[1 << 30]).rows[0] for k in (1, 2))
     assert two.busbw_bytes_per_s == pytest.approx(one.busbw_bytes_per_s, rel=1e-6)
+
+
+def test_nvls_in_one_server_by_gpu_count():
+    # nccl#1455: NVLS busbw on n of an HGX H100's 8 GPUs; at 2-3 GPUs NCCL's figure is the ring's.
+    target = calibration()["h100-1node-nvls-busbw-by-gpus"]["value"]
+    ctx = build_context(GENERATORS["server"].build())
+    algbw = {}
+    for n in range(2, 9):
+        res = collective_times(ctx, sizes=[GiB8], members=list(range(n)))
+        nvls = next(r for r in res.rows if r.algorithm == "nvls")
+        sel = next(r for r in res.rows if r.selected)
+        algbw[n] = nvls.algbw_bytes_per_s / 1e9
+        if n >= 4:
+            assert sel.algorithm == "nvls" and within(busbw(res, "nvls"), target[str(n)])
+        else:
+            assert sel.algorithm == "ring" and within(busbw(res, "ring"), target[str(n)])
+    # (1 + 1/n) S per GPU: algbw grows as n / (n + 1) from 2 GPUs to 8 (less the fixed latency)
+    assert algbw[8] / algbw[2] == pytest.approx((8 / 9) / (2 / 3), rel=2e-3)
+
+
+@pytest.mark.parametrize("servers", [2, 3, 4, 8])
+def test_nvlstree_is_capped_per_channel_as_nccl_does(servers):
+    # NCCL's NVLSTree busbw cap per channel (tuning.cc perChMaxNVLSTreeBws): 57.7 GB/s on 2 servers,
+    # 45.5 on more; 8 rail channels. On 3 servers and more it is within 10% of the published
+    # 370-380 GB/s (nccl#1649); on 2 servers the trees alone would allow more (NVLink-bound 525).
+    res = collective_times(build_context(rail_cluster(servers)), sizes=[GiB8], algorithms=["nvls"])
+    cap = 8 * K.NVLS_TREE_MAX_BUSBW_PER_CHANNEL[min(servers, 3)] / 1e9
+    assert busbw(res, "nvls") == pytest.approx(cap, rel=0.01)
+    mdl = res.models[0]
+    assert mdl.floor_seconds_per_byte >= mdl._arc_sum().max()
+    if servers > 2:
+        lo, hi = calibration()["h100-nvlstree-multinode-busbw"]["value"]
+        assert within(busbw(res, "nvls"), (lo + hi) / 2)
