@@ -253,3 +253,18 @@ def test_nvlstree_is_capped_per_channel_as_nccl_does(servers):
     if servers > 2:
         lo, hi = calibration()["h100-nvlstree-multinode-busbw"]["value"]
         assert within(busbw(res, "nvls"), (lo + hi) / 2)
+
+
+def test_h800_tree_and_nvls_from_the_catalog():
+    # nccl#1290: tree algbw / busbw 72 / 125 GB/s on one 8 x H800 node, 83 / 160 on two (the chain
+    # through the GPUs sets it: each GPU moves 2 S on one node, 1.75 S on two); nccl#1374: NVLS 215.
+    cal = calibration()
+    tree = cal["h800-tree-busbw-1-2-nodes"]["value"]
+    one = collective_times(build_context(GENERATORS["server"].build(gpu="h800-sxm")), sizes=[GiB8])
+    two = collective_times(build_context(GENERATORS["rail-optimized"].build(sus=1, nodes_per_su=2, gpu="h800-sxm")),
+                           sizes=[GiB8])
+    for res, key in ((one, "1"), (two, "2")):
+        algbw, bus = tree[key]
+        row = next(r for r in res.rows if r.algorithm == "tree" and r.message_bytes == GiB8)
+        assert within(row.algbw_bytes_per_s / 1e9, algbw) and within(row.busbw_bytes_per_s / 1e9, bus)
+    assert within(busbw(one, "nvls"), cal["h800-1node-nvls-busbw"]["value"])
