@@ -101,15 +101,14 @@ def core_arc_ports(design: Design, cap: CapacityGraph, fabric: Fabric) -> np.nda
     if not len(arcs):
         return None
     m = cap.n_links
-    k = arcs % m
-    wanted = {cap.link_ids[i] for i in np.unique(k).tolist()}
-    ends = {link.id: (link.a_port, link.b_port) for link in design.links if link.id in wanted}
+    # The capacity graph's links are the design's links in use, in design order.
+    left_out = {i for i, _ in cap.excluded}
+    kept = [link for link in design.links if link.id not in left_out] if left_out else design.links
     codes: dict[str, int] = {}
-    out = np.empty(len(arcs), dtype=np.int64)
-    for j, (kk, back) in enumerate(zip(k.tolist(), (arcs >= m).tolist(), strict=True)):
-        port = ends[cap.link_ids[kk]][1 if back else 0]
-        out[j] = codes.setdefault(port, len(codes))
-    return out
+    code_a = np.fromiter((codes.setdefault(link.a_port, len(codes)) for link in kept), dtype=np.int64, count=m)
+    code_b = np.fromiter((codes.setdefault(link.b_port, len(codes)) for link in kept), dtype=np.int64, count=m)
+    k = arcs % m
+    return np.where(arcs >= m, code_b[k], code_a[k])
 
 
 def require_context(ctx: object, func: str) -> Context:

@@ -425,34 +425,45 @@ def per_dimension_model(E: Embedder, collective: str, algo: str) -> AlgorithmMod
                          f"{grid.shape_text} {grid.kind} joined")
     act = grid.active
     na = len(act)
-    # Each dimension's reduce-scatter of one byte per chip, routed once; the phases scale it.
-    unit: dict[int, Phase] = {}
-    flows: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    for d in act:
-        flows[d] = _line_flows(grid, d)
-        unit[d] = E.phase(*flows[d])
+    # Each dimension's reduce-scatter of one byte per chip, routed once; the phases scale it. Every
+    # flow crosses one link, so the dimensions load disjoint arcs: one array holds them all, with
+    # the dimension each arc belongs to.
+    seg: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    unit = np.zeros(2 * E.ctx.cap.n_links)
+    owner = np.full(len(unit), -1, dtype=np.int64)
+    for slot, d in enumerate(act):
+        fl = _line_flows(grid, d)
+        seg.append(fl)
+        load = E.phase(*fl).arc_load_per_byte
+        on = load > 0
+        if (owner[on] >= 0).any():
+            raise AssertionError("two dimensions share a link")  # one-hop flows on a grid never do
+        unit[on] = load[on]
+        owner[on] = slot
+    src = np.concatenate([x[0] for x in seg])
+    dst = np.concatenate([x[1] for x in seg])
     phases: list[Phase] = []
     steps_rs = 0
     for i in range(na):
-        load = np.zeros_like(unit[act[0]].arc_load_per_byte)
-        s_, d_, w_ = [], [], []
+        # phase i: shard j reduces along dimension act[(j + i) % na], on 1/na of the data divided by
+        # the sides of the dimensions it went through before
+        frac = np.zeros(na)
         for j in range(na):
-            dim = act[(j + i) % na]
-            frac = 1.0 / na
+            f = 1.0 / na
             for t in range(i):
-                frac /= grid.dims[act[(j + t) % na]]
-            load += frac * unit[dim].arc_load_per_byte
-            s, d, w = flows[dim]
-            s_.append(s)
-            d_.append(d)
-            w_.append(w * frac)
-        ph = E._phase_from_load(load, (np.concatenate(s_), np.concatenate(d_), np.concatenate(w_)))
+                f /= grid.dims[act[(j + t) % na]]
+            frac[(j + i) % na] = f
+        load = np.where(owner >= 0, unit * frac[owner], 0.0)
+        w = np.concatenate([x[2] * frac[k] for k, x in enumerate(seg)])
+        ph = E._phase_from_load(load, (src, dst, w))
         phases.append(replace(ph, routed=True))
         steps_rs += max(grid.dims[d] - 1 for d in act)
     rounds = _rounds(collective)
     # All-gather moves what reduce-scatter did, phases in reverse order, every flow reversed: each one
-    # crosses one link, so its load moves to the link's other direction (arc k <-> k + links).
-    gather = [_reversed(E, ph) for ph in reversed(phases)]
+    # crosses one link, so its load moves to the link's other direction (arc k <-> k + links). On rings
+    # and pairs the reversed flows are the same set: the same phase.
+    symmetric = all(grid.ring[d].all() or grid.dims[d] == 2 for d in act)
+    gather = [ph if symmetric else _reversed(E, ph) for ph in reversed(phases)]
     all_phases = tuple({"reducescatter": phases, "allgather": gather}.get(collective, phases + gather))
     steps = rounds * steps_rs
     lat, bw = _latency(grid, steps)

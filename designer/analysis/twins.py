@@ -33,6 +33,7 @@ class CoreRouter(EcmpKernel):
     arc_label_source = None
     _cayley: tuple | None = None
     _rows_memo: tuple | None = None
+    _xor: tuple | None = None
 
     def twin_classes(self, nodes: np.ndarray) -> list[np.ndarray]:
         """Group ``nodes`` with identical neighbours (and link multiplicities): *twins*.
@@ -137,6 +138,24 @@ class CoreRouter(EcmpKernel):
         self._cayley = (lab, tables)
         return tables
 
+    def xor_coordinates(self) -> np.ndarray | None:
+        """On a hypercube (a translation-symmetric graph whose labels are their own inverses, with
+        2^labels nodes: the group is (Z_2)^labels, the labels a basis), each node's group element
+        as a bit mask, so that d(u, t) = popcount(c[u] ^ c[t]); else None."""
+        if self._xor is None:
+            coord = None
+            if self.translations() is not None:
+                nxt, parent, plabel, inv_lab, d0 = self._walk_tables()
+                n_lab = nxt.shape[1]
+                if n_lab <= 62 and self.n == 1 << n_lab and np.array_equal(inv_lab, np.arange(n_lab)):
+                    coord = np.zeros(self.n, dtype=np.int64)
+                    level = d0.astype(np.int64)
+                    for depth in range(1, int(level.max()) + 1):
+                        ws = np.flatnonzero(level == depth)
+                        coord[ws] = coord[parent[ws]] ^ (np.int64(1) << plabel[ws])
+            self._xor = (coord,)
+        return self._xor[0]
+
     def translate(self, a: np.ndarray, w: np.ndarray, *, inverse: bool = False) -> np.ndarray:
         """The translation taking node 0 to ``a[i]``, applied to ``w[i]`` (with ``inverse``: node
         0 to the inverse of ``w[i]``, i.e. follow w's labels backwards from ``a[i]``). Only on a
@@ -160,6 +179,9 @@ class CoreRouter(EcmpKernel):
         if self.translations() is None:
             return self.distances(targets)
         targets = np.asarray(targets, dtype=np.int64)
+        xor = self.xor_coordinates()
+        if xor is not None:
+            return _XorRows(xor, xor[targets])
         key = targets.tobytes()
         if self._rows_memo is not None and self._rows_memo[0] == key:
             return self._rows_memo[1]
@@ -330,6 +352,21 @@ class CoreRouter(EcmpKernel):
         """
         s = np.asarray(s, dtype=np.int64)
         t = np.asarray(t, dtype=np.int64)
+        near = self._linked(s, t)
+        if near.all():
+            return np.where(s == t, 0.0, 1.0)
+        out = np.ones(len(s))
+        out[~near] = self._hops_far(s[~near], t[~near])
+        return out
+
+    def _linked(self, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Per pair, whether a link joins s[i] and t[i] (then the links between them are its only
+        shortest paths, and the pair is never a twin pair: a node is not its own neighbour)."""
+        key = s * max(self.n, 1) + t
+        pos = np.minimum(np.searchsorted(self.mkey, key), max(len(self.mkey) - 1, 0))
+        return (self.mkey[pos] == key) if len(self.mkey) else np.zeros(len(s), dtype=bool)
+
+    def _hops_far(self, s: np.ndarray, t: np.ndarray) -> np.ndarray:
         rep_of = np.arange(self.n)
         cls_of = np.arange(self.n) + self.n
         for c, g in enumerate(self.twin_classes(np.unique(t))):
@@ -368,6 +405,14 @@ class CoreRouter(EcmpKernel):
         s = np.asarray(s, dtype=np.int64)
         t = np.asarray(t, dtype=np.int64)
         amount = np.asarray(amount, dtype=float)
+        # Pairs joined by a link (one-hop flows: rings on tori and hypercubes) need no twin classes
+        # and no distance tables: the links between them are their only shortest paths.
+        near = self._linked(s, t)
+        if near.any():
+            mload += np.bincount(self._macro(s[near], t[near]), weights=amount[near], minlength=nm)
+            if near.all():
+                return self._to_links(mload), 0.0
+            s, t, amount = s[~near], t[~near], amount[~near]
         rep_of = np.arange(n)
         cls_of = np.arange(n) + n  # distinct per node unless twins
         if twins:
@@ -420,14 +465,11 @@ class CoreRouter(EcmpKernel):
         (sptr, snode, sfrac), (tptr, tnode, tfrac) = marg
         g_src, g_dst = groups[:, 0], groups[:, 1]
         uniq_r, grow = np.unique(g_dst, return_inverse=True)
-        # A group touches each arc at most once: batches of groups bound the frontier's memory.
-        batch = max(1, CHUNK_ELEMENTS // max(nm, 1))
         per_chunk = self._targets_per_table(len(uniq_r))
+        marg = ((sptr, snode, sfrac), (tptr, tnode, tfrac))
         if per_chunk >= len(uniq_r):
             D = self._target_distances(uniq_r)
-            for g0 in range(0, ng, batch):
-                self._frontier(np.arange(g0, min(ng, g0 + batch)), g_src, g_dst, g_amount, D, grow,
-                               (sptr, snode, sfrac), (tptr, tnode, tfrac), mload)
+            self._frontier_batches(np.arange(ng), g_src, g_dst, g_amount, D, grow, marg, mload)
             return self._to_links(mload), lost
         # Too many destinations for one translated table: groups by destination, a table per chunk.
         by_dst = np.argsort(grow, kind="stable")
@@ -436,15 +478,27 @@ class CoreRouter(EcmpKernel):
         for c, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
             first = c * per_chunk
             D = self._target_distances(uniq_r[first : first + per_chunk])
-            local = grow - first
-            for g0 in range(lo, hi, batch):
-                self._frontier(by_dst[g0 : min(hi, g0 + batch)], g_src, g_dst, g_amount, D, local,
-                               (sptr, snode, sfrac), (tptr, tnode, tfrac), mload)
+            self._frontier_batches(by_dst[lo:hi], g_src, g_dst, g_amount, D, grow - first, marg, mload)
         return self._to_links(mload), lost
+
+    def _frontier_batches(self, groups, g_src, g_dst, g_amount, D, grow, marg, mload) -> None:
+        """:meth:`_frontier` over ``groups`` in batches whose frontier stays near ``CHUNK_ELEMENTS``
+        candidate arcs per level: a group touches each arc at most once, so the first batch is
+        ``CHUNK_ELEMENTS / arcs`` groups; later ones grow (at most 4 times a batch) while the
+        frontiers they met stay smaller than that."""
+        nm = len(self.msrc)
+        batch = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        g0 = 0
+        while g0 < len(groups):
+            pid = groups[g0 : g0 + batch]
+            peak = self._frontier(pid, g_src, g_dst, g_amount, D, grow, *marg, mload)
+            g0 += len(pid)
+            batch = int(max(1, min(4 * batch, batch * CHUNK_ELEMENTS // max(peak, 1))))
 
     def _targets_per_table(self, n_targets: int) -> int:
         """Destinations one distance table may hold: all, unless a translated table would be too large."""
-        if self.translations() is None or n_targets * self.n <= TRANSLATED_ROWS_MAX:
+        if (self.translations() is None or n_targets * self.n <= TRANSLATED_ROWS_MAX
+                or self.xor_coordinates() is not None):  # hypercube distances need no table
             return max(n_targets, 1)
         return max(1, TRANSLATED_ROWS_MAX // self.n)
 
@@ -453,12 +507,16 @@ class CoreRouter(EcmpKernel):
         pair read in its target's frame (no table per target), else from the breadth-first rows."""
         if self.translations() is None:
             return self.distances(targets)[row, nodes]
+        xor = self.xor_coordinates()
+        if xor is not None:
+            return np.bitwise_count(xor[targets[row]] ^ xor[nodes]).astype(np.float32)
         d0 = self._walk_tables()[4]
         back = self.translate(np.zeros(len(targets), dtype=np.int64), targets, inverse=True)
         return d0[self.translate(back[row], nodes)]
 
-    def _frontier(self, pid, g_src, g_dst, g_amount, D, grow, smarg, tmarg, mload) -> None:
-        """Push groups ``pid`` from their source representative to their destination one."""
+    def _frontier(self, pid, g_src, g_dst, g_amount, D, grow, smarg, tmarg, mload) -> int:
+        """Push groups ``pid`` from their source representative to their destination one; returns
+        the most candidate arcs a level had."""
         n, nm = self.n, len(self.msrc)
         sptr, snode, sfrac = smarg
         tptr, tnode, tfrac = tmarg
@@ -467,9 +525,13 @@ class CoreRouter(EcmpKernel):
         f = g_amount[pid]
         du = D[grow[pid], u]
         first = True
+        peak = 0
+        hit: list[np.ndarray] = []  # macro arcs and their bytes, summed once at the end
+        put: list[np.ndarray] = []
         while len(pid):
             deg = out_ptr[u + 1] - out_ptr[u]
             rep = np.repeat(np.arange(len(pid)), deg)
+            peak = max(peak, len(rep))
             offs = np.arange(len(rep)) - np.repeat(np.cumsum(deg) - deg, deg)
             arcs = out_arc[out_ptr[u][rep] + offs]
             v = self.mdst[arcs]
@@ -482,16 +544,18 @@ class CoreRouter(EcmpKernel):
             if first:
                 # first hop: from every source of the group, by its share of the bytes
                 ix, src_nodes, fr = self._spread(pid[rep], sptr, snode, sfrac)
-                mload += np.bincount(self._macro(src_nodes, v[ix]), weights=share[ix] * fr, minlength=nm)
+                hit.append(self._macro(src_nodes, v[ix]))
+                put.append(share[ix] * fr)
                 first = False
             else:
-                mload += np.bincount(arcs[~arrive], weights=share[~arrive], minlength=nm)
+                hit.append(arcs[~arrive])
+                put.append(share[~arrive])
                 if arrive.any():
                     # last hop: to every destination of the group, by its share of the bytes
                     aa, ash = arcs[arrive], share[arrive]
                     ix, dst_nodes, fr = self._spread(pid[rep[arrive]], tptr, tnode, tfrac)
-                    mload += np.bincount(self._macro(self.msrc[aa][ix], dst_nodes), weights=ash[ix] * fr,
-                                         minlength=nm)
+                    hit.append(self._macro(self.msrc[aa][ix], dst_nodes))
+                    put.append(ash[ix] * fr)
             key = pid[rep] * n + v
             uk, inv = np.unique(key, return_inverse=True)
             f = np.bincount(inv, weights=share)
@@ -499,6 +563,21 @@ class CoreRouter(EcmpKernel):
             du = D[grow[pid], u]
             keep = du > 0
             pid, u, f, du = pid[keep], u[keep], f[keep], du[keep]
+        if hit:
+            mload += np.bincount(np.concatenate(hit), weights=np.concatenate(put), minlength=nm)
+        return peak
+
+
+class _XorRows:
+    """``D[rows, nodes]`` on a hypercube: popcount of the two group elements' difference."""
+
+    def __init__(self, coord: np.ndarray, target_coord: np.ndarray) -> None:
+        self.coord = coord
+        self.target_coord = target_coord
+
+    def __getitem__(self, index: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        rows, nodes = index
+        return np.bitwise_count(self.target_coord[rows] ^ self.coord[nodes]).astype(np.float32)
 
 
 class _NodeMajor:

@@ -110,13 +110,32 @@ def test_translated_distances_and_flows_equal_the_breadth_first_ones(kind, param
 def test_routing_towards_more_destinations_than_one_table_holds_goes_a_table_at_a_time(monkeypatch):
     import designer.analysis.twins as twins
 
-    sym, plain = _contexts(GENERATORS["hypercube"].build(n=7))
+    sym, plain = _contexts(GENERATORS["torus"].build(dims="5x5x5"))
     monkeypatch.setattr(twins, "TRANSLATED_ROWS_MAX", 10 * sym.router.n)  # 10 destinations a table
     rng = np.random.default_rng(3)
-    s, t = rng.integers(0, 128, size=400), rng.integers(0, 128, size=400)
+    s, t = rng.integers(0, 125, size=400), rng.integers(0, 125, size=400)
     amount = rng.random(400)
-    assert sym.router._targets_per_table(128) == 10
+    assert sym.router._targets_per_table(125) == 10
     load, lost = sym.router.route_pairs(s, t, amount)
     load0, lost0 = plain.router.route_pairs(s, t, amount)
     np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(sym.router.hops(s, t), plain.router.hops(s, t))
+
+
+def test_hypercube_distances_are_popcounts_of_group_elements(monkeypatch):
+    import designer.analysis.twins as twins
+
+    sym, plain = _contexts(GENERATORS["hypercube"].build(n=7))
+    monkeypatch.setattr(twins, "TRANSLATED_ROWS_MAX", 10 * sym.router.n)  # no table is needed at all
+    coord = sym.router.xor_coordinates()
+    assert sorted(coord.tolist()) == list(range(128))
+    assert sym.router._targets_per_table(128) == 128
+    assert build_context(GENERATORS["torus"].build(dims="5x5x5")).router.xor_coordinates() is None
+    rng = np.random.default_rng(4)
+    s, t = rng.integers(0, 128, size=400), rng.integers(0, 128, size=400)
+    amount = rng.random(400)
+    np.testing.assert_array_equal(sym.router.hops(s, t), plain.router.hops(s, t))
+    load, lost = sym.router.route_pairs(s, t, amount)
+    load0, lost0 = plain.router.route_pairs(s, t, amount)
+    np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
+    assert lost == lost0 == 0.0
