@@ -139,3 +139,23 @@ def test_hypercube_distances_are_popcounts_of_group_elements(monkeypatch):
     load0, lost0 = plain.router.route_pairs(s, t, amount)
     np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
     assert lost == lost0 == 0.0
+
+
+@pytest.mark.parametrize(("kind", "params"), [("torus", {"dims": "6x6", "wrap": False}), ("hypercube", {"n": 6})],
+                         ids=lambda v: str(v))
+def test_explicit_flows_in_small_growing_batches_route_as_the_per_destination_push(monkeypatch, kind, params):
+    import designer.analysis.twins as twins
+
+    monkeypatch.setattr(twins, "CHUNK_ELEMENTS", 40)  # a batch of one group first, then growing
+    r = build_context(GENERATORS[kind].build(**params)).router
+    rng = np.random.default_rng(5)
+    s, t = rng.integers(0, r.n, size=300), rng.integers(0, r.n, size=300)
+    w = rng.random(300)
+    m = s != t
+    load, lost = r.route_pairs(s[m], t[m], w[m])
+    dest, inv = np.unique(t[m], return_inverse=True)
+    demand = np.zeros((len(dest), r.n))
+    np.add.at(demand, (inv, s[m]), w[m])
+    load0, lost0 = r.route(dest, demand)
+    np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
+    assert lost == 0.0
