@@ -5,9 +5,11 @@ without a switch or NIC between: the ``torus`` and ``hypercube`` generators, TPU
 collectives that use its structure instead of NCCL's switched-fabric rings and trees. The
 structure is read from the coordinates the generators write on every chip (``properties.coords``
 on a torus or mesh, ``properties.label`` on a hypercube) and checked against the links: every
-pair of neighbours must be linked. A link that is in the design but failed (or of zero rate)
-makes an algorithm that needs it *cannot run*, or, a torus line's wrap-around link, turns that
-line into a path (the algorithm falls back to the linear one there, and a note says so).
+pair of neighbours must be linked. A link that is in the design but failed (or of zero rate):
+a torus line with one such link runs as a path (the linear algorithm there, with a note); a
+second one in a line, or one in a mesh or hypercube line, makes the per-dimension algorithms
+*cannot run*; a Hamiltonian cycle crossing one is moved (mirrored, shifted, another even side)
+when that avoids it, else the bidirectional ring cannot run.
 
 Algorithms (flows are (source GPU, destination GPU, bytes per message byte), routed with
 :meth:`designer.analysis.embedding.Embedder.phase`; every flow crosses one link):
@@ -94,7 +96,7 @@ class Grid:
     @property
     def shape_text(self) -> str:
         if self.kind == "hypercube":
-            return f"{len(self.dims)}-cube"
+            return f"{len(self.dims)}-dimensional"
         return "x".join(str(k) for k in self.dims)
 
 
@@ -246,11 +248,13 @@ def snake(dims: tuple[int, ...]) -> np.ndarray:
     return np.concatenate(blocks)
 
 
-def hamiltonian_cycle(dims: tuple[int, ...], wrapped: tuple[bool, ...]) -> np.ndarray | None:
+def hamiltonian_cycle(dims: tuple[int, ...], wrapped: tuple[bool, ...], even_side: int | None = None
+                      ) -> np.ndarray | None:
     """Coordinates (p x n) of a Hamiltonian cycle of neighbour links, or None when this
     construction has none (a path; a mesh or torus with every side odd, beyond a single ring).
 
-    With a dimension of even size a: row 0 of that dimension runs along a snake of the others,
+    With a dimension of even size a (``even_side``, default the first such): row 0 of that
+    dimension runs along a snake of the others,
     the rows 1..a-1 snake back and forth over all but the snake's first chip, and the cycle
     returns along that first chip's column: only mesh links, no wrap-around needed. A single
     dimension is a ring when it wraps (or has 2 chips). On a hypercube (every side 2) this is a
@@ -274,7 +278,9 @@ def hamiltonian_cycle(dims: tuple[int, ...], wrapped: tuple[bool, ...]) -> np.nd
     even = [d for d in active if dims[d] % 2 == 0]
     if not even:
         return None
-    a = even[0]
+    a = even[0] if even_side is None else even_side
+    if a not in even:
+        raise ValueError(f"dimension {a} is not of even size in {dims}")
     rest = [d for d in active if d != a]
     path = snake(tuple(dims[d] for d in rest))  # b x len(rest)
     b = len(path)
@@ -297,10 +303,68 @@ def hamiltonian_cycle(dims: tuple[int, ...], wrapped: tuple[bool, ...]) -> np.nd
 
 
 def _cycle_positions(grid: Grid) -> np.ndarray | None:
+    """The constructed Hamiltonian cycle as GPU positions, links up or not (None: no cycle)."""
     cyc = hamiltonian_cycle(grid.dims, grid.wrapped)
     if cyc is None:
         return None
     return grid.cells[tuple(cyc.T)]
+
+
+def _cycle_candidates(grid: Grid):
+    """Hamiltonian cycles (coordinates) to try, the constructed one first: every even side as the
+    one it returns along, each mirrored in any set of dimensions (a mirror image of a mesh or
+    torus is the same mesh or torus), then shifted along each wrap-around dimension."""
+    dims, active = grid.dims, grid.active
+    base = hamiltonian_cycle(dims, grid.wrapped)
+    if base is None:
+        return
+    sides = [d for d in active if dims[d] % 2 == 0] if len(active) > 1 else []
+    for a in sides or [None]:
+        cyc = base if a is None else hamiltonian_cycle(dims, grid.wrapped, a)
+        for mask in range(1 << len(active)):
+            out = cyc.copy()
+            for i, d in enumerate(active):
+                if mask >> i & 1:
+                    out[:, d] = dims[d] - 1 - out[:, d]
+            yield out
+    for d in active:
+        if grid.wrapped[d]:
+            for shift in range(1, dims[d]):
+                out = base.copy()
+                out[:, d] = (out[:, d] + shift) % dims[d]
+                yield out
+
+
+def working_cycle(E: Embedder) -> tuple[np.ndarray | None, str]:
+    """GPU positions along a Hamiltonian cycle whose links are all up, and "" when it is the
+    constructed one, else a note saying it was moved; (None, why) when every candidate crosses a
+    link that is down (or the grid has no cycle). Kept in ctx.memo."""
+    key = ("direct-cycle", E.members.tobytes())
+    memo = E.ctx.memo
+    if key in memo:
+        return memo[key]
+    grid = grid_of(E)
+    node = E.ctx.fabric.gpus
+    n_nodes = E.ctx.cap.n_nodes
+    out: tuple[np.ndarray | None, str] = (None, "" if grid is None else _no_cycle_reason(grid))
+    first_down: list[str] = []
+    for i, cyc in enumerate(_cycle_candidates(grid) if grid is not None else ()):
+        pos = grid.cells[tuple(cyc.T)]
+        keys = _pair_keys(node[pos], node[np.roll(pos, -1)], n_nodes)
+        down = ~_member(keys, grid.working)
+        if not down.any():
+            moved = "" if i == 0 else (
+                f"its Hamiltonian cycle is moved (mirrored or shifted) to avoid {units.count(len(first_down), 'link')} "
+                f"that {units.plural(len(first_down), 'is', 'are')} down ({', '.join(first_down[:3])}"
+                f"{'...' if len(first_down) > 3 else ''})")
+            out = (pos, moved)
+            break
+        if i == 0:
+            first_down = [grid.dead[int(x)] for x in keys[down] if int(x) in grid.dead]
+            out = (None, _cut_text(first_down, "of its Hamiltonian cycle") + ", and so is a link of every mirror "
+                   "and shift of that cycle")
+    memo[key] = out
+    return out
 
 
 def _no_cycle_reason(grid: Grid) -> str:
@@ -318,7 +382,7 @@ def order_servers(E: Embedder) -> None:
     grid = grid_of(E)
     if grid is None or len(E.nodes) != E.p:
         return
-    order = _cycle_positions(grid)
+    order = working_cycle(E)[0]
     if order is None:
         order = grid.cells[tuple(snake(grid.dims).T)]
     E.nodes = [order[i : i + 1] for i in range(len(order))]
@@ -341,16 +405,24 @@ def unavailable_reason(E: Embedder, algo: str) -> str | None:
 
 
 def notes(E: Embedder, algos) -> list[str]:
-    """Notes on the structured algorithms modelled: torus lines that fall back to paths."""
+    """Notes on the structured algorithms modelled: torus lines that fall back to paths, a
+    Hamiltonian cycle moved off links that are down."""
     grid = grid_of(E)
-    used = [a for a in algos if a in ("multi-dim", "halving-doubling")]
-    if grid is None or not used or not grid.cut_wrap or grid.cut:
+    if grid is None:
         return []
-    ids = grid.cut_wrap
-    n = len(ids)
-    return [f"{', '.join(used)}: {units.count(n, 'torus line')} with one link down ({', '.join(ids[:3])}"
-            f"{'...' if n > 3 else ''}: failed or zero rate) {units.plural(n, 'runs', 'run')} as a path, the "
-            "bidirectional linear algorithm instead of rings"]
+    out = []
+    used = [a for a in algos if a in ("multi-dim", "halving-doubling")]
+    if used and grid.cut_wrap and not grid.cut:
+        ids = grid.cut_wrap
+        n = len(ids)
+        out.append(f"{', '.join(used)}: {units.count(n, 'torus line')} with one link down ({', '.join(ids[:3])}"
+                   f"{'...' if n > 3 else ''}: failed or zero rate) {units.plural(n, 'runs', 'run')} as a path, the "
+                   "bidirectional linear algorithm instead of rings")
+    if "bidir-ring" in algos:
+        moved = working_cycle(E)[1]
+        if moved:
+            out.append(f"bidir-ring: {moved}; the ring and tree follow the moved cycle too")
+    return out
 
 
 def _cut_text(ids: tuple[str, ...] | list[str], what: str) -> str:
@@ -374,13 +446,9 @@ def _rounds(collective: str) -> int:
 def bidir_ring_model(E: Embedder, collective: str) -> AlgorithmModel:
     grid = grid_of(E)
     p = E.p
-    cyc = _cycle_positions(grid)
-    node = E.ctx.fabric.gpus
-    keys = _pair_keys(node[cyc], node[np.roll(cyc, -1)], E.ctx.cap.n_nodes)
-    down = ~_member(keys, grid.working)
-    if down.any():
-        failed = [grid.dead[int(x)] for x in keys[down] if int(x) in grid.dead]
-        raise Unroutable(_cut_text(failed, "of its Hamiltonian cycle"))
+    cyc, moved = working_cycle(E)
+    if cyc is None:
+        raise Unroutable(moved)
     rounds = _rounds(collective)
     factor = rounds * (p - 1) / p
     src = np.concatenate([cyc, cyc])
@@ -389,6 +457,7 @@ def bidir_ring_model(E: Embedder, collective: str) -> AlgorithmModel:
     steps = rounds * (p - 1)
     lat, bw = _latency(grid, steps)
     how = "Gray code" if grid.kind == "hypercube" else "snake order"
+    how += "; " + moved if moved else ""
     formula = (f"bidirectional ring: two rings in opposite directions along a Hamiltonian cycle of direct links "
                f"({how} over the {grid.shape_text} {grid.kind}), S/2 each, every flow one hop; t = {steps} steps x "
                f"(direct step + wire latency) + {factor / 2:.4g} x S per ring flow / effective link rate")
@@ -470,9 +539,9 @@ def per_dimension_model(E: Embedder, collective: str, algo: str) -> AlgorithmMod
     part = {"allreduce": "reduce-scatter then all-gather", "reducescatter": "reduce-scatter",
             "allgather": "all-gather"}[collective]
     if algo == "halving-doubling":
-        formula = (f"recursive halving-doubling on the {grid.shape_text}: {part}, each step exchanging half the "
-                   f"remaining data with the neighbour across one dimension; {na} shards of S/{na}, each starting "
-                   f"at another dimension, so every step uses every dimension's links; t = {steps} steps x "
+        formula = (f"recursive halving-doubling on the {grid.shape_text} hypercube: {part}, each step exchanging "
+                   f"half the remaining data with the neighbour across one dimension; {na} shards of S/{na}, each "
+                   f"starting at another dimension, so every step uses every dimension's links; t = {steps} steps x "
                    "(direct step + wire latency) + S x sum over steps of max load/capacity")
     else:
         paths = sum(int((~grid.ring[d]).sum()) for d in act if grid.dims[d] >= 3)

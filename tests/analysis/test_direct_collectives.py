@@ -132,17 +132,32 @@ def test_a_failed_wrap_link_turns_its_line_into_a_path():
     assert not res.cannot_run
 
 
-def test_a_failed_link_in_the_middle_of_a_mesh_line_stops_the_structured_algorithms():
+def test_a_failed_link_in_the_middle_of_a_mesh_line_stops_multi_dim_and_moves_the_cycle():
     d = GENERATORS["torus"].build(dims=(8, 8), wrap=False)
     d.set_link_field("chip-3-0--chip-4-0", "failed", True)
     ctx = build_context(d)
     res = collective_times(ctx, sizes=[GIB8])
     cannot = dict(res.cannot_run)
-    assert set(cannot) == {"multi-dim", "bidir-ring"}
+    assert set(cannot) == {"multi-dim"}
     assert "chip-3-0--chip-4-0" in cannot["multi-dim"] and "every line" in cannot["multi-dim"]
-    assert "Hamiltonian cycle" in cannot["bidir-ring"]
     rows = _rows(res, GIB8)
-    assert set(rows) == {"ring", "tree"} and any(r.selected for r in rows.values())
+    assert set(rows) == {"ring", "tree", "bidir-ring"} and rows["bidir-ring"].selected
+    # a mirror image of the cycle avoids the link: still one hop a flow, the same time as unfailed
+    bidir = _expected_time(ctx, 2 * 63, 63 / 64 / B_EFF, GIB8)
+    assert rows["bidir-ring"].time_s == pytest.approx(bidir, rel=1e-9)
+    assert any("moved" in x and "chip-3-0--chip-4-0" in x for x in res.notes)
+    assert rows["ring"].busbw_bytes_per_s == pytest.approx(B_EFF, rel=0.01)  # the ring follows it too
+
+
+def test_a_ring_of_chips_with_a_failed_link_has_no_cycle_left():
+    d = GENERATORS["torus"].build(dims=(8,))
+    d.set_link_field("chip-0--chip-1", "failed", True)
+    res = collective_times(build_context(d), sizes=[GIB8])
+    cannot = dict(res.cannot_run)
+    assert set(cannot) == {"bidir-ring"} and "every mirror and shift" in cannot["bidir-ring"]
+    # multi-dim runs the line as a path starting after the failed link: (k-1)/k of S each way, twice
+    md = _rows(res, GIB8)["multi-dim"]
+    assert md.time_s == pytest.approx(_expected_time(build_context(d), 2 * 7, 2 * 7 / 8 / B_EFF, GIB8), rel=1e-9)
 
 
 def test_two_failed_links_in_one_torus_line_cut_it():
