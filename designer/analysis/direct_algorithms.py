@@ -18,11 +18,11 @@ Algorithms (flows are (source GPU, destination GPU, bytes per message byte), rou
   (snake order on a torus or mesh, the reflected Gray code on a hypercube), each on half the
   data. All-reduce: 2(p-1) steps, each link direction carries (p-1)/p x S; busbw = 2 links' worth.
 - **multi-dim** (tori and meshes): reduce-scatter along one dimension after the other, each on
-  1/k of the data the previous one left, then all-gather back in reverse order. The data is split
-  into as many shards as dimensions, shard j starting at dimension j, so that at every phase each
-  dimension's links carry one shard and every link is busy (the two-dimensional schedule of Ying
-  et al., "Image Classification at Supercomputer Scale", arXiv:1811.06992, 2018, on TPU v3 tori,
-  generalised to n dimensions). Each line of a dimension runs two rings in opposite directions on
+  1/k of the data the previous one left, then all-gather back in reverse order (the 2-D torus
+  all-reduce of Ying et al., "Image Classification at Supercomputer Scale", arXiv:1811.06992,
+  2018, on TPU v3 pods, in n dimensions). Modelling choice: the data is split into as many shards
+  as dimensions, shard j starting at dimension j, so that at every phase each dimension's links
+  carry one shard and every link is busy. Each line of a dimension runs two rings in opposite directions on
   half its shard; a line without wrap-around (mesh) is a path and runs the bidirectional linear
   algorithm, whose end links carry (k-1)/k of the shard each way, twice a ring's load. On a torus
   of equal sides the busbw tends to (links per chip) x (effective link rate): each chip sends
