@@ -34,6 +34,7 @@ class CoreRouter(EcmpKernel):
     _cayley: tuple | None = None
     _rows_memo: tuple | None = None
     _xor: tuple | None = None
+    _mirrors: tuple | None = None
 
     def twin_classes(self, nodes: np.ndarray) -> list[np.ndarray]:
         """Group ``nodes`` with identical neighbours (and link multiplicities): *twins*.
@@ -198,12 +199,16 @@ class CoreRouter(EcmpKernel):
         self._rows_memo = (key, table)
         return table
 
-    def _symmetric(self, cores: np.ndarray, weight: np.ndarray) -> np.ndarray | None:
-        """Macro-arc labels when ``cores`` are all the nodes, of one weight, on a translation-symmetric graph."""
+    def _all_alike(self, cores: np.ndarray, weight: np.ndarray) -> bool:
+        """Whether ``cores`` are all the nodes, of one weight."""
         cores = np.asarray(cores)
         if len(cores) != self.n or not len(weight) or np.any(weight != weight[0]):
-            return None
-        if not np.array_equal(np.sort(cores), np.arange(self.n)):
+            return False
+        return bool(np.array_equal(np.sort(cores), np.arange(self.n)))
+
+    def _symmetric(self, cores: np.ndarray, weight: np.ndarray) -> np.ndarray | None:
+        """Macro-arc labels when ``cores`` are all the nodes, of one weight, on a translation-symmetric graph."""
+        if not self._all_alike(cores, weight):
             return None
         return self.translations()
 
@@ -240,6 +245,153 @@ class CoreRouter(EcmpKernel):
         qmax = np.full(self.n, float(Q.max()) if len(Q) else 0.0)
         return row_l[lab], qmax
 
+    # ------------------------------------------------------------------ mirror symmetry
+    def mirrors(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The mirror images of a mesh-like core graph: (node maps, macro-arc maps), one row per
+        element of the group they generate (the identity first), or None.
+
+        A *mirror* swaps two labels x, y that are each other's reverse (the arc back from x's head
+        leaves by y) and fixes the others: every node moves along its x/y line to the place as far
+        from the line's y end as it was from its x end. It is kept when it is an automorphism that
+        keeps labels up to that swap (checked on every arc), and mirrors of different pairs must
+        commute. A box mesh has one per dimension: uniform traffic is then routed towards one
+        destination per orbit. Not tried on translation-symmetric graphs (they have a better
+        shortcut), with parallel links, or beyond 6 label pairs.
+        """
+        if self._mirrors is None:
+            self._mirrors = (self._find_mirrors(),)
+        return self._mirrors[0]
+
+    def _find_mirrors(self) -> tuple[np.ndarray, np.ndarray] | None:
+        n, nm = self.n, len(self.msrc)
+        if n < 3 or not nm or np.any(self.mult != 1) or self.translations() is not None:
+            return None
+        if self.arc_labels is None and self.arc_label_source is not None:
+            self.arc_labels = self.arc_label_source()
+        labels = self.arc_labels
+        if labels is None or len(labels) != len(self.src):
+            return None
+        _, lab = np.unique(labels[np.argsort(self.macro_of)], return_inverse=True)
+        lab = lab.reshape(-1)
+        n_lab = int(lab.max()) + 1
+        if n_lab > 12 or np.any(np.bincount(self.msrc * n_lab + lab, minlength=n * n_lab) > 1):
+            return None
+        nxt = np.full((n, n_lab), -1, dtype=np.int64)
+        nxt[self.msrc, lab] = self.mdst
+        back = lab[self._macro(self.mdst, self.msrc)]
+        inv = np.full(n_lab, -1, dtype=np.int64)
+        for x in range(n_lab):
+            ys = np.unique(back[lab == x])
+            if len(ys) != 1:
+                return None
+            inv[x] = ys[0]
+        if np.any(inv[inv] != np.arange(n_lab)) or np.any(inv == np.arange(n_lab)):
+            return None
+
+        def run(step_label: int) -> np.ndarray | None:
+            """Steps each node can take along one label before its line ends (None: a line closes
+            into a ring)."""
+            c = np.zeros(n, dtype=np.int64)
+            cur = np.arange(n)
+            live = np.flatnonzero(nxt[cur, step_label] >= 0)
+            for _ in range(n):
+                if not len(live):
+                    return c
+                c[live] += 1
+                cur[live] = nxt[cur[live], step_label]
+                live = live[nxt[cur[live], step_label] >= 0]
+            return None
+
+        gens: list[tuple[np.ndarray, np.ndarray]] = []
+        for x in range(n_lab):
+            y = int(inv[x])
+            if y < x:
+                continue
+            to_x, to_y = run(x), run(y)
+            if to_x is None or to_y is None:
+                continue
+            shift = to_x - to_y  # move this many steps along x (negative: along y)
+            pi = np.arange(n)
+            for label, steps in ((x, shift), (y, -shift)):
+                live = np.flatnonzero(steps > 0)
+                left = steps[live]
+                while len(live):
+                    pi[live] = nxt[pi[live], label]
+                    left = left - 1
+                    live, left = live[left > 0], left[left > 0]
+            sigma = np.arange(n_lab)
+            sigma[x], sigma[y] = y, x
+            if np.any(np.bincount(pi, minlength=n) != 1) or not np.array_equal(nxt[pi[self.msrc], sigma[lab]],
+                                                                               pi[self.mdst]):
+                continue
+            gens.append((pi, self._macro(pi[self.msrc], pi[self.mdst])))
+        if not gens:
+            return None
+        for i, (a, _) in enumerate(gens):
+            for b, _ in gens[i + 1 :]:
+                if not np.array_equal(a[b], b[a]):
+                    return None
+        pis, arcs = [np.arange(n)], [np.arange(nm)]
+        for pi, al in gens:
+            pis += [pi[q] for q in pis]
+            arcs += [al[q] for q in arcs]
+        return np.stack(pis), np.stack(arcs)
+
+    def _uniform_mirrored(self, group: tuple[np.ndarray, np.ndarray], w: float):
+        """:meth:`uniform_classes` with every node a core of weight w on a mirror-symmetric graph:
+        one push per orbit of destinations, its loads and shares carried to the orbit's other
+        members by the mirrors (each destination counted once: divided by its stabiliser)."""
+        pis, arcs = group
+        n, nm = self.n, len(self.msrc)
+        reps = np.flatnonzero(pis.min(axis=0) == np.arange(n))
+        images = np.sort(pis[:, reps], axis=0)
+        orbit = 1 + (np.diff(images, axis=0) != 0).sum(axis=0)
+        scale = orbit / len(pis)
+        flow_r, omega_r, eta_r = np.zeros(nm), np.zeros(nm), np.zeros(nm)
+        lost = 0.0
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        for i in range(0, len(reps), step):
+            rr = reps[i : i + step]
+            dem = np.full((len(rr), n), w * w)
+            dem[np.arange(len(rr)), rr] = 0.0
+            (r, e, flow, share), un = self.push(self.distances(rr), dem, detail=True)
+            sc = scale[i : i + step]
+            flow_r += np.bincount(e, weights=flow * sc[r], minlength=nm)
+            omega_r += np.bincount(e, weights=w * share * sc[r], minlength=nm)
+            np.maximum.at(eta_r, e, share)
+            lost += float((un * orbit[i : i + step]).sum())
+        load, omega, eta = np.zeros(nm), np.zeros(nm), np.zeros(nm)
+        for al in arcs:
+            load[al] += flow_r
+            omega[al] += omega_r
+            eta[al] = np.maximum(eta[al], eta_r)
+        return self._to_links(load), lost, eta, omega
+
+    def _forward_mirrored(self, group: tuple[np.ndarray, np.ndarray], w: float, eta: np.ndarray):
+        """:meth:`forward_bound` from every node (weight w) on a mirror-symmetric graph with a
+        mirror-invariant ``eta``: one forward pass per orbit of sources; None if eta is not invariant."""
+        pis, arcs = group
+        n, nm = self.n, len(self.msrc)
+        if any(not np.array_equal(eta[al], eta) for al in arcs):
+            return None
+        reps = np.flatnonzero(pis.min(axis=0) == np.arange(n))
+        images = np.sort(pis[:, reps], axis=0)
+        scale = (1 + (np.diff(images, axis=0) != 0).sum(axis=0)) / len(pis)
+        usable = eta > 0
+        row_r = np.zeros(nm)
+        q_r = np.zeros(n)
+        step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        for i in range(0, len(reps), step):
+            rr = reps[i : i + step]
+            r, e, su, Q = self.reach_fractions(rr, eta, usable)
+            row_r += np.bincount(e, weights=w * scale[i : i + step][r] * Q[su] * eta[e], minlength=nm)
+            q_r = np.maximum(q_r, Q.reshape(len(rr), n).max(axis=0))
+        row, qmax = np.zeros(nm), np.zeros(n)
+        for pi, al in zip(pis, arcs, strict=True):
+            row[al] += row_r
+            qmax[pi] = np.maximum(qmax[pi], q_r)
+        return row, qmax
+
     def uniform_classes(self, cores: np.ndarray, weight: np.ndarray):
         """ECMP loads of demand weight[s] x weight[t] between every ordered pair of ``cores``.
 
@@ -253,6 +405,9 @@ class CoreRouter(EcmpKernel):
         lab = self._symmetric(cores, weight)
         if lab is not None:
             return self._uniform_symmetric(lab, float(weight[0]))
+        group = self._all_alike(cores, weight) and self.mirrors()
+        if group:
+            return self._uniform_mirrored(group, float(weight[0]))
         nm = len(self.msrc)
         classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
         mload = np.zeros(nm)
@@ -312,6 +467,12 @@ class CoreRouter(EcmpKernel):
                 row, qmax = got
                 qmax[np.asarray(cores)] = 1.0
                 return row, qmax
+        group = self._all_alike(cores, weight) and self.mirrors()
+        got = self._forward_mirrored(group, float(weight[0]), eta) if group else None
+        if got is not None:
+            row, qmax = got
+            qmax[np.asarray(cores)] = 1.0
+            return row, qmax
         nm, n = len(self.msrc), self.n
         classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
         row = np.zeros(nm)

@@ -159,3 +159,51 @@ def test_explicit_flows_in_small_growing_batches_route_as_the_per_destination_pu
     load0, lost0 = r.route(dest, demand)
     np.testing.assert_allclose(load, load0, rtol=1e-9, atol=1e-12)
     assert lost == 0.0
+
+
+MIRRORED = [
+    ({"dims": "6x6", "wrap": False}, 4),
+    ({"dims": "4x5x3", "wrap": False}, 8),  # odd sides: the middle layer is its own mirror image
+    ({"dims": "7", "wrap": False}, 2),
+]
+
+
+@pytest.mark.parametrize(("params", "size"), MIRRORED, ids=lambda v: str(v))
+def test_mirrored_meshes_route_one_destination_per_orbit_as_the_per_destination_push(params, size):
+    design = GENERATORS["torus"].build(**params)
+    r = build_context(design).router
+    plain = build_context(design).router
+    plain._mirrors = (None,)
+    group = r.mirrors()
+    assert group is not None and len(group[0]) == size
+    assert plain.mirrors() is None
+    n = r.n
+    cores, w = np.arange(n), np.full(n, 2.0)
+    load, lost, eta, omega = r.uniform_classes(cores, w)
+    demand = np.outer(w, w)
+    np.fill_diagonal(demand, 0.0)
+    load0, lost0, eta0, omega0 = plain.route(cores, demand, dest_weight=w)
+    assert lost == lost0 == 0.0
+    np.testing.assert_allclose(load, load0, rtol=1e-9)
+    np.testing.assert_allclose(eta, eta0, rtol=1e-12)
+    np.testing.assert_allclose(omega, omega0, rtol=1e-9)
+    row, qmax = r.forward_bound_classes(cores, w, eta)
+    row0, qmax0 = plain.forward_bound(cores, w, eta0)
+    qmax0[cores] = 1.0
+    np.testing.assert_allclose(row, row0, rtol=1e-9)
+    np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
+
+
+def test_a_failed_link_leaves_only_the_mirrors_that_keep_it_in_place():
+    design = GENERATORS["torus"].build(dims="5x5", wrap=False)
+    design.set_link_field("chip-0-2--chip-1-2", "failed", True)  # mirrored along y it stays, along x it moves
+    r = build_context(design).router
+    assert len(r.mirrors()[0]) == 2
+    n = r.n
+    cores, w = np.arange(n), np.ones(n)
+    load, *_ = r.uniform_classes(cores, w)
+    demand = np.ones((n, n))
+    np.fill_diagonal(demand, 0.0)
+    load0, _ = r.route(cores, demand)
+    np.testing.assert_allclose(load, load0, rtol=1e-9)
+    assert build_context(GENERATORS["torus"].build(dims="5x5x5")).router.mirrors() is None  # a torus: translations
