@@ -299,6 +299,8 @@ class CoreRouter(EcmpKernel):
                     return c
                 c[live] += 1
                 cur[live] = nxt[cur[live], step_label]
+                if np.any(cur[live] == live):  # back where it started: a ring
+                    return None
                 live = live[nxt[cur[live], step_label] >= 0]
             return None
 
