@@ -285,8 +285,13 @@ class CoreRouter(EcmpKernel):
             if len(ys) != 1:
                 return None
             inv[x] = ys[0]
-        if np.any(inv[inv] != np.arange(n_lab)) or np.any(inv == np.arange(n_lab)):
+        if np.any(inv[inv] != np.arange(n_lab)):
             return None
+
+        def keeps(pi: np.ndarray, sigma: np.ndarray) -> bool:
+            """Whether node map ``pi`` takes every arc to an arc, its label through ``sigma``."""
+            return bool(np.all(pi >= 0) and np.all(np.bincount(pi, minlength=n) == 1)
+                        and np.array_equal(nxt[pi[self.msrc], sigma[lab]], pi[self.mdst]))
 
         def run(step_label: int) -> np.ndarray | None:
             """Steps each node can take along one label before its line ends (None: a line closes
@@ -307,7 +312,7 @@ class CoreRouter(EcmpKernel):
         gens: list[tuple[np.ndarray, np.ndarray]] = []
         for x in range(n_lab):
             y = int(inv[x])
-            if y < x:
+            if y <= x:
                 continue
             to_x, to_y = run(x), run(y)
             if to_x is None or to_y is None:
@@ -323,12 +328,10 @@ class CoreRouter(EcmpKernel):
                     live, left = live[left > 0], left[left > 0]
             sigma = np.arange(n_lab)
             sigma[x], sigma[y] = y, x
-            if np.any(np.bincount(pi, minlength=n) != 1) or not np.array_equal(nxt[pi[self.msrc], sigma[lab]],
-                                                                               pi[self.mdst]):
-                continue
-            gens.append((pi, self._macro(pi[self.msrc], pi[self.mdst])))
+            if keeps(pi, sigma):
+                gens.append((pi, self._macro(pi[self.msrc], pi[self.mdst])))
         if not gens:
-            return None
+            return self._pinned_mirrors(nxt, lab, inv, keeps)
         for i, (a, _) in enumerate(gens):
             for b, _ in gens[i + 1 :]:
                 if not np.array_equal(a[b], b[a]):
@@ -338,6 +341,53 @@ class CoreRouter(EcmpKernel):
             pis += [pi[q] for q in pis]
             arcs += [al[q] for q in arcs]
         return np.stack(pis), np.stack(arcs)
+
+    def _pinned_mirrors(self, nxt: np.ndarray, lab: np.ndarray, inv: np.ndarray, keeps
+                        ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The mirrors of a torus or hypercube that lost its translations to a few missing links.
+
+        The nodes short of the full degree (the ends of the missing links, at most 8) go to one
+        another under any automorphism. For every set of label pairs to swap and every such node
+        as the image of the first one, the map is grown along a breadth-first tree from that node
+        (a child's image is the image of its parent followed by the swapped label) and kept when
+        every arc maps to an arc: all the label-swapping automorphisms, a group.
+        """
+        n = self.n
+        deg = np.diff(self._out_ptr)
+        short = np.flatnonzero(deg < deg.max())
+        pairs = [(x, int(inv[x])) for x in range(len(inv)) if inv[x] > x]
+        if not 1 <= len(short) <= 8 or len(pairs) > 6:
+            return None
+        u0 = int(short[0])
+        d0 = self.distances(np.array([u0]))[0]
+        if not np.isfinite(d0).all():
+            return None
+        closer = d0[self.msrc] + 1 == d0[self.mdst]
+        parent = np.full(n, -1, dtype=np.int64)
+        plabel = np.zeros(n, dtype=np.int64)
+        parent[self.mdst[closer]] = self.msrc[closer]
+        plabel[self.mdst[closer]] = lab[closer]
+        levels = [np.flatnonzero(d0 == depth) for depth in range(1, int(d0.max()) + 1)]
+        pis, arcs = [], []
+        for mask in range(1 << len(pairs)):
+            sigma = np.arange(len(inv))
+            for i, (x, y) in enumerate(pairs):
+                if mask >> i & 1:
+                    sigma[x], sigma[y] = y, x
+            for v0 in short.tolist():
+                pi = np.full(n, -1, dtype=np.int64)
+                pi[u0] = v0
+                for ws in levels:
+                    up = pi[parent[ws]]
+                    pi[ws] = np.where(up >= 0, nxt[np.maximum(up, 0), sigma[plabel[ws]]], -1)
+                if keeps(pi, sigma):
+                    pis.append(pi)
+                    arcs.append(self._macro(pi[self.msrc], pi[self.mdst]))
+        if len(pis) < 2:
+            return None
+        first = next(i for i, pi in enumerate(pis) if np.array_equal(pi, np.arange(n)))
+        order = [first] + [i for i in range(len(pis)) if i != first]
+        return np.stack([pis[i] for i in order]), np.stack([arcs[i] for i in order])
 
     def _uniform_mirrored(self, group: tuple[np.ndarray, np.ndarray], w: float):
         """:meth:`uniform_classes` with every node a core of weight w on a mirror-symmetric graph:

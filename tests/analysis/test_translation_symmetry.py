@@ -207,3 +207,31 @@ def test_a_failed_link_leaves_only_the_mirrors_that_keep_it_in_place():
     load0, _ = r.route(cores, demand)
     np.testing.assert_allclose(load, load0, rtol=1e-9)
     assert build_context(GENERATORS["torus"].build(dims="5x5x5")).router.mirrors() is None  # a torus: translations
+
+
+@pytest.mark.parametrize(("kind", "params", "link", "size"), [
+    ("torus", {"dims": "6x6x6"}, "chip-0-0-0--chip-1-0-0", 8),  # mirrors through the link, and across it
+    ("torus", {"dims": "5x5"}, "chip-0-0--chip-1-0", 4),
+    ("hypercube", {"n": 6}, "node000000--node000001", 2),  # the flip of the link's own bit
+], ids=lambda v: str(v))
+def test_a_torus_or_hypercube_with_a_failed_link_keeps_the_mirrors_through_it(kind, params, link, size):
+    design = GENERATORS[kind].build(**params)
+    design.set_link_field(link, "failed", True)
+    r = build_context(design).router
+    plain = build_context(design).router
+    plain._mirrors = (None,)
+    assert r.translations() is None and len(r.mirrors()[0]) == size
+    n = r.n
+    cores, w = np.arange(n), np.full(n, 1.5)
+    load, lost, eta, omega = r.uniform_classes(cores, w)
+    demand = np.outer(w, w)
+    np.fill_diagonal(demand, 0.0)
+    load0, lost0, eta0, omega0 = plain.route(cores, demand, dest_weight=w)
+    np.testing.assert_allclose(load, load0, rtol=1e-9)
+    np.testing.assert_allclose(eta, eta0, rtol=1e-12)
+    np.testing.assert_allclose(omega, omega0, rtol=1e-9)
+    row, qmax = r.forward_bound_classes(cores, w, eta)
+    row0, qmax0 = plain.forward_bound(cores, w, eta0)
+    qmax0[cores] = 1.0
+    np.testing.assert_allclose(row, row0, rtol=1e-9)
+    np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
