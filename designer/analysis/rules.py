@@ -13,7 +13,7 @@ first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not
 - ``zero-length`` (warning): a network cable (not an NVLink/PCIe board connection) is 0 m long.
 - ``no-transceiver`` (warning): an optical link's cable names no transceiver in the catalog.
 - ``model-ports`` (error): a device has more ports (or faster ports) than its catalog model offers, as listed or
-  broken out a way the catalog allows (``specs.breakout``).
+  broken out a way the catalog allows (``specs.breakout``), or, for NVLink, split into one port per direct link.
 - ``nic-host-bottleneck`` (warning): a NIC's network rate exceeds what its PCIe host link carries.
 - ``medium-port-kind`` (error): a link's medium does not fit its ports (NVLink medium on a network port...).
 - ``speed-mismatch`` (warning): the two ends of a link run at different speeds.
@@ -21,7 +21,8 @@ first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not
 - ``cable-medium`` (warning): the link's medium and its cable's medium differ.
 - ``reach`` (error): a copper (or optical) link is longer than its cable can reach.
 - ``gpu-unreachable`` (error): the GPUs split into islands that cannot reach each other over working links.
-- ``duplicate-link`` (warning): two links join the same pair of devices where one is a GPU, NIC or storage node.
+- ``duplicate-link`` (warning): two links join the same pair of devices where one is a GPU, NIC or storage node
+  (not NVLink links between two GPUs, which may run in parallel).
 - ``nic-without-gpu`` (warning): a NIC has no PCIe link to a GPU (or storage node).
 - ``unconnected`` (warning): a device has no link at all.
 - ``mixed-cage`` (error): a twin-port cage holds two media or two optical modules (one cage takes one module).
@@ -175,13 +176,20 @@ def _model_problems(ports: tuple, comp: Component) -> list[str]:
     """What is wrong with a device's ports against its catalog model (messages without the id).
 
     A device whose network ports are the model's broken out a way the catalog lists
-    (``specs.breakout``: an 800G port as 2 x 400G...) fits the model.
+    (``specs.breakout``: an 800G port as 2 x 400G...) fits the model, and so does a GPU whose
+    NVLink links are split into one port per peer (a mesh, a bridge, a cube-mesh: at most the
+    model's ``scale_up_links`` ports, each a share of its NVLink rate, ``Component.split_scale_up``).
     """
     out = _port_budget_problems(ports, comp)
     if out:
         for n in comp.breakouts:
             if not _port_budget_problems(ports, comp.broken_out(n)):
                 return []
+        nvl = sum(g.count for g in ports if g.kind == "nvlink")
+        per_port = sum(g.count for g in comp.ports if g.kind == "nvlink")
+        if per_port and nvl % per_port == 0 and 1 < nvl // per_port <= comp.scale_up_links \
+                and not _port_budget_problems(ports, comp.split_scale_up(nvl // per_port)):
+            return []
     return out
 
 
@@ -338,7 +346,9 @@ def _check_links(design: Design, catalog: Catalog, out: list[Finding]) -> None:
                 ERROR, "reach", f"{link.id}: {link.length_m:g} m is beyond the {reach:g} m reach of {what}; {fix}",
                 ends, (link.id,),
             ))
-        if not (da.kind in switching and db.kind in switching):
+        # Parallel NVLink links between two GPUs are real (nvidia-smi's NV2, NV4...: the DGX-1 cube-mesh).
+        if not (da.kind in switching and db.kind in switching) and not (
+                link.medium == "nvlink" and da.kind == "gpu" and db.kind == "gpu"):
             pairs[(min(ends), max(ends))].append(link.id)
     for (a, b), ids in pairs.items():
         if len(ids) > 1:

@@ -270,7 +270,7 @@ class Builder:
         self._rack_groups: list[Group] = []
         self._cables: dict[tuple[float, float], tuple[Cable, ...]] = {}
         self._boards: dict[str, Cable | None] = {}
-        self._model_ports: dict[str, tuple[PortGroup, ...]] = {}
+        self._model_ports: dict[Any, tuple[PortGroup, ...]] = {}
 
     # ---------------------------------------------------------------- catalog
     def error(self, message: str) -> GeneratorError:
@@ -371,9 +371,12 @@ class Builder:
 
     def _float_ports(self, comp: Component) -> tuple[PortGroup, ...]:
         """The model's port groups with float speeds, so a saved design reloads byte-identically."""
-        ports = self._model_ports.get(comp.id)
+        # The catalog's own model is cached by id (cheap); a derived one (NVLink ports split per link)
+        # by its ports too, so the two never share an entry.
+        key: Any = comp.id if self.catalog.components.get(comp.id) is comp else (comp.id, comp.ports)
+        ports = self._model_ports.get(key)
         if ports is None:
-            ports = self._model_ports[comp.id] = tuple(
+            ports = self._model_ports[key] = tuple(
                 dataclasses.replace(g, speed_gbps=float(g.speed_gbps)) for g in comp.ports
             )
         return ports

@@ -37,6 +37,7 @@ def _build_dragonfly(
     gpu: str,
     nic: str,
     nvswitch: str,
+    nvlink: str,
     nodes_per_rack: int,
     cable: str,
     copper_max_m: float,
@@ -61,7 +62,7 @@ def _build_dragonfly(
     if need > ports:
         raise b.error(
             f"each router needs {p} terminal + {a - 1} local + {h} global ports but {router_c.id} has {ports}")
-    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
+    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch, nvlink)
     terminals = a * p
     if terminals % gpus_per_node:
         raise b.error(f"a*p = {terminals} terminals per group is not a multiple of "

@@ -30,6 +30,7 @@ def _build_fat_tree(
     gpu: str,
     nic: str,
     nvswitch: str,
+    nvlink: str,
     nodes_per_rack: int,
     cable: str,
     copper_max_m: float,
@@ -46,7 +47,7 @@ def _build_fat_tree(
     ports = switch_ports(sw)
     if k > ports:
         raise b.error(f"k={k} needs {k}-port switches but {sw.id} has {ports}")
-    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
+    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch, nvlink)
     half = k // 2
     hosts_per_pod = half * half
     if hosts_per_pod % gpus_per_node:

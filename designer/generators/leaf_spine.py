@@ -32,6 +32,7 @@ def _build_leaf_spine(
     gpu: str,
     nic: str,
     nvswitch: str,
+    nvlink: str,
     nodes_per_rack: int,
     cable: str,
     copper_max_m: float,
@@ -48,7 +49,7 @@ def _build_leaf_spine(
         raise b.error(f"hosts_per_leaf must be at least 1, got {hosts_per_leaf}")
     leaf_c = b.model(switch, "switch", "leaf switch")
     spine_c = b.model(spine_switch or switch, "switch", "spine switch")
-    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
+    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch, nvlink)
     if hosts_per_leaf % gpus_per_node:
         raise b.error(f"{setting('hosts_per_leaf', hosts_per_leaf)} is not a multiple of "
                       f"{setting('gpus_per_node', gpus_per_node)}")

@@ -39,6 +39,7 @@ PARAM_LABELS = {
     "gpu": "GPU model",
     "nic": "NIC model",
     "nvswitch": "NVLink switch fabric",
+    "nvlink": "NVLink topology",
     "with_nics": "Scale-out NICs",
     "nodes_per_rack": "Servers per rack",
     "racks": "NVLink racks",
@@ -319,6 +320,10 @@ def breakout_params() -> tuple[Param, ...]:
     )
 
 
+#: How a server's GPUs are joined by NVLink (the ``nvlink`` parameter; ``switch`` first, the default).
+NVLINK_TOPOLOGIES = ("switch", "mesh", "bridge-pairs", "cube-mesh")
+
+
 def node_params(gpus_per_node: int = 8, gpu: str = "h100-sxm", nic: str = "connectx-7-400g") -> tuple[Param, ...]:
     """Parameters of the servers a fabric connects: GPU, NIC and NVLink fabric models."""
     return (
@@ -329,6 +334,11 @@ def node_params(gpus_per_node: int = 8, gpu: str = "h100-sxm", nic: str = "conne
         Param("nic", "model", nic, "NIC model (one per GPU)", model_kind="nic"),
         Param("nvswitch", "model", "", "NVLink switch fabric model ('' = the HGX board of the GPU)",
               model_kind="nvswitch"),
+        Param("nvlink", "choice", "switch",
+              "how a server's GPUs are linked: switch (an NVLink switch board, HGX style), mesh (a direct link "
+              "between every two GPUs, the GPU's NVLink links shared equally: NV12-style pairs, MI300X-style "
+              "meshes), bridge-pairs (NVLink bridges between PCIe cards 1-2, 3-4, ...), cube-mesh (the DGX-1 "
+              "hybrid cube-mesh of 8 GPUs)", choices=NVLINK_TOPOLOGIES),
         Param("nodes_per_rack", "int", 4, "servers per rack (sets cable lengths)", minimum=1, maximum=64),
     )
 

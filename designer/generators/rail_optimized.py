@@ -81,6 +81,7 @@ def _build_rail_optimized(
     gpu: str,
     nic: str,
     nvswitch: str,
+    nvlink: str,
     nodes_per_rack: int,
     cable: str,
     copper_max_m: float,
@@ -100,7 +101,7 @@ def _build_rail_optimized(
     leaf_c = b.model(switch, "switch", "leaf switch")
     spine_c = b.model(spine_switch or switch, "switch", "spine switch")
     core_c = b.model(core_switch or spine_switch or switch, "switch", "core switch")
-    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch)
+    kit = node_kit(b, gpus_per_node, gpu, nic, nvswitch, nvlink)
     if kit.nic is None:
         raise b.error("a rail-optimized fabric needs a NIC per GPU")
     rails = gpus_per_node

@@ -76,6 +76,19 @@ class Component:
             return self
         return dataclasses.replace(self, ports=breakout_ports(self.ports, n))
 
+    @property
+    def scale_up_links(self) -> int:
+        """The NVLink (scale-up) links behind this model's NVLink ports: the ``lanes`` of its ``nvlink``
+        port groups (an H100 SXM's one 3600 Gb/s port is 18 NVLink4 links; 0 without NVLink)."""
+        return sum(g.count * g.lanes for g in self.ports if g.kind == "nvlink")
+
+    def split_scale_up(self, n: int) -> Component:
+        """This model with its NVLink links gathered into ``n`` ports per NVLink port instead of one
+        (see :func:`split_scale_up_ports`): a GPU with direct links to ``n`` peers."""
+        if n == 1:
+            return self
+        return dataclasses.replace(self, ports=split_scale_up_ports(self.ports, n))
+
 
 def breakout_ports(ports: tuple[PortGroup, ...], n: int) -> tuple[PortGroup, ...]:
     """Port groups with each network port split into ``n`` logical ports (breakout cabling).
@@ -97,6 +110,25 @@ def breakout_ports(ports: tuple[PortGroup, ...], n: int) -> tuple[PortGroup, ...
         out.append(PortGroup(g.prefix, g.count * n, g.speed_gbps / n, g.kind, g.form_factor,
                              max(1, g.lanes // n), g.per_cage * n))
     return tuple(out)
+
+
+def split_scale_up_ports(ports: tuple[PortGroup, ...], n: int) -> tuple[PortGroup, ...]:
+    """Port groups with each NVLink port split into ``n`` ports of 1/n its rate and links.
+
+    A GPU's catalog model lists its NVLink links as one aggregated port (H100 SXM: 18 links of
+    25 GB/s per direction = one 3600 Gb/s port), which suits an NVSwitch board. A GPU linked
+    directly to its peers (a mesh, a bridge, a hybrid cube-mesh) has one port per peer link: the
+    same links in ``n`` ports of speed S/n and L/n lanes (at least 1). Other ports are unchanged.
+
+    >>> g = split_scale_up_ports((PortGroup("xgmi", 1, 3584.0, "nvlink", lanes=7),), 7)[0]
+    >>> g.count, g.speed_gbps, g.lanes
+    (7, 512.0, 1)
+    """
+    return tuple(
+        PortGroup(g.prefix, g.count * n, g.speed_gbps / n, g.kind, g.form_factor, max(1, g.lanes // n), g.per_cage)
+        if g.kind == "nvlink" and n > 1 else g
+        for g in ports
+    )
 
 
 @dataclass(frozen=True)

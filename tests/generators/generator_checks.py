@@ -26,7 +26,8 @@ def assert_sound(design: Design) -> None:
         assert per_device[dev.id] <= dev.port_count
         if dev.model:
             comp = catalog.component(dev.model)
-            assert dev.port_count <= sum(g.count for g in comp.ports) * max((1, *comp.breakouts))
+            # switch ports broken out, or a GPU's NVLink links split into one port per direct link
+            assert dev.port_count <= sum(g.count for g in comp.ports) * max((1, *comp.breakouts)) + comp.scale_up_links
         if dev.group is not None:
             assert design.has_group(dev.group)
     findings = check_design(design, catalog)
