@@ -96,7 +96,7 @@ class Grid:
     @property
     def shape_text(self) -> str:
         if self.kind == "hypercube":
-            return f"{len(self.dims)}-dimensional"
+            return f"{len(self.active)}-dimensional"
         return "x".join(str(k) for k in self.dims)
 
 
@@ -134,8 +134,7 @@ def _coordinates(E: Embedder) -> tuple[str, np.ndarray] | None:
             return None
         lab = np.array(labels, dtype=np.int64)
         n = max(int(lab.max()).bit_length(), 1)
-        if len(lab) != 1 << n:
-            return None
+        # one coordinate per bit; bits the chips share are sides of 1 (a sub-cube is a hypercube too)
         return "hypercube", (lab[:, None] >> np.arange(n)[None, :]) & 1
     return None
 

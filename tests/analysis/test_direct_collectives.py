@@ -207,3 +207,13 @@ def test_no_cycle_on_odd_meshes_and_paths():
     res = collective_times(ctx, sizes=[GIB8], algorithms=["bidir-ring", "multi-dim"])
     assert {r.algorithm for r in res.rows} == {"multi-dim"}
     assert "odd" in res.notes[0]
+
+
+def test_a_sub_cube_of_a_hypercube_is_a_hypercube():
+    ctx = build_context(GENERATORS["hypercube"].build(n=6))
+    res = collective_times(ctx, sizes=[GIB8], members=np.arange(8, 16))  # labels 8..15: bit 3 shared
+    mdl = next(m for m in res.models if m.algorithm == "halving-doubling")
+    assert "3-dimensional hypercube" in mdl.formula
+    p, n = 8, 3
+    spb = 2 * (p - 1) / p / (n * B_EFF)
+    assert mdl.seconds_per_byte == pytest.approx(spb, rel=1e-12)
