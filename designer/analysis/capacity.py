@@ -9,7 +9,8 @@ link's per-direction rate.
   of its two ports' ``speed_gbps`` and its catalog cable (the smallest of the three), converted
   to bytes/s (``/ 8 * 1e9``).
 - ``effective_bytes_per_s``: the line rate times the efficiency of the link's protocol
-  (:data:`designer.analysis.constants.PROTOCOL_EFFICIENCY`).
+  (:data:`designer.analysis.constants.PROTOCOL_EFFICIENCY`); an NVLink link's is that of its GPU
+  end's NVLink generation (:func:`nvlink_efficiency`).
 - ``protocol``: ``nvlink`` and ``pcie`` for board links (medium or port kind); for network links
   ``infiniband`` when an end is a switch whose catalog model says ``specs.protocol ==
   "infiniband"`` (or whose ``properties["protocol"]`` says so), ``direct`` between two GPUs with no
@@ -24,13 +25,16 @@ Designs whose models are not in the catalog still analyze from their ports' spee
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from designer.analysis import constants as K
 from designer.analysis.rules import ZERO_CAPACITY, catalog_gaps, not_in_catalog
-from designer.model import Design
+from designer.model import Design, PortGroup
 from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
 from designer.model.units import count, duration, line_rate
 
@@ -112,6 +116,42 @@ def _component(catalog: Catalog, model: str):
     return catalog.components.get(model) if model else None
 
 
+_NVLINK_FORM = re.compile(r"nvlink\s*(\d+)", re.IGNORECASE)
+
+
+def nvlink_efficiency(specs: Mapping[str, Any], ports: Iterable[PortGroup] = ()) -> float:
+    """The fraction of its line rate an NVLink (scale-up) link of a device delivers: the one rule.
+
+    ``specs`` are the device's catalog specs (with its own ``properties`` over them); ``ports`` its
+    port groups. In order: ``scale_up_efficiency`` (a figure of the part itself, for scale-up links
+    that are not NVLink: MI300X Infinity Fabric, 0.75), the NVLink generation ``nvlink_gen``, else
+    the generation an NVLink port's form factor names (``NVLink4``), through
+    :data:`~designer.analysis.constants.NVLINK_EFFICIENCY_BY_GEN`; otherwise ``NVLINK_EFFICIENCY``.
+
+    >>> [round(nvlink_efficiency({"nvlink_gen": g}), 3) for g in (2, 3, 4, 5)], round(nvlink_efficiency({}), 3)
+    ([0.8, 0.8, 0.824, 0.802], 0.824)
+    >>> nvlink_efficiency({"scale_up_efficiency": 0.75}), nvlink_efficiency({}, [PortGroup("nvl", 8, 3600.0, "nvlink",
+    ...     "NVLink3")])
+    (0.75, 0.8)
+    """
+    eff = specs.get("scale_up_efficiency")
+    if isinstance(eff, (int, float)) and not isinstance(eff, bool) and 0.0 < eff <= 1.0:
+        return float(eff)
+    gen = specs.get("nvlink_gen")
+    if not isinstance(gen, int) or isinstance(gen, bool):
+        gen = None
+        for g in ports:
+            m = _NVLINK_FORM.search(g.form_factor) if g.kind == "nvlink" else None
+            if m:
+                gen = int(m.group(1))
+                break
+    return K.NVLINK_EFFICIENCY_BY_GEN.get(gen, K.NVLINK_EFFICIENCY) if gen is not None else K.NVLINK_EFFICIENCY
+
+
+#: Device properties that set a device's NVLink efficiency over its catalog model's specs.
+_NVLINK_PROPS = ("nvlink_gen", "scale_up_efficiency")
+
+
 #: Largest number of (speed a, speed b, cable) combinations :func:`_line_rates` tabulates densely.
 DENSE_SIGNATURES = 1 << 20
 
@@ -164,7 +204,22 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     sharp = np.zeros(n, dtype=bool)
     nvls = np.zeros(n, dtype=bool)
     node_proto = np.full(n, -1, dtype=np.int8)  # switch protocol, -1 unknown
+    # NVLink efficiency of each GPU and NVLink switch (nvlink_efficiency), memoised per model and ports.
+    nvl_eff = np.full(n, K.NVLINK_EFFICIENCY)
+    nvl_memo: dict[tuple[str, int], float] = {}
+    keep_ports = []  # keeps the memoised port tuples alive so that their ids stay unique
     for i, d in enumerate(devices):
+        if d.kind in ("gpu", "nvswitch"):
+            own = {k: d.properties[k] for k in _NVLINK_PROPS if k in d.properties}
+            key = (d.model or str(d.properties.get("based_on", "")), id(d.ports))
+            eff = None if own else nvl_memo.get(key)
+            if eff is None:
+                base = _component(catalog, d.model) or _component(catalog, str(d.properties.get("based_on") or ""))
+                eff = nvlink_efficiency({**(base.specs if base is not None else {}), **own}, d.ports)
+                if not own:
+                    nvl_memo[key] = eff
+                    keep_ports.append(d.ports)
+            nvl_eff[i] = eff
         comp = _component(catalog, d.model)
         specs = dict(comp.specs) if comp is not None else {}
         specs.update({k: v for k, v in d.properties.items() if k in ("protocol", "sharp", "nvls", "latency_ns")})
@@ -265,6 +320,16 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     line = gbps[keep] * K.BYTES_PER_S_PER_GBPS
     proto_k = proto[keep]
     eff_table = np.array([K.PROTOCOL_EFFICIENCY[p] for p in PROTOCOL_NAMES])
+    link_eff = eff_table[proto_k]
+    nvl_k = proto_k == P_NVLINK
+    if nvl_k.any():
+        # An NVLink link runs at its GPU end's NVLink generation (the lower of two GPUs'; a link
+        # between two NVLink switches at the lower of theirs).
+        ka_, kb_ = a[keep][nvl_k], b[keep][nvl_k]
+        ea, eb = nvl_eff[ka_], nvl_eff[kb_]
+        ga, gb = kind[ka_] == K_GPU, kind[kb_] == K_GPU
+        link_eff[nvl_k] = np.where(ga & ~gb, ea, np.where(gb & ~ga, eb, np.minimum(ea, eb)))
+    del keep_ports
     return CapacityGraph(
         node_ids=tuple(d.id for d in devices),
         node_kind=kind,
@@ -275,7 +340,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
         a=a[keep],
         b=b[keep],
         line_bytes_per_s=line,
-        effective_bytes_per_s=line * eff_table[proto_k],
+        effective_bytes_per_s=line * link_eff,
         protocol=proto_k,
         wire_latency_s=wire[keep],
         excluded=tuple(excluded),

@@ -27,6 +27,7 @@ CONSTANT_UNITS: dict[str, dict[str, str]] = {
     "designer.analysis.constants": {
         "BYTES_PER_S_PER_GBPS": "bytes/s per Gb/s",
         "NVLINK_EFFICIENCY": "fraction of line rate",
+        "NVLINK_EFFICIENCY_BY_GEN": "fraction of line rate, by NVLink generation",
         "INFINIBAND_EFFICIENCY": "fraction of line rate",
         "ETHERNET_EFFICIENCY": "fraction of line rate",
         "PCIE_EFFICIENCY": "fraction of line rate",
