@@ -4,12 +4,13 @@ A torus, mesh or hypercube of chips (``gpu`` devices with network ports of their
 without a switch or NIC between: the ``torus`` and ``hypercube`` generators, TPU ICI style) runs
 collectives that use its structure instead of NCCL's switched-fabric rings and trees. The
 structure is read from the coordinates the generators write on every chip (``properties.coords``
-on a torus or mesh, ``properties.label`` on a hypercube) and checked against the links: every
-pair of neighbours must be linked. A link that is in the design but failed (or of zero rate):
-a torus line with one such link runs as a path (the linear algorithm there, with a note); a
-second one in a line, or one in a mesh or hypercube line, makes the per-dimension algorithms
-*cannot run*; a Hamiltonian cycle crossing one is moved (mirrored, shifted, another even side)
-when that avoids it, else the bidirectional ring cannot run.
+on a torus or mesh, ``properties.label`` on a hypercube), or without them from the links of an
+intact torus or hypercube (:meth:`designer.analysis.twins.CoreRouter.grid_coordinates`), and
+checked against the links: every pair of neighbours must be linked. A link that is in the design
+but failed (or of zero rate): a torus line with one such link runs as a path (the linear
+algorithm there, with a note); a second one in a line, or one in a mesh or hypercube line, makes
+the per-dimension algorithms *cannot run*; a Hamiltonian cycle crossing one is moved (mirrored,
+shifted, another even side) when that avoids it, else the bidirectional ring cannot run.
 
 Algorithms (flows are (source GPU, destination GPU, bytes per message byte), routed with
 :meth:`designer.analysis.embedding.Embedder.phase`; every flow crosses one link):
@@ -112,13 +113,33 @@ def _member(keys: np.ndarray, table: np.ndarray) -> np.ndarray:
     return table[i] == keys
 
 
+def _graph_coordinates(E: Embedder) -> tuple[str, np.ndarray] | None:
+    """(kind, coordinates) read from the links when every core node is a GPU and the core graph is
+    a torus or hypercube (:meth:`CoreRouter.grid_coordinates`: tori with every ring of 3 or more,
+    hypercubes); meshes and rings of 2 are not read this way."""
+    ctx = E.ctx
+    fab = ctx.fabric
+    if not len(fab.core_nodes) or (ctx.cap.node_kind[fab.core_nodes] != K_GPU).any():
+        return None
+    core = fab.core_of[fab.gpus[E.members]]
+    if (core < 0).any():
+        return None
+    coord = ctx.router.grid_coordinates()
+    if coord is None:
+        return None
+    return ("hypercube" if (coord.max(axis=0) == 1).all() else "torus"), coord[core]
+
+
 def _coordinates(E: Embedder) -> tuple[str, np.ndarray] | None:
-    """(kind, p x n integer coordinates) from the chips' generator properties, or None."""
+    """(kind, p x n integer coordinates) from the chips' generator properties, or else from the
+    links (:func:`_graph_coordinates`), or None."""
     ctx = E.ctx
     devices = ctx.design.devices
     nodes = ctx.fabric.gpus[E.members]
     props = [devices[int(i)].properties for i in nodes.tolist()]
     first = props[0] if props else {}
+    if "coords" not in first and "label" not in first:
+        return _graph_coordinates(E)
     if "coords" in first:
         rows = [pr.get("coords") for pr in props]
         if not all(isinstance(r, list) and r and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0

@@ -157,6 +157,46 @@ class CoreRouter(EcmpKernel):
             self._xor = (coord,)
         return self._xor[0]
 
+    def grid_coordinates(self) -> np.ndarray | None:
+        """On a translation-symmetric graph that is a torus or hypercube (each label and its
+        reverse generate one cyclic factor of the group, and the factors' orders multiply to the
+        node count): each node's coordinates, one column per factor, in 0..order-1, a label moving
+        one step forward or back along its column (checked on every arc); else None."""
+        if self.translations() is None:
+            return None
+        nxt, parent, plabel, inv_lab, d0 = self._walk_tables()
+        n, n_lab = nxt.shape
+        axes = [x for x in range(n_lab) if inv_lab[x] >= x]
+        sides = []
+        for x in axes:
+            k, v = 1, int(nxt[0, x])
+            while v != 0 and k <= n:
+                v, k = int(nxt[v, x]), k + 1
+            sides.append(k)
+        if int(np.prod(sides, dtype=np.float64)) != n:
+            return None
+        axis_of = np.zeros(n_lab, dtype=np.int64)
+        sign = np.ones(n_lab, dtype=np.int64)
+        for i, x in enumerate(axes):
+            axis_of[x] = axis_of[inv_lab[x]] = i
+            if inv_lab[x] != x:
+                sign[inv_lab[x]] = -1
+        side = np.array(sides, dtype=np.int64)
+        coord = np.zeros((n, len(axes)), dtype=np.int64)
+        level = d0.astype(np.int64)
+        for depth in range(1, int(level.max()) + 1):
+            ws = np.flatnonzero(level == depth)
+            coord[ws] = coord[parent[ws]]
+            ax = axis_of[plabel[ws]]
+            coord[ws, ax] = (coord[ws, ax] + sign[plabel[ws]]) % side[ax]
+        lab = self.translations()
+        src, dst = coord[self.msrc], coord[self.mdst].copy()
+        ax = axis_of[lab]
+        src[np.arange(len(lab)), ax] = (src[np.arange(len(lab)), ax] + sign[lab]) % side[ax]
+        if not np.array_equal(src, dst):
+            return None
+        return coord
+
     def translate(self, a: np.ndarray, w: np.ndarray, *, inverse: bool = False) -> np.ndarray:
         """The translation taking node 0 to ``a[i]``, applied to ``w[i]`` (with ``inverse``: node
         0 to the inverse of ``w[i]``, i.e. follow w's labels backwards from ``a[i]``). Only on a

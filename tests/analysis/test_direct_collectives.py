@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
-from analysis_helpers import torus_gpus
+from analysis_helpers import hypercube_gpus, torus_gpus
 
 from designer.analysis import constants as K
 from designer.analysis.capacity import P_DIRECT
@@ -169,8 +169,16 @@ def test_two_failed_links_in_one_torus_line_cut_it():
     assert "chip-0-0-0--chip-0-0-1" in cannot["multi-dim"] and "chip-0-0-2--chip-0-0-3" in cannot["multi-dim"]
 
 
-def test_without_generator_coordinates_the_structured_algorithms_do_not_apply():
-    ctx = build_context(torus_gpus((4, 4)))
+def test_without_generator_coordinates_a_torus_or_hypercube_is_read_from_its_links():
+    hand = collective_times(build_context(torus_gpus((4, 4, 4))), sizes=[GIB8])  # no coords properties
+    made = collective_times(build_context(GENERATORS["torus"].build(dims=(4, 4, 4))), sizes=[GIB8])
+    a, b = _rows(hand, GIB8), _rows(made, GIB8)
+    assert set(a) == set(b) == {"ring", "tree", "bidir-ring", "multi-dim"}
+    assert a["multi-dim"].busbw_bytes_per_s == pytest.approx(b["multi-dim"].busbw_bytes_per_s, rel=1e-3)
+    cube = collective_times(build_context(hypercube_gpus(5)), sizes=[GIB8])
+    assert _rows(cube, GIB8)["halving-doubling"].selected
+    # rings of 2 (one link, left by different ports at its two ends) are not read from the links
+    ctx = build_context(torus_gpus((2, 4)))
     res = collective_times(ctx, sizes=[GIB8])
     assert {r.algorithm for r in res.rows} == {"ring", "tree"}
     asked = collective_times(ctx, sizes=[GIB8], algorithms=["multi-dim"])
