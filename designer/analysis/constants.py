@@ -38,9 +38,11 @@ NVLINK_EFFICIENCY = 20.6 / 25.0
 #: ``SM60_NVLINK_BW`` 18.0, ``SM70_NVLINK_BW`` 20.0, ``SM80_NVLINK_BW`` 20.0, ``SM90_NVLINK_BW`` 20.6,
 #: ``SM100_NVLINK_BW`` 40.1 GB/s per link (``ncclTopoNVLinkBw``). Line rate per link and direction: NVLink 1
 #: (P100) 20 GB/s (4 links, 160 GB/s bidirectional); NVLink 2 (V100), 3 (A100), 4 (H100) 25 GB/s (6, 12, 18
-#: links: 300, 600, 900 GB/s); NVLink 5 (B200) 50 GB/s (18 links: 1.8 TB/s) (NVIDIA NVLink page,
-#: https://www.nvidia.com/en-us/data-center/nvlink/). Generation 4 is NVLINK_EFFICIENCY, also the figure of
-#: a link whose generation is unknown.
+#: links: 300, 600, 900 GB/s) (Wikipedia "NVLink", https://en.wikipedia.org/wiki/NVLink: 20 / 25 / 50 Gbit/s per
+#: differential pair, 8 pairs per sub-link in NVLink 1-2 and 4 from NVLink 3); NVLink 5 (B200) 50 GB/s (18 links:
+#: 1.8 TB/s bidirectional, the b200 catalog entry). nccl-tests #149 (sjeaugey, A100): "Each NVLink has a line
+#: rate of 25GB/s (in each direction) which converts to ~20GB/s effective bandwidth with a 128B payload size".
+#: Generation 4 is NVLINK_EFFICIENCY, also the figure of a link whose generation is unknown.
 NVLINK_EFFICIENCY_BY_GEN = {1: 18.0 / 20.0, 2: 20.0 / 25.0, 3: 20.0 / 25.0, 4: 20.6 / 25.0, 5: 40.1 / 50.0}
 #: NDR InfiniBand NIC: nccl-tests #290 "46-48GB/s per NIC", #267 "up to 48-49GB/s per NIC" of 50 GB/s;
 #: HDR: #160 "24 GB/s" per 25 GB/s NIC, nccl#812 "192GB/s" for 8 x HDR (0.96). We take 0.96.
