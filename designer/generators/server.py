@@ -94,6 +94,9 @@ def node_kit(b: Builder, gpus: int, gpu: str, nic: str, nvswitch: str, nvlink: s
         gpu_c, links = _direct_kit(b, gpus, gpu_c, nvlink)
     elif gpus > 1:
         fab_id = nvswitch or DEFAULT_NVSWITCH.get(gpu, "")
+        if not scaleup and not nvswitch:
+            raise b.error(f"GPU {gpu!r} has no NVLink port, so its GPUs meet only at the network: use "
+                          f"{setting('gpus_per_node', 1)}")
         if not fab_id:
             raise b.error(f"no default NVLink fabric for GPU {gpu!r}: choose one with "
                           f"{setting('nvswitch', metavar='MODEL')}, link the GPUs directly with "

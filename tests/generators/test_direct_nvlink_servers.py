@@ -125,6 +125,8 @@ def test_direct_nvlink_gpus_are_priced_as_their_catalog_model():
         ({"nvlink": "mesh", "nvswitch": "hgx-h100-nvswitch"},
          r"NVLink switch fabric \(--nvswitch MODEL\) needs NVLink topology = switch"),
         ({"nvlink": "torus"}, "nvlink must be one of switch, mesh, bridge-pairs, cube-mesh"),
+        ({"gpu": "l40s"}, r"GPU 'l40s' has no NVLink port, so its GPUs meet only at the network: use GPUs per server "
+                          r"= 1 \(--gpus-per-node 1\)$"),
     ],
 )
 def test_impossible_nvlink_topologies_are_refused(params, message):
