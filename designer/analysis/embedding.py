@@ -269,28 +269,31 @@ class Embedder:
         """
         src, dst, w = [], [], []
         C = self.g_min if self.m > 1 else 1
-        for c in range(C):
-            orders = self._rolled(c)
+        # Servers of direct NVLink links: each channel's chain goes along each of their rings in
+        # turn (R sub-channels of 1/R of its data), as the ring does (:meth:`ring_flows`).
+        R = max(len(r) for r in self.rings)
+        for c, r in ((c, r) for c in range(C) for r in range(R)):
+            orders = self._rolled(c, r)
             if isinstance(orders, np.ndarray):
                 if orders.shape[1] > 1:
                     up_s, up_d = orders[:, 1:].ravel(), orders[:, :-1].ravel()
                     src += [up_s, up_d]
                     dst += [up_d, up_s]
-                    w += [np.full(2 * len(up_s), per_byte / C)]
+                    w += [np.full(2 * len(up_s), per_byte / (C * R))]
             else:
                 for order in orders:
                     if len(order) > 1:
                         # reduce up the chain and broadcast down it: S/C each way
                         src += [order[1:], order[:-1]]
                         dst += [order[:-1], order[1:]]
-                        w += [np.full(2 * (len(order) - 1), per_byte / C)]
+                        w += [np.full(2 * (len(order) - 1), per_byte / (C * R))]
             m = self.m
             if m > 1:
                 e = np.array([o[0] for o in orders])
                 child, parent = nccl_trees.edges(m)
                 src += [e[child], e[parent]]
                 dst += [e[parent], e[child]]
-                w += [np.full(2 * len(child), per_byte / (2 * C))]
+                w += [np.full(2 * len(child), per_byte / (2 * C * R))]
         if not src:
             return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
         return np.concatenate(src), np.concatenate(dst), np.concatenate(w)
