@@ -92,6 +92,9 @@ def test_full_mesh_rings_use_every_link():
     # Ring busbw: 7 rings, each link direction carries one of them: 7 x one link's effective rate.
     assert busbw(ctx, "ring") == pytest.approx(7 * nvlink_rate(ctx), rel=0.01)
     assert collective_times(ctx, sizes=[GIB8]).rows[0].selected
+    # The tree's chain goes along each ring in turn: a link direction carries at most two chains'
+    # 1/7 (one reducing, one broadcasting), so busbw = 2(p-1)/p x 7/2 x rate x 0.9 (NCCL's tree factor).
+    assert busbw(ctx, "tree") == pytest.approx(1.75 * 3.5 * 0.9 * nvlink_rate(ctx), rel=0.02)
 
 
 def test_cube_mesh_two_hop_pairs_split_over_common_neighbours():
