@@ -116,8 +116,8 @@ def ring_model(E: Embedder, collective: str) -> AlgorithmModel:
     ll = K.PROTOCOL_BW_FACTOR[("ring", "LL")] if (m > 1 or collective == "allreduce") else 1.0 / 3.0
     bw = {"LL": ll, "LL128": K.PROTOCOL_BW_FACTOR[("ring", "LL128")], "Simple": 1.0}
     channels = units.count(E.g_min if m > 1 else 1, "rail-aligned channel")
-    formula = (f"t = {nsteps} steps x step latency + {factor:.4g} x S / C per ring flow over {channels}; "
-               "bandwidth = max over links of load / effective capacity")
+    formula = (f"t = {nsteps} steps x step latency + {factor:.4g} x S / C per ring flow over {channels}"
+               f"{E.direct_rings_text()}; bandwidth = max over links of load / effective capacity")
     return AlgorithmModel(collective, "ring", p, m, (ph,), lat, bw, formula)
 
 
@@ -137,7 +137,7 @@ def tree_model(E: Embedder) -> AlgorithmModel:
         lat[proto] = K.BASE_LATENCY_S[("tree", proto)] + 2 * ((ppn - 1) * intra + depth * inter)
     bw = {proto: K.PROTOCOL_BW_FACTOR[("tree", proto)] for proto in K.PROTOCOLS}
     formula = (f"t = 2 x ({ppn - 1} NVLink chain steps + {depth} tree levels) x step latency + S x max load/capacity"
-               f" / {K.TREE_EFFICIENCY} (double binary tree across {m} servers)")
+               f" / {K.TREE_EFFICIENCY} (double binary tree across {m} servers){E.direct_rings_text()}")
     return AlgorithmModel("allreduce", "tree", p, m, (ph,), lat, bw, formula)
 
 

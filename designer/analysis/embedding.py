@@ -88,6 +88,15 @@ class Embedder:
         nvl = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
         self.arc_nvls = np.where(nvl, self.arc_eff * K.NVLS_EFFICIENCY, self.arc_eff)
 
+    def direct_rings_text(self) -> str:
+        """How the servers of direct NVLink links are gone round (for formulas), or ''."""
+        if not self.direct_servers:
+            return ""
+        counts = sorted({len(r) for r, node in zip(self.rings, self.nodes, strict=True) if r[0] is not node})
+        many = "/".join(str(c) for c in counts)
+        return (f"; inside a server of direct NVLink links along {many} link-disjoint rings (directed "
+                "Hamiltonian cycles), each channel split evenly over them")
+
     def phase(self, src, dst, nbytes, *, capacity=None, lost_ok=False) -> Phase:
         ctx = self.ctx
         src = np.asarray(src, dtype=np.int64)

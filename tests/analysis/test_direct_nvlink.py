@@ -182,3 +182,11 @@ def test_direct_roce_mesh_between_nics_routes():
     i, j = np.nonzero(~np.eye(n, dtype=bool))
     r = route_flows(ctx.fabric, ctx.router, i, j, np.ones(len(i)))
     assert r.unrouted_flows == 0
+
+
+def test_formulas_say_how_the_rings_go_round_direct_servers():
+    res = collective_times(build_context(servers(CUBE_MESH, 8)), sizes=[GIB8])
+    ring = next(m for m in res.models if m.algorithm == "ring")
+    assert "along 4 link-disjoint rings" in ring.formula
+    hgx = collective_times(build_context(servers(mesh(4), 4, n_servers=2)), sizes=[GIB8])
+    assert "along 2 link-disjoint rings" in next(m for m in hgx.models if m.algorithm == "tree").formula
