@@ -9,7 +9,7 @@ thousands of devices draws plain boxes without text.
 from __future__ import annotations
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -234,6 +234,8 @@ class BundleItem(QGraphicsLineItem):
         self.key = key
         self._p1 = QPointF()
         self._p2 = QPointF()
+        self._control: QPointF | None = None
+        self._curve: QPainterPath | None = None
         self._pen = QPen()
         self._count = 1
         self._badge = ""
@@ -242,11 +244,37 @@ class BundleItem(QGraphicsLineItem):
         self.setPen(_HIT_PEN)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)  # z 0: above frames, below devices
 
-    def set_line(self, p1: QPointF, p2: QPointF) -> None:
-        if p1 == self._p1 and p2 == self._p2:
+    def set_line(self, p1: QPointF, p2: QPointF, control: QPointF | None = None) -> None:
+        """A straight line from ``p1`` to ``p2``, or with ``control`` a quadratic arc through it
+        (links along a row of devices that skip over the devices between them)."""
+        if p1 == self._p1 and p2 == self._p2 and control == self._control:
             return
-        self._p1, self._p2 = p1, p2
+        self.prepareGeometryChange()
+        self._p1, self._p2, self._control = p1, p2, control
+        self._curve = None
+        if control is not None:
+            self._curve = QPainterPath(p1)
+            self._curve.quadTo(control, p2)
         self.setLine(QLineF(p1, p2))
+
+    def boundingRect(self) -> QRectF:
+        if self._curve is None:
+            return super().boundingRect()
+        return self._curve.boundingRect().adjusted(-6, -6, 6, 6)
+
+    def shape(self) -> QPainterPath:
+        if self._curve is None:
+            return super().shape()
+        stroker = QPainterPathStroker()
+        stroker.setWidth(_HIT_PEN.widthF())
+        return stroker.createStroke(self._curve)
+
+    def _draw(self, painter: QPainter) -> None:
+        if self._curve is None:
+            painter.drawLine(self._p1, self._p2)
+        else:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self._curve)
 
     def set_look(self, pen: QPen, count: int, halo: QColor | None = None) -> None:
         self._pen = pen
@@ -272,16 +300,16 @@ class BundleItem(QGraphicsLineItem):
             mark = QPen(self._halo, self._pen.widthF() + 10)
             mark.setCosmetic(True)
             painter.setPen(mark)
-            painter.drawLine(self._p1, self._p2)
+            self._draw(painter)
         if option.state & QStyle.StateFlag.State_Selected:
             halo = QPen(QColor(30, 111, 217, 110), self._pen.widthF() + 6)
             halo.setCosmetic(True)
             painter.setPen(halo)
-            painter.drawLine(self._p1, self._p2)
+            self._draw(painter)
         painter.setPen(self._pen)
-        painter.drawLine(self._p1, self._p2)
+        self._draw(painter)
         if self._badge and _lod(option, painter) >= LOD_LABELS:
-            mid = (self._p1 + self._p2) / 2
+            mid = (self._p1 + self._p2) / 2 if self._curve is None else self._curve.pointAtPercent(0.5)
             r = QRectF(mid.x() - 11, mid.y() - 6.5, 22, 13)
             painter.setPen(QPen(self._pen.color(), 1))
             painter.setBrush(QColor("#FFFFFF"))

@@ -8,6 +8,7 @@ only through :class:`BundleHost`.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Protocol
@@ -223,7 +224,18 @@ class LinkBundles:
         a, b = item.key
         ca, ra = self._geometry(a)
         cb, rb = self._geometry(b)
-        item.set_line(_clip(ca, ra, cb), _clip(cb, rb, ca))
+        control = _arc_control(ca, ra, cb, rb, self._kinds(a, b))
+        if control is not None:
+            # Centre to centre: the two devices, drawn above links, hide the ends.
+            item.set_line(ca, cb, control)
+        else:
+            item.set_line(_clip(ca, ra, cb), _clip(cb, rb, ca))
+
+    def _kinds(self, a: ShownKey, b: ShownKey) -> tuple[str, str]:
+        """The device kinds of two shown objects ('' for a group)."""
+        ka = getattr(self._host.item_for(a), "kind", "")
+        kb = getattr(self._host.item_for(b), "kind", "")
+        return (ka if isinstance(ka, str) else "", kb if isinstance(kb, str) else "")
 
     def _geometry(self, shown: ShownKey) -> tuple[QPointF, QRectF]:
         """Centre (scene) and local rect of a shown object."""
@@ -231,6 +243,33 @@ class LinkBundles:
         if item is not None:
             return item.pos(), item.rect()  # type: ignore[attr-defined]
         return QPointF(), QRectF()
+
+
+def _arc_control(ca: QPointF, ra: QRectF, cb: QPointF, rb: QRectF, kinds: tuple[str, str]) -> QPointF | None:
+    """The control point of an arc for a link along a row (or, between GPUs, a column) of devices
+    that leaves room for a device between its ends, so that it does not run straight over them
+    (a full NVLink mesh, a torus's wrap-around links); None for a straight line.
+
+    Row links bow downwards, column links to the right, a little further the longer they are, but
+    staying within half a row or column pitch of the devices (see designer.generators.base)."""
+    if not kinds[0] or kinds[0] != kinds[1]:
+        return None
+    dx, dy = cb.x() - ca.x(), cb.y() - ca.y()
+    if abs(dy) < 0.5 and ra.width() > 0:
+        gap = abs(dx) - (ra.width() + rb.width()) / 2
+        if gap <= min(ra.width(), rb.width()):
+            return None
+        # The apex (half the control offset) clears the devices between by 5 to 18 units, inside
+        # the server frame's bottom padding.
+        offset = min(ra.height() + 10 + 10 * math.log2(gap / ra.width()), ra.height() + 36)
+        return QPointF((ca.x() + cb.x()) / 2, ca.y() + offset)
+    if abs(dx) < 0.5 and kinds[0] == "gpu" and ra.height() > 0:
+        gap = abs(dy) - (ra.height() + rb.height()) / 2
+        if gap <= min(ra.height(), rb.height()):
+            return None
+        offset = ra.width() + 10  # apex just beyond the device's side, short of the next column
+        return QPointF(ca.x() + offset, (ca.y() + cb.y()) / 2)
+    return None
 
 
 def _clip(centre: QPointF, rect: QRectF, toward: QPointF) -> QPointF:
