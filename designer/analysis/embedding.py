@@ -22,7 +22,7 @@ from designer.analysis import nccl_trees
 from designer.analysis.capacity import K_SWITCH, P_NVLINK, P_PCIE
 from designer.analysis.context import Context
 from designer.analysis.routing import route_flows
-from designer.analysis.rules import gpu_islands  # the design rules' words for GPU islands
+from designer.analysis.rules_fabric import gpu_islands  # the design rules' words for GPU islands
 from designer.model.units import count, plural
 
 
