@@ -531,14 +531,18 @@ def per_dimension_model(E: Embedder, collective: str, algo: str) -> AlgorithmMod
         owner[on] = slot
     src = np.concatenate([x[0] for x in seg])
     dst = np.concatenate([x[1] for x in seg])
+    # Seconds per byte of one byte per chip reduced along each dimension (its busiest link).
+    eff = E.arc_eff
+    cost = np.array([float(np.max(unit[owner == s_] / eff[owner == s_])) for s_ in range(na)])
+    shares = shard_sizes([grid.dims[d] for d in act], cost)
     phases: list[Phase] = []
     steps_rs = 0
     for i in range(na):
-        # phase i: shard j reduces along dimension act[(j + i) % na], on 1/na of the data divided by
-        # the sides of the dimensions it went through before
+        # phase i: shard j reduces along dimension act[(j + i) % na], on its share of the data divided
+        # by the sides of the dimensions it went through before
         frac = np.zeros(na)
         for j in range(na):
-            f = 1.0 / na
+            f = float(shares[j])
             for t in range(i):
                 f /= grid.dims[act[(j + t) % na]]
             frac[(j + i) % na] = f
@@ -558,6 +562,9 @@ def per_dimension_model(E: Embedder, collective: str, algo: str) -> AlgorithmMod
     lat, bw = _latency(grid, steps)
     part = {"allreduce": "reduce-scatter then all-gather", "reducescatter": "reduce-scatter",
             "allgather": "all-gather"}[collective]
+    share_text = ("S/" + str(na) + " each" if np.allclose(shares, 1.0 / na) else
+                  "shares " + " / ".join(f"{100 * x:.0f}%" for x in shares) + " of S, sized by a linear program to "
+                  "balance the phases on unequal sides")
     if algo == "halving-doubling":
         formula = (f"recursive halving-doubling on the {grid.shape_text} hypercube: {part}, each step exchanging "
                    f"half the remaining data with the neighbour across one dimension; {na} shards of S/{na}, each "
@@ -574,11 +581,60 @@ def per_dimension_model(E: Embedder, collective: str, algo: str) -> AlgorithmMod
             lines_text = ("bidirectional rings along the lines with every link up, the bidirectional linear (path) "
                           f"algorithm along the {units.count(paths, 'other line')}")
         formula = (f"per-dimension rings on the {grid.shape_text} {grid.kind}: {part} along each of the {na} "
-                   f"dimensions in turn, on 1/k of the data the previous one left; {na} shards of S/{na}, each "
+                   f"dimensions in turn, on 1/k of the data the previous one left; {na} shards ({share_text}), each "
                    f"starting at another dimension, so every dimension's links carry a shard at every phase; "
                    f"{lines_text}; t = {steps} steps x (direct step + wire latency) + S x sum over the "
                    f"{len(all_phases)} phases of max load/capacity")
     return AlgorithmModel(collective, algo, E.p, E.m, all_phases, lat, bw, formula)
+
+
+def shard_sizes(sides: list[int], cost: np.ndarray) -> np.ndarray:
+    """Shares of the data for the shards of the per-dimension schedule, shard j starting at dimension
+    j: those that minimise the reduce-scatter time, sum over phases of the slowest dimension in
+    the phase (``cost[d]``: seconds per byte of one byte per chip reduced along dimension d), a small
+    linear program. Equal shares on equal sides; on unequal sides the shards that start on the long
+    dimensions, which reduce most data the furthest, are given less.
+
+    >>> shard_sizes([4, 4, 4], np.array([1.0, 1.0, 1.0])).round(6).tolist()
+    [0.333333, 0.333333, 0.333333]
+    >>> s = shard_sizes([4, 4, 8], np.array([0.75, 0.75, 0.875]))
+    >>> bool(s[2] < 1 / 3 and abs(s.sum() - 1) < 1e-9)
+    True
+    """
+    na = len(sides)
+    if na == 1 or not np.max(cost) > 0:
+        return np.full(na, 1.0 / na)
+    from scipy.optimize import linprog
+
+    cost = np.asarray(cost, dtype=float) / float(np.max(cost))  # seconds per byte are ~1e-11: scale for the solver
+
+    # Variables: shares s_0..s_{na-1}, then the time t_i of every phase i; minimise sum t_i.
+    rows, rhs = [], []
+    for i in range(na):
+        for j in range(na):
+            f = 1.0
+            for t in range(i):
+                f /= sides[(j + t) % na]
+            row = np.zeros(2 * na)
+            row[j] = cost[(j + i) % na] * f  # shard j's work in phase i is on dimension (j + i) % na
+            row[na + i] = -1.0
+            rows.append(row)
+            rhs.append(0.0)
+    res = linprog(np.concatenate([np.zeros(na), np.ones(na)]), A_ub=np.array(rows), b_ub=np.array(rhs),
+                  A_eq=np.concatenate([np.ones(na), np.zeros(na)])[None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * (2 * na), method="highs")
+    equal = np.full(na, 1.0 / na)
+    if not res.success:
+        return equal
+    shares = np.maximum(res.x[:na], 0.0)
+    shares /= shares.sum()
+
+    def total(sh: np.ndarray) -> float:
+        return sum(max(cost[(j + i) % na] * sh[j] / np.prod([sides[(j + t) % na] for t in range(i)])
+                       for j in range(na)) for i in range(na))
+
+    # Equal shares when they are as good (equal sides): the schedule as usually described.
+    return equal if total(equal) <= total(shares) * (1 + 1e-9) else shares
 
 
 def _reversed(E: Embedder, ph: Phase) -> Phase:
