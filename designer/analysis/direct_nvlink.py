@@ -5,8 +5,8 @@ full meshes (AMD MI300X-style, every GPU linked to every other) have no NVLink s
 has a few links of its own to some of the others. Traffic between two GPUs of such a domain
 follows the shortest paths over those links, split equally over the equal-cost next GPUs at
 every hop and over parallel links to one GPU by line rate. A GPU may forward for two others
-(NCCL's ``PATH_NVB``, NVLink through an intermediate GPU, ``src/graph/paths.cc``); traffic never
-leaves the domain's NVLink to reach a GPU of the domain.
+(NCCL's ``PATH_NVB``, NVLink through an intermediate GPU, defined in ``src/graph/topo.h`` and set
+in ``paths.cc``); traffic never leaves the domain's NVLink to reach a GPU of the domain.
 
 Domains of the same shape (same GPU count, same links in local order, same rates) share one
 table of ECMP fractions, computed once: a fabric of thousands of identical servers costs one.
