@@ -50,11 +50,9 @@ class Symmetries(EcmpKernel):
         self._cayley = (self._check_translations(),)
         return self._cayley[0]
 
-    def _check_translations(self) -> np.ndarray | None:
-        n, nm = self.n, len(self.msrc)
-        # Cheap necessary conditions first: one link per node pair, every node of one degree.
-        if n < 3 or not nm or np.any(self.mult != 1) or np.any(np.diff(self._out_ptr) != nm // n):
-            return None
+    def _macro_labels(self) -> tuple[np.ndarray, int] | None:
+        """The port label of every macro arc as 0..n_lab-1, and n_lab; None without labels (read
+        from ``arc_label_source`` when first needed)."""
         if self.arc_labels is None and self.arc_label_source is not None:
             self.arc_labels = self.arc_label_source()
         labels = self.arc_labels
@@ -62,7 +60,17 @@ class Symmetries(EcmpKernel):
             return None
         _, lab = np.unique(labels[np.argsort(self.macro_of)], return_inverse=True)
         lab = lab.reshape(-1)
-        n_lab = int(lab.max()) + 1
+        return lab, int(lab.max()) + 1
+
+    def _check_translations(self) -> np.ndarray | None:
+        n, nm = self.n, len(self.msrc)
+        # Cheap necessary conditions first: one link per node pair, every node of one degree.
+        if n < 3 or not nm or np.any(self.mult != 1) or np.any(np.diff(self._out_ptr) != nm // n):
+            return None
+        found = self._macro_labels()
+        if found is None:
+            return None
+        lab, n_lab = found
         if nm != n * n_lab or np.any(np.bincount(self.msrc * n_lab + lab, minlength=n * n_lab) != 1):
             return None
         nxt = np.empty((n, n_lab), dtype=np.int64)
@@ -268,14 +276,10 @@ class Symmetries(EcmpKernel):
         n, nm = self.n, len(self.msrc)
         if n < 3 or not nm or np.any(self.mult != 1) or self.translations() is not None:
             return None
-        if self.arc_labels is None and self.arc_label_source is not None:
-            self.arc_labels = self.arc_label_source()
-        labels = self.arc_labels
-        if labels is None or len(labels) != len(self.src):
+        found = self._macro_labels()
+        if found is None:
             return None
-        _, lab = np.unique(labels[np.argsort(self.macro_of)], return_inverse=True)
-        lab = lab.reshape(-1)
-        n_lab = int(lab.max()) + 1
+        lab, n_lab = found
         if n_lab > 12 or np.any(np.bincount(self.msrc * n_lab + lab, minlength=n * n_lab) > 1):
             return None
         nxt = np.full((n, n_lab), -1, dtype=np.int64)

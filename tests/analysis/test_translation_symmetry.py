@@ -20,6 +20,26 @@ def _contexts(design):
     return sym, plain
 
 
+def _assert_same_uniform_routing_and_bound(r, plain, weight: float) -> None:
+    """Router ``r`` (with its shortcuts) gives the uniform loads, shares and hose forward bound of
+    the plain per-destination push ``plain``, every core node weighing ``weight``."""
+    n = r.n
+    cores, w = np.arange(n), np.full(n, weight)
+    load, lost, eta, omega = r.uniform_classes(cores, w)
+    demand = np.outer(w, w)
+    np.fill_diagonal(demand, 0.0)
+    load0, lost0, eta0, omega0 = plain.route(cores, demand, dest_weight=w)
+    assert lost == lost0 == 0.0
+    np.testing.assert_allclose(load, load0, rtol=1e-9)
+    np.testing.assert_allclose(eta, eta0, rtol=1e-12)
+    np.testing.assert_allclose(omega, omega0, rtol=1e-9)
+    row, qmax = r.forward_bound_classes(cores, w, eta)
+    row0, qmax0 = plain.forward_bound(cores, w, eta0)
+    qmax0[cores] = 1.0
+    np.testing.assert_allclose(row, row0, rtol=1e-9)
+    np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
+
+
 SYMMETRIC = [
     ("torus", {"dims": "5x5x5"}),
     ("torus", {"dims": "4x6"}),  # rings of 4: opposite nodes are twins
@@ -34,21 +54,7 @@ def test_symmetric_uniform_routing_equals_the_per_destination_push(kind, params)
     r = sym.router
     assert r.translations() is not None
     assert plain.router.translations() is None
-    n = r.n
-    cores, w = np.arange(n), np.full(n, 2.0)
-    load, lost, eta, omega = r.uniform_classes(cores, w)
-    demand = np.outer(w, w)
-    np.fill_diagonal(demand, 0.0)
-    load0, lost0, eta0, omega0 = plain.router.route(cores, demand, dest_weight=w)
-    assert lost == lost0 == 0.0
-    np.testing.assert_allclose(load, load0, rtol=1e-9)
-    np.testing.assert_allclose(eta, eta0, rtol=1e-12)
-    np.testing.assert_allclose(omega, omega0, rtol=1e-9)
-    row, qmax = r.forward_bound_classes(cores, w, eta)
-    row0, qmax0 = plain.router.forward_bound(cores, w, eta0)
-    qmax0[cores] = 1.0
-    np.testing.assert_allclose(row, row0, rtol=1e-9)
-    np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
+    _assert_same_uniform_routing_and_bound(r, plain.router, 2.0)
 
 
 def test_switched_fabrics_are_turned_down_before_their_ports_are_read():
@@ -177,21 +183,7 @@ def test_mirrored_meshes_route_one_destination_per_orbit_as_the_per_destination_
     group = r.mirrors()
     assert group is not None and len(group[0]) == size
     assert plain.mirrors() is None
-    n = r.n
-    cores, w = np.arange(n), np.full(n, 2.0)
-    load, lost, eta, omega = r.uniform_classes(cores, w)
-    demand = np.outer(w, w)
-    np.fill_diagonal(demand, 0.0)
-    load0, lost0, eta0, omega0 = plain.route(cores, demand, dest_weight=w)
-    assert lost == lost0 == 0.0
-    np.testing.assert_allclose(load, load0, rtol=1e-9)
-    np.testing.assert_allclose(eta, eta0, rtol=1e-12)
-    np.testing.assert_allclose(omega, omega0, rtol=1e-9)
-    row, qmax = r.forward_bound_classes(cores, w, eta)
-    row0, qmax0 = plain.forward_bound(cores, w, eta0)
-    qmax0[cores] = 1.0
-    np.testing.assert_allclose(row, row0, rtol=1e-9)
-    np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
+    _assert_same_uniform_routing_and_bound(r, plain, 2.0)
 
 
 def test_a_failed_link_leaves_only_the_mirrors_that_keep_it_in_place():
@@ -221,17 +213,4 @@ def test_a_torus_or_hypercube_with_a_failed_link_keeps_the_mirrors_through_it(ki
     plain = build_context(design).router
     plain._mirrors = (None,)
     assert r.translations() is None and len(r.mirrors()[0]) == size
-    n = r.n
-    cores, w = np.arange(n), np.full(n, 1.5)
-    load, lost, eta, omega = r.uniform_classes(cores, w)
-    demand = np.outer(w, w)
-    np.fill_diagonal(demand, 0.0)
-    load0, lost0, eta0, omega0 = plain.route(cores, demand, dest_weight=w)
-    np.testing.assert_allclose(load, load0, rtol=1e-9)
-    np.testing.assert_allclose(eta, eta0, rtol=1e-12)
-    np.testing.assert_allclose(omega, omega0, rtol=1e-9)
-    row, qmax = r.forward_bound_classes(cores, w, eta)
-    row0, qmax0 = plain.forward_bound(cores, w, eta0)
-    qmax0[cores] = 1.0
-    np.testing.assert_allclose(row, row0, rtol=1e-9)
-    np.testing.assert_allclose(qmax, qmax0, rtol=1e-12)
+    _assert_same_uniform_routing_and_bound(r, plain, 1.5)
