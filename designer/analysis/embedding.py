@@ -67,26 +67,33 @@ class Embedder:
         splits = np.flatnonzero(np.diff(keys_sorted)) + 1
         groups = np.split(members[order], splits)
         first = [int(np.min(g)) for g in groups]
-        self.nodes = [groups[i] for i in np.argsort(first, kind="stable")]
-        self.m = len(self.nodes)
         self.p = len(members)
+        self.set_nodes([groups[i] for i in np.argsort(first, kind="stable")])
+        self.arc_eff = ctx.cap.arc_effective_bytes_per_s
+        nvl = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
+        self.arc_nvls = np.where(nvl, self.arc_eff * K.NVLS_EFFICIENCY, self.arc_eff)
+
+    def set_nodes(self, nodes: list[np.ndarray]) -> None:
+        """Set the servers (in ring order) and what follows from them: their rings, the grid, the
+        channel count and whether they all run NVLS."""
+        fab = self.ctx.fabric
+        self.nodes = nodes
+        self.m = len(nodes)
+        vars(self).pop("_grid_cache", None)
         # Rings inside each server: the server itself in rail order (one ring through its NVLink
         # switch), or the link-disjoint rings over its direct links (direct_nvlink).
         direct = fab.direct if fab.direct is not None and fab.direct.any else None
         self.rings: list[list[np.ndarray]] = []
         self.direct_servers = False
-        for node in self.nodes:
+        for node in nodes:
             found = direct.rings_of(np.sort(node)) if direct is not None and len(node) > 1 else None
             self.rings.append(found or [node])
             self.direct_servers |= found is not None
-        self.g_min = min(len(g) for g in self.nodes)
+        self.g_min = min(len(g) for g in nodes)
         self.nvls_nodes = all(
             len(g) > 1 and fab.domain_hub[fab.domain[g[0]]] >= 0
-            and ctx.cap.node_nvls[fab.domain_hub[fab.domain[g[0]]]] for g in self.nodes
+            and self.ctx.cap.node_nvls[fab.domain_hub[fab.domain[g[0]]]] for g in nodes
         )
-        self.arc_eff = ctx.cap.arc_effective_bytes_per_s
-        nvl = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
-        self.arc_nvls = np.where(nvl, self.arc_eff * K.NVLS_EFFICIENCY, self.arc_eff)
 
     def direct_rings_text(self) -> str:
         """How the servers of direct NVLink links are gone round (for formulas), or ''."""

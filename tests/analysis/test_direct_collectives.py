@@ -16,7 +16,7 @@ from designer.analysis import constants as K
 from designer.analysis.capacity import P_DIRECT
 from designer.analysis.collectives import collective_times
 from designer.analysis.context import build_context
-from designer.analysis.direct_algorithms import hamiltonian_cycle, snake
+from designer.analysis.direct_grid import hamiltonian_cycle, snake
 from designer.generators import GENERATORS
 
 GIB8 = 8 << 30
