@@ -199,7 +199,7 @@ class DirectDomains:
 
     @property
     def any(self) -> bool:
-        return bool((self.dom >= 0).any())
+        return bool(self.members)
 
     def add_all_pairs(self, load: np.ndarray, members: np.ndarray, amount: float) -> np.ndarray:
         """Add ``amount`` for every ordered pair of ``members`` (GPU positions) that share a routed
@@ -215,7 +215,7 @@ class DirectDomains:
         peers[sel] = cnt[d] - 1
         whole = cnt == np.array([len(g) for g in self.members])
         for s, shape in enumerate(self.shapes):
-            doms = np.flatnonzero(whole & (self.shape_of == s) & (cnt > 0))
+            doms = np.flatnonzero(whole & (self.shape_of == s))
             if len(doms):
                 # Every ordered pair of the domain: the sum of the table, once per local arc.
                 per_arc = np.bincount(shape.arc, weights=shape.frac, minlength=2 * len(shape.la))
@@ -354,8 +354,9 @@ def build_direct_domains(n_gpus: int, gpu_pos: np.ndarray, domain: np.ndarray, d
     bounds = np.searchsorted(dl, np.arange(len(members) + 1))
     shapes: list[Shape] = []
     by_key: dict[bytes, int] = {}
-    shape_of = np.zeros(len(members), dtype=np.int64)
-    row_in_shape = np.zeros(len(members), dtype=np.int64)
+    kept: list[np.ndarray] = []  # the routed domains; their shape and row in it
+    shape_of: list[int] = []
+    row_in_shape: list[int] = []
     garc: list[list[np.ndarray]] = []
     disjoint = 0
     for i, g in enumerate(members):
@@ -372,14 +373,16 @@ def build_direct_domains(n_gpus: int, gpu_pos: np.ndarray, domain: np.ndarray, d
         if s < 0:
             disjoint += 1
             continue
-        shape_of[i] = s
-        row_in_shape[i] = len(garc[s])
+        local[g] = np.arange(len(g))
+        dom_out[g] = len(kept)
+        kept.append(g)
+        shape_of.append(s)
+        row_in_shape.append(len(garc[s]))
         lk, fw = links[r0:r1], forward[r0:r1]
         garc[s].append(np.concatenate([np.where(fw, lk, lk + n_links), np.where(fw, lk + n_links, lk)]))
-        local[g] = np.arange(len(g))
-        dom_out[g] = i
     if disjoint:
         notes.append(f"{disjoint} NVLink domains without an NVLink switch are not joined GPU to GPU by their own "
                      "NVLink links: their GPUs talk over the network")
     stacked = tuple(np.stack(rows) for rows in garc)
-    return DirectDomains(local, dom_out, tuple(members), shape_of, row_in_shape, tuple(shapes), stacked), notes
+    return DirectDomains(local, dom_out, tuple(kept), np.array(shape_of, dtype=np.int64),
+                         np.array(row_in_shape, dtype=np.int64), tuple(shapes), stacked), notes
