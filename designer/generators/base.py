@@ -1,5 +1,6 @@
-"""Shared machinery of the generators: a fast design builder, the floor plan and cabling
-(parameters are in :mod:`designer.generators.params`).
+"""Shared machinery of the generators: a fast design builder and its cabling (parameters are in
+:mod:`designer.generators.params`, the floor plan and each device's ports and cages in
+:mod:`designer.generators.physical`).
 
 The :class:`Builder` collects groups, devices and links in plain lists (no per-item search),
 hands out network ports in order, places devices in racks on a floor and picks each cable by
@@ -9,11 +10,10 @@ the length that floor gives it. ``Builder.design()`` adds everything with one ``
 from __future__ import annotations
 
 import dataclasses
-import math
-from dataclasses import dataclass
 from typing import Any
 
 from designer.generators.params import GeneratorError, setting
+from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import Design, Device, Group, Link, PortGroup
 from designer.model.catalog import Cable, Catalog, Component, default_catalog
 from designer.model.units import line_rate
@@ -54,56 +54,6 @@ def spread(count: int, left: float, right: float) -> list[float]:
     return [start + i * step for i in range(count)]
 
 
-# --------------------------------------------------------------------------- physical floor
-@dataclass(frozen=True)
-class FloorPlan:
-    """Racks in rows on a floor: the source of cable lengths (metres).
-
-    Same rack: vertical distance + ``slack_m`` / 2. Different racks: up to the overhead tray at
-    ``tray_height_m``, Manhattan distance along the floor, down again, plus ``slack_m``.
-    Lengths are rounded up to the next ``round_m``.
-    """
-
-    rack_width_m: float = 0.6
-    row_pitch_m: float = 2.4
-    tray_height_m: float = 2.4
-    slack_m: float = 1.0
-    round_m: float = 0.5
-    #: Racks in a row when the generator chooses (``racks_per_row`` = 0): a common data-hall row.
-    row_racks: int = 18
-
-    def square_racks_per_row(self, new_rows: list[bool]) -> int:
-        """Racks a row that make a floor about as wide as deep (at least ``row_racks``), for racks
-        added in order (True = the rack starts a new row). Its longest runs are the shortest.
-
-        >>> FloorPlan().square_racks_per_row([False] * 100), FloorPlan().square_racks_per_row([False] * 16384)
-        (20, 256)
-        """
-        def rows(per_row: int) -> int:
-            nxt = 0
-            for new_row in new_rows:
-                if new_row and nxt % per_row:
-                    nxt += per_row - nxt % per_row
-                nxt += 1
-            return -(-nxt // per_row)
-
-        per_row = max(self.row_racks, math.ceil(math.sqrt(len(new_rows) * self.row_pitch_m / self.rack_width_m)))
-        while rows(per_row) * self.row_pitch_m > per_row * self.rack_width_m * 1.25:
-            per_row = math.ceil(per_row * 1.1)
-        return per_row
-
-    def length_m(self, a: tuple[float, float, float], b: tuple[float, float, float], same_rack: bool) -> float:
-        """Cable length between two (x_m, y_m, height_m) points."""
-        if same_rack:
-            raw = abs(a[2] - b[2]) + self.slack_m / 2
-        else:
-            raw = (
-                (self.tray_height_m - a[2]) + (self.tray_height_m - b[2])
-                + abs(a[0] - b[0]) + abs(a[1] - b[1]) + self.slack_m
-            )
-        return math.ceil(raw / self.round_m - 1e-9) * self.round_m
-
-
 #: Default NVLink fabric for each GPU model (an HGX board of the same generation).
 DEFAULT_NVSWITCH = {
     "h100-sxm": "hgx-h100-nvswitch",
@@ -116,121 +66,9 @@ DEFAULT_NVSWITCH = {
 #: Length given to board connections (NVLink, PCIe), metres.
 BOARD_LENGTH_M = 0.5
 
-
 #: Cable media by preference (cheapest first) and the copper ones.
 _MEDIUM_ORDER = {"passive_copper": 0, "active_copper": 1, "aoc": 2, "optical": 3}
 _COPPER = ("passive_copper", "active_copper")
-#: Cost of a link end that finds no room (a cage opened costs 1).
-_FULL = 1000
-
-
-def _cage_key(cab: Cable) -> tuple[str, str]:
-    """What a cable end puts in a cage: its medium and, for optics, its transceiver module."""
-    return cab.medium, (cab.transceiver or "") if cab.medium == "optical" else ""
-
-
-class _PortState:
-    """The network ports of one device, handed out in order; on a port group with ``per_cage`` > 1
-    every cage is given to one cage key (medium and module) and filled before another opens."""
-
-    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "_last",
-                 "_caged_prefixes")
-
-    def __init__(self, device_id: str, groups: list[PortGroup]) -> None:
-        self.device_id = device_id
-        self.groups = groups
-        self.gi = 0
-        #: Per group: ports handed out (no cages) or cages opened (cages).
-        self.opened = [0] * len(groups)
-        #: Per group: cage key -> index of the cage of that key with room left.
-        self.open: list[dict[tuple[str, str], int]] = [{} for _ in groups]
-        #: Per group: cage index -> [key, ports used, links].
-        self.cages: list[dict[int, list[Any]]] = [{} for _ in groups]
-        self.used = 0
-        self.total = sum(g.count for g in groups)
-        self.caged = any(g.per_cage > 1 for g in groups)
-        self._caged_prefixes = {g.prefix for g in groups if g.per_cage > 1}
-        self._last: list[Any] | None = None
-
-    def _room(self, g: int) -> bool:
-        grp = self.groups[g]
-        if grp.per_cage <= 1:
-            return self.opened[g] < grp.count
-        return bool(self.open[g]) or self.opened[g] * grp.per_cage < grp.count
-
-    def speed(self) -> float:
-        """Speed of the port group the next port comes from."""
-        while self.gi < len(self.groups) and not self._room(self.gi):
-            self.gi += 1
-        if self.gi < len(self.groups):
-            return self.groups[self.gi].speed_gbps
-        return self.groups[-1].speed_gbps if self.groups else math.inf
-
-    def cost(self, key: tuple[str, str]) -> int:
-        """0 if a port for ``key`` is free without opening a cage, 1 if a cage opens, _FULL if none is free."""
-        for g in range(self.gi, len(self.groups)):
-            grp = self.groups[g]
-            if grp.per_cage <= 1:
-                if self.opened[g] < grp.count:
-                    return 0
-            elif key in self.open[g]:
-                return 0
-            elif self.opened[g] * grp.per_cage < grp.count:
-                return 1
-        return _FULL
-
-    def take(self, key: tuple[str, str]) -> str | None:
-        """The next port for a link of cage key ``key``, or None if there is none."""
-        self._last = None
-        for g in range(self.gi, len(self.groups)):
-            grp = self.groups[g]
-            pc = grp.per_cage
-            if pc <= 1:
-                if self.opened[g] < grp.count:
-                    self.opened[g] += 1
-                    self.used += 1
-                    return f"{grp.prefix}{self.opened[g]}"
-                continue
-            cage = self.open[g].get(key)
-            if cage is None:
-                if self.opened[g] * pc >= grp.count:
-                    continue
-                cage = self.opened[g]
-                self.opened[g] += 1
-                self.cages[g][cage] = [key, 0, []]
-                self.open[g][key] = cage
-            entry = self.cages[g][cage]
-            entry[1] += 1
-            if entry[1] >= min(pc, grp.count - cage * pc):
-                del self.open[g][key]
-            self.used += 1
-            self._last = entry
-            return f"{grp.prefix}{cage * pc + entry[1]}"
-        return None
-
-    def record(self, link: Link) -> None:
-        """Remember the link given the port last taken (when that port is in a cage)."""
-        if self._last is not None:
-            self._last[2].append(link)
-            self._last = None
-
-    def open_cages(self) -> list[tuple[tuple[int, int], tuple[str, str], list[Link]]]:
-        """Cages with room: ((group, cage), key, links)."""
-        return [((g, cage), key, self.cages[g][cage][2]) for g in range(len(self.groups))
-                for key, cage in self.open[g].items()]
-
-    def has_open(self, key: tuple[str, str]) -> bool:
-        return any(key in o for o in self.open)
-
-    def rekey(self, where: tuple[int, int], key: tuple[str, str]) -> None:
-        g, cage = where
-        entry = self.cages[g][cage]
-        del self.open[g][entry[0]]
-        entry[0] = key
-        self.open[g][key] = cage
-
-    def in_cage(self, port_id: str) -> bool:
-        return bool(self._caged_prefixes) and port_id.rstrip("0123456789") in self._caged_prefixes
 
 
 class Builder:
@@ -263,7 +101,7 @@ class Builder:
         #: Links in creation order; a cabled link is None until ``design()`` lays out the floor.
         self.links: list[Link | None] = []
         self._pending: list[tuple[int, tuple[Any, ...]]] = []
-        self._net_ports: dict[str, _PortState] = {}
+        self._net_ports: dict[str, PortState] = {}
         self._place: dict[str, tuple[int, float]] = {}
         self._racks: list[tuple[float, float]] = []
         self._rack_rows: list[bool] = []
@@ -387,10 +225,10 @@ class Builder:
         return dev
 
     # ---------------------------------------------------------------- ports and cables
-    def _ports(self, dev: Device) -> _PortState:
+    def _ports(self, dev: Device) -> PortState:
         state = self._net_ports.get(dev.id)
         if state is None:
-            state = self._net_ports[dev.id] = _PortState(dev.id, [g for g in dev.ports if g.kind == "network"])
+            state = self._net_ports[dev.id] = PortState(dev.id, [g for g in dev.ports if g.kind == "network"])
         return state
 
     def ports_used(self, device_id: str) -> int:
@@ -453,22 +291,22 @@ class Builder:
             for _attempt in range(3):
                 best = None
                 for i, c in enumerate(cands):
-                    key = _cage_key(c)
+                    key = cage_key(c)
                     cost = sa.cost(key) + sb.cost(key)
-                    if cost < _FULL and (best is None or cost < best[0]):
+                    if cost < FULL and (best is None or cost < best[0]):
                         best = (cost, i)
                         if cost == 0:
                             break
                 if best is not None:
                     cab = cands[best[1]]
                     break
-                blocked = [st for st in (sa, sb) if all(st.cost(_cage_key(c)) >= _FULL for c in cands)]
+                blocked = [st for st in (sa, sb) if all(st.cost(cage_key(c)) >= FULL for c in cands)]
                 if not any(self._recage(st, cands) for st in blocked):
                     break
             if cab is None:
                 self._out_of_ports(a, sa)
                 self._out_of_ports(b, sb)
-        key = _cage_key(cab)
+        key = cage_key(cab)
         pa = sa.take(key)
         pb = sb.take(key)
         if pa is None:
@@ -481,7 +319,7 @@ class Builder:
         sb.record(link)
         return link
 
-    def _recage(self, state: _PortState, cands: tuple[Cable, ...]) -> bool:
+    def _recage(self, state: PortState, cands: tuple[Cable, ...]) -> bool:
         """Free room for a link: re-cable the links of a part-used cage to a cable the link may use.
 
         Only links whose other end is not in a shared cage are changed (so no other cage mixes),
@@ -489,7 +327,7 @@ class Builder:
         """
         for where, key, links in state.open_cages():
             for c in cands:
-                new_key = _cage_key(c)
+                new_key = cage_key(c)
                 if new_key == key or state.has_open(new_key):
                     continue
                 if any(c.reach_m < lk.length_m - 1e-9 for lk in links):
@@ -507,7 +345,7 @@ class Builder:
         st = self._net_ports.get(other)
         return st is not None and st.in_cage(port)
 
-    def _out_of_ports(self, dev: Device, state: _PortState) -> None:
+    def _out_of_ports(self, dev: Device, state: PortState) -> None:
         if state.used >= state.total:
             raise self.error(f"{dev.id} ({dev.model or dev.kind}) has only {state.total} network ports")
         raise self.error(

@@ -8,7 +8,7 @@ import pytest
 
 from designer.cli import generate as cli_generate
 from designer.generators import GeneratorError, build_fat_tree
-from designer.generators.base import FloorPlan
+from designer.generators.physical import FloorPlan
 
 OLD_SENTENCE = "Network links run at the speed of the port models (400 Gb/s for the defaults)"
 
