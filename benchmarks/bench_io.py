@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def child(path: str) -> None:
     sys.path.insert(0, str(ROOT))
-    from designer.analysis.rules import check_design
+    from designer.analysis.rules.check import check_design
     from designer.io import load_design, save_design
 
     t0 = time.perf_counter()

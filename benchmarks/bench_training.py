@@ -20,7 +20,7 @@ SAMPLES = ("superpod-h100-4su.json", "rail-optimized-16k-3tier.json")
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
-    from designer.analysis.context import build_context
+    from designer.analysis.fabric.context import build_context
     from designer.analysis.training import step_analysis
     from designer.analysis.training.failures import n1_scan, single_points
     from designer.io import load_design

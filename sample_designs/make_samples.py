@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from designer.analysis.rules import check_design  # noqa: E402
+from designer.analysis.rules.check import check_design  # noqa: E402
 from designer.generators.samples import SAMPLES  # noqa: E402
 from designer.io import design_to_text, save_design  # noqa: E402
 from designer.model.catalog import Catalog  # noqa: E402

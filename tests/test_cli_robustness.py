@@ -81,13 +81,13 @@ def test_every_command_refuses_a_broken_user_catalog_alike(tmp_path, command):
 
 
 def test_analysis_never_silently_drops_the_catalog(tmp_path, monkeypatch):
-    from designer.analysis.capacity import build_capacity_graph
+    from designer.analysis.fabric.capacity import build_capacity_graph
     from designer.model import catalog as catalog_module
 
     def broken():
         raise catalog_module.CatalogError("built-in catalog not found")
 
-    monkeypatch.setattr("designer.analysis.capacity.default_catalog", broken)
+    monkeypatch.setattr("designer.analysis.fabric.capacity.default_catalog", broken)
     with pytest.raises(catalog_module.CatalogError, match="not found"):
         build_capacity_graph(load_design(SAMPLE))
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.analysis.rules import check_design
+from designer.analysis.rules.check import check_design
 from designer.io import design_to_text, load_design
 
 SAMPLES = sorted((Path(__file__).resolve().parents[1] / "sample_designs").glob("*.json"))

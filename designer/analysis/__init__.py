@@ -1,11 +1,12 @@
 """Analysis: pure functions over a design (no Qt)."""
 
-from designer.analysis.bisection import Bisection, bisection_bounds
-from designer.analysis.collectives import collective_times
-from designer.analysis.context import Context, build_context
-from designer.analysis.errors import AnalysisError
+from designer.analysis.bisection.bounds import Bisection, bisection_bounds
+from designer.analysis.collectives.times import collective_times
+from designer.analysis.common.errors import AnalysisError
+from designer.analysis.common.findings import Finding
+from designer.analysis.fabric.context import Context, build_context
 from designer.analysis.report import Report, analyze
-from designer.analysis.rules import Finding, check_design
+from designer.analysis.rules.check import check_design
 
 __all__ = [
     "AnalysisError",

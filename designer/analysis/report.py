@@ -15,20 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from designer.analysis import constants as K
-from designer.analysis.bisection import Bisection, bisection_bounds
-from designer.analysis.capacity import K_NIC, K_NVSWITCH, K_SWITCH, PROTOCOL_NAMES
-from designer.analysis.collectives import (
-    AlgorithmModel,
-    CollectiveRow,
-    FairStatus,
-    bus_factor,
-    collective_times,
-    fair_rates,
-)
-from designer.analysis.context import Context, build_context
-from designer.analysis.errors import AnalysisError
-from designer.analysis.hashed import (
+from designer.analysis.bisection.bounds import Bisection, bisection_bounds
+from designer.analysis.collectives.hashed import (
     DEFAULT_HASH_DRAWS,
     DEFAULT_HASH_SEED,
     Routing,
@@ -36,8 +24,20 @@ from designer.analysis.hashed import (
     hashed_collective,
     routing_mode,
 )
-from designer.analysis.load import ranked_links
-from designer.analysis.tiers import TIERS, link_tiers
+from designer.analysis.collectives.times import (
+    AlgorithmModel,
+    CollectiveRow,
+    FairStatus,
+    bus_factor,
+    collective_times,
+    fair_rates,
+)
+from designer.analysis.common import constants as K
+from designer.analysis.common.errors import AnalysisError
+from designer.analysis.fabric.capacity import K_NIC, K_NVSWITCH, K_SWITCH, PROTOCOL_NAMES
+from designer.analysis.fabric.context import Context, build_context
+from designer.analysis.fabric.load import ranked_links
+from designer.analysis.fabric.tiers import TIERS, link_tiers
 from designer.model import Design
 from designer.model.bulk import gc_paused
 from designer.model.catalog import Catalog
@@ -94,7 +94,7 @@ class LinkTable:
     src: tuple[str, ...] = ()
     dst: tuple[str, ...] = ()
     protocol: tuple[str, ...] = ()
-    #: Per link, its index in :data:`designer.analysis.tiers.TIERS` (NVLink, access, leaf-spine...).
+    #: Per link, its index in :data:`designer.analysis.fabric.tiers.TIERS` (NVLink, access, leaf-spine...).
     tier: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __len__(self) -> int:
@@ -150,7 +150,7 @@ class Report:
     #: GPUs without a path to one another. When none can run, no row is selected.
     cannot_run: tuple[tuple[str, str], ...] = ()
     #: The routing mode across switches (fluid, hashed, adaptive), and under hashed ECMP the selected
-    #: algorithm's time and busiest link over the hash draws (:mod:`designer.analysis.hashed`).
+    #: algorithm's time and busiest link over the hash draws (:mod:`designer.analysis.collectives.hashed`).
     routing: Routing | None = None
 
     def selected(self) -> list[CollectiveRow]:
@@ -230,7 +230,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         Called as ``progress(stage, done, total)`` before each stage; it may raise to cancel.
     routing : str, optional
         ``fluid``, ``hashed`` or ``adaptive`` (default: by fabric type, see
-        :func:`designer.analysis.hashed.routing_mode`). Hashed adds the selected algorithm's
+        :func:`designer.analysis.collectives.hashed.routing_mode`). Hashed adds the selected algorithm's
         expected and p99 time and busiest link over ``hash_draws`` draws seeded with ``hash_seed``.
 
     Returns

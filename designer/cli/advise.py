@@ -84,7 +84,7 @@ def options(design, catalog=None) -> list[tuple[str, object]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from designer.analysis.errors import AnalysisError
+    from designer.analysis.common.errors import AnalysisError
     from designer.analysis.training.scaling import advise
     from designer.cli.fabric_family import rebuild
     from designer.cli.workloads import workload_arg

@@ -6,9 +6,9 @@ import argparse
 import sys
 import time
 
-from designer.analysis.collectives import ALGORITHMS, COLLECTIVES
-from designer.analysis.errors import AnalysisError
-from designer.analysis.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HASH_SEED, MAX_HASH_DRAWS, ROUTING_MODES
+from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HASH_SEED, MAX_HASH_DRAWS, ROUTING_MODES
+from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVES
+from designer.analysis.common.errors import AnalysisError
 from designer.cli.common import echo, write_json, write_json_text
 from designer.cli.workloads import workload_arg
 from designer.model import units

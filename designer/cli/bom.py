@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from designer.analysis.bom import bill_of_materials
+from designer.analysis.bom.bill import bill_of_materials
 from designer.cli.common import echo, write_json
 from designer.io import load_design
 from designer.present.bom_text import format_bom

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.analysis.errors import AnalysisError
+from designer.analysis.common.errors import AnalysisError
 from designer.model import Design
 
 #: The parameter each family scales by, and its fallback when the first cannot take the factor.

@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _factors(text: str) -> list[float]:
-    from designer.analysis.errors import AnalysisError
+    from designer.analysis.common.errors import AnalysisError
 
     try:
         out = sorted({float(x) for x in text.split(",") if x.strip()})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from designer.analysis.rules import check_design
+from designer.analysis.rules.check import check_design
 from designer.cli.common import display_name, echo, write_json
 from designer.io import load_design
 from designer.present.documents import findings_to_dict

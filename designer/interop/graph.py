@@ -30,8 +30,8 @@ from xml.sax.saxutils import escape
 
 import networkx as nx
 
-from designer.analysis.capacity import build_capacity_graph
-from designer.analysis.tiers import TIERS, link_tiers
+from designer.analysis.fabric.capacity import build_capacity_graph
+from designer.analysis.fabric.tiers import TIERS, link_tiers
 from designer.io.atomic import atomic_write_bytes
 from designer.model import Design
 from designer.model.catalog import Catalog

@@ -3,7 +3,7 @@
 Two kinds (block ``assumptions`` of the export report, docs/report-format.md):
 
 - ``constants``: the analyzer's and the step model's constants. The values are read from
-  :mod:`designer.analysis.constants` and :mod:`designer.analysis.training.constants`, and each
+  :mod:`designer.analysis.common.constants` and :mod:`designer.analysis.training.constants`, and each
   source is the ``#:`` comment written above the constant there, so code and report cannot
   disagree. A dict constant gives one row per key (``PROTOCOL_EFFICIENCY[infiniband]``).
 - ``catalog``: the catalog figures of the models and cables the design uses (power, price,
@@ -17,14 +17,14 @@ import re
 from types import ModuleType
 from typing import Any
 
-from designer.analysis import constants as analysis_constants
+from designer.analysis.common import constants as analysis_constants
 from designer.analysis.training import constants as training_constants
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
 
 #: Unit of each constant reported (names not listed here are helpers, not assumptions).
 CONSTANT_UNITS: dict[str, dict[str, str]] = {
-    "designer.analysis.constants": {
+    "designer.analysis.common.constants": {
         "BYTES_PER_S_PER_GBPS": "bytes/s per Gb/s",
         "NVLINK_EFFICIENCY": "fraction of line rate",
         "NVLINK_EFFICIENCY_BY_GEN": "fraction of line rate, by NVLink generation",

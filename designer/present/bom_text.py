@@ -6,7 +6,7 @@ import csv
 import io
 from typing import Any
 
-from designer.analysis.bom import Bom, BomLine
+from designer.analysis.bom.bill import Bom, BomLine
 from designer.model import units
 
 

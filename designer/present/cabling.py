@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.analysis.bom import twin_module
-from designer.analysis.cages import cage_of
+from designer.analysis.bom.bill import twin_module
+from designer.analysis.common.cages import cage_of
 from designer.interop.graph import device_places
 from designer.io.atomic import atomic_write_text
 from designer.model import Design

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from designer.analysis.bom import CATEGORIES, Bom, BomLine
-from designer.analysis.rules import Finding
+from designer.analysis.bom.bill import CATEGORIES, Bom, BomLine
+from designer.analysis.common.findings import Finding
 
 FINDINGS_FORMAT = "topo-designer-findings"
 BOM_FORMAT = "topo-designer-bom"

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from designer import __version__
-from designer.analysis.bom import Bom, bill_of_materials
+from designer.analysis.bom.bill import Bom, bill_of_materials
+from designer.analysis.common.findings import Finding
 from designer.analysis.report import Report
-from designer.analysis.rules import Finding, check_design
+from designer.analysis.rules.check import check_design
 from designer.analysis.training.step import StepReport
 from designer.analysis.training.workload import Workload
 from designer.io.atomic import atomic_write_text

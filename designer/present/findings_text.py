@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from designer.analysis.rules import Finding
+from designer.analysis.common.findings import Finding
 from designer.model import Design
 from designer.model.units import count
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from designer.analysis.collectives import CollectiveRow, bus_factor
+from designer.analysis.collectives.times import CollectiveRow, bus_factor
 from designer.analysis.report import Report
 from designer.model.units import count, duration, percent, rate, size
 

@@ -2,7 +2,7 @@
 
 The design is built from the point's parameters by the generator registry; every figure comes
 from the analysis entry points the rest of the product uses: :func:`designer.analysis.analyze`
-(bisection bounds, collective times), :func:`designer.analysis.bom.bill_of_materials` (switches,
+(bisection bounds, collective times), :func:`designer.analysis.bom.bill.bill_of_materials` (switches,
 cables, power, cost), :func:`designer.analysis.training.step_analysis` (step time, GPU idle
 fraction, time to train) and :func:`designer.analysis.training.failures.n1_scan`. A point whose
 parameters the generator refuses, or whose workload does not fit, is a row with status
@@ -64,7 +64,7 @@ def _metrics(point: Point, catalog: Catalog | None, row: dict[str, Any]) -> None
     row["gpus"] = sum(1 for d in design.iter_devices() if d.kind == "gpu")
     ctx = build_context(design, catalog)
     if "bom" in s.metrics:
-        from designer.analysis.bom import bill_of_materials
+        from designer.analysis.bom.bill import bill_of_materials
 
         bom = bill_of_materials(design, catalog)
         row["switches"] = bom.quantity("switch")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from designer.analysis.collectives import COLLECTIVES
+from designer.analysis.collectives.times import COLLECTIVES
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError
 from designer.io.design_file import read_bounded

@@ -16,8 +16,8 @@ from analysis_helpers import (
     two_linked_boards,
 )
 
-from designer.analysis.bisection import bisection_bounds
-from designer.analysis.context import build_context
+from designer.analysis.bisection.bounds import bisection_bounds
+from designer.analysis.fabric.context import build_context
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import Catalog
 
@@ -70,7 +70,7 @@ def balanced_splits(items: list) -> list[set]:
 
 def brute_force_bisection(design: Design) -> float:
     """Minimum over balanced endpoint splits and every switch assignment of the cut, by enumeration."""
-    from designer.analysis.capacity import build_capacity_graph
+    from designer.analysis.fabric.capacity import build_capacity_graph
 
     cap = build_capacity_graph(design, Catalog())
     gpus = [i for i in range(cap.n_nodes) if cap.node_ids[i].startswith("g")]
@@ -206,7 +206,7 @@ def min_bisection_by_max_flow(design: Design) -> float:
     """Exact minimum bisection (GB/s): every balanced GPU split, each with an exact min cut (networkx)."""
     import networkx as nx
 
-    from designer.analysis.capacity import build_capacity_graph
+    from designer.analysis.fabric.capacity import build_capacity_graph
 
     cap = build_capacity_graph(design, Catalog())
     gpus = [i for i in range(cap.n_nodes) if cap.node_ids[i].startswith("g")]

@@ -8,8 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from designer.analysis.bisection import bisection_bounds
-from designer.analysis.context import build_context
+from designer.analysis.bisection.bounds import bisection_bounds
+from designer.analysis.fabric.context import build_context
 from designer.generators import GENERATORS
 
 GB = 400.0 / 8  # GB/s per 400G link, per direction

@@ -10,8 +10,8 @@ import pytest
 from analysis_helpers import rail_cluster, single_server, two_node_design
 
 from designer.analysis import AnalysisError, build_context, collective_times
-from designer.analysis import constants as K
-from designer.analysis.collectives import bus_factor
+from designer.analysis.collectives.times import bus_factor
+from designer.analysis.common import constants as K
 from designer.generators import GENERATORS
 
 CAL_PATH = Path(__file__).resolve().parents[1] / "data" / "calibration.json"

@@ -10,7 +10,7 @@ import pytest
 from analysis_helpers import rail_cluster, single_server, two_node_design
 
 from designer.analysis import AnalysisError, Report, analyze
-from designer.analysis.capacity import build_capacity_graph
+from designer.analysis.fabric.capacity import build_capacity_graph
 from designer.cli import main
 from designer.generators import GENERATORS
 from designer.io import save_design

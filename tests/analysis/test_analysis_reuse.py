@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.analysis import algorithms, analyze, build_context
-from designer.analysis.tiers import TIERS
+from designer.analysis import analyze, build_context
+from designer.analysis.collectives import algorithms
+from designer.analysis.fabric.tiers import TIERS
 from designer.generators import GENERATORS
 
 
@@ -21,7 +22,7 @@ def test_a_new_size_or_algorithm_reuses_the_routes(su, monkeypatch):
     calls = []
     for name in ("ring_model", "tree_model", "hier_model"):
         real = getattr(algorithms, name)
-        monkeypatch.setattr("designer.analysis.collectives." + name,
+        monkeypatch.setattr("designer.analysis.collectives.times." + name,
                             lambda *a, _real=real, **k: calls.append(1) or _real(*a, **k))
     again = analyze(su, context=ctx, at_bytes=1 << 20, prefer="ring")
     assert calls == []  # no algorithm was embedded and routed again

@@ -7,10 +7,10 @@ import pytest
 import scipy.sparse as sp
 from analysis_helpers import fat_tree_hosts, leaf_spine_hosts, rail_cluster, two_node_design
 
-from designer.analysis.capacity import build_capacity_graph
-from designer.analysis.context import build_context
-from designer.analysis.load import flow_matrix, max_min_fair, traffic_loads, uniform_loads
-from designer.analysis.routing import route_flows
+from designer.analysis.fabric.capacity import build_capacity_graph
+from designer.analysis.fabric.context import build_context
+from designer.analysis.fabric.load import flow_matrix, max_min_fair, traffic_loads, uniform_loads
+from designer.analysis.fabric.routing import route_flows
 from designer.generators import GENERATORS
 from designer.model import Design
 from designer.model.catalog import Catalog

@@ -11,8 +11,8 @@ from analysis_helpers import single_server
 
 from designer.analysis import analyze
 from designer.analysis import report as report_module
-from designer.analysis.collectives import fair_rates
-from designer.analysis.errors import AnalysisError
+from designer.analysis.collectives.times import fair_rates
+from designer.analysis.common.errors import AnalysisError
 from designer.analysis.training.failures import whatif
 from designer.cli import main
 from designer.cli.analyze import parse_size, parse_sizes

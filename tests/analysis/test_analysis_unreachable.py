@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from designer.analysis import analyze, build_context
-from designer.analysis.collectives import collective_times
+from designer.analysis.collectives.times import collective_times
 from designer.generators import GENERATORS
 from designer.model.shipped import resources_dir
 from designer.present.html_report import html_report

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from designer.analysis.bom import bill_of_materials, length_bucket
+from designer.analysis.bom.bill import bill_of_materials, length_bucket
 from designer.generators import build_rail_optimized, build_server
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import default_catalog

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from designer.analysis.bom import bill_of_materials
-from designer.analysis.cages import MixedCage, cage_of, mixed_cages
+from designer.analysis.bom.bill import bill_of_materials
+from designer.analysis.common.cages import MixedCage, cage_of, mixed_cages
 from designer.model import Design, Device, Link, PortGroup
 
 TWIN = (PortGroup("p", 8, 400.0, per_cage=2),)

@@ -1,4 +1,4 @@
-"""Collectives on tori, meshes and hypercubes of direct chip links (designer/analysis/direct_algorithms.py).
+"""Collectives on tori, meshes and hypercubes of direct chip links (designer/analysis/collectives/direct.py).
 
 Each expected time is the hand formula of the algorithm: latency = ring base + steps x (direct step +
 the longest wire), bandwidth = S x (seconds per byte the algorithm's busiest link needs per phase).
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from analysis_helpers import hypercube_gpus, torus_gpus
 
-from designer.analysis import constants as K
-from designer.analysis.capacity import P_DIRECT
-from designer.analysis.collectives import collective_times
-from designer.analysis.context import build_context
-from designer.analysis.direct_grid import hamiltonian_cycle, snake
+from designer.analysis.collectives.direct_grid import hamiltonian_cycle, snake
+from designer.analysis.collectives.times import collective_times
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.capacity import P_DIRECT
+from designer.analysis.fabric.context import build_context
 from designer.generators import GENERATORS
 
 GIB8 = 8 << 30

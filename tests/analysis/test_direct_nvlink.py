@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from designer.analysis import analyze
-from designer.analysis.bisection import bisection_bounds
-from designer.analysis.collectives import collective_times
-from designer.analysis.context import build_context
-from designer.analysis.embedding import Embedder
-from designer.analysis.load import uniform_loads
-from designer.analysis.routing import route_flows
+from designer.analysis.bisection.bounds import bisection_bounds
+from designer.analysis.collectives.embedding import Embedder
+from designer.analysis.collectives.times import collective_times
+from designer.analysis.fabric.context import build_context
+from designer.analysis.fabric.load import uniform_loads
+from designer.analysis.fabric.routing import route_flows
 from designer.model import Design, Device, Link, PortGroup
 from designer.present.report_text import summary_lines
 

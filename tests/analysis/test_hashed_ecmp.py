@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from designer.analysis import analyze
-from designer.analysis.collectives import collective_times
-from designer.analysis.context import build_context
-from designer.analysis.errors import AnalysisError
-from designer.analysis.hashed import hashed_arc_loads, hashed_collective, routing_mode
-from designer.analysis.routing import route_flows
+from designer.analysis.collectives.hashed import hashed_arc_loads, hashed_collective, routing_mode
+from designer.analysis.collectives.times import collective_times
+from designer.analysis.common.errors import AnalysisError
+from designer.analysis.fabric.context import build_context
+from designer.analysis.fabric.routing import route_flows
 from designer.cli import main
 from designer.generators import GENERATORS
 from designer.io import save_design

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from designer.analysis.context import build_context
-from designer.analysis.hashed import routing_mode
+from designer.analysis.collectives.hashed import routing_mode
+from designer.analysis.fabric.context import build_context
 from designer.generators import build_rail_optimized
 from designer.model import Design
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import designer.analysis.ecmp as ecmp
+import designer.analysis.fabric.ecmp as ecmp
 from designer.analysis import analyze
-from designer.analysis.context import build_context
+from designer.analysis.fabric.context import build_context
 from designer.generators import GENERATORS
 
 

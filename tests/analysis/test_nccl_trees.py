@@ -1,4 +1,4 @@
-"""NCCL's double binary trees (designer/analysis/nccl_trees.py) and the tree embedding built on them."""
+"""NCCL's double binary trees (designer/analysis/collectives/nccl_trees.py) and the tree embedding built on them."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from analysis_helpers import rail_cluster
 
-from designer.analysis import build_context, nccl_trees
-from designer.analysis.capacity import K_NIC, K_SWITCH
-from designer.analysis.embedding import Embedder
+from designer.analysis import build_context
+from designer.analysis.collectives import nccl_trees
+from designer.analysis.collectives.embedding import Embedder
+from designer.analysis.fabric.capacity import K_NIC, K_SWITCH
 
 # Parents written out by hand from trees.cc. Tree 0 (ncclGetBtree): a node whose lowest set bit
 # is b has parent (r ^ b) | 2b, or r ^ b when that is >= n; the root 0 has the single child

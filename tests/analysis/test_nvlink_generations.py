@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from designer.analysis import analyze
-from designer.analysis.capacity import P_NVLINK, build_capacity_graph, nvlink_efficiency
+from designer.analysis.fabric.capacity import P_NVLINK, build_capacity_graph, nvlink_efficiency
 from designer.generators import build_server
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from designer.analysis import constants as K
-from designer.analysis.bisection import bisection_bounds
-from designer.analysis.bom import bill_of_materials
-from designer.analysis.cages import mixed_cages
-from designer.analysis.capacity import build_capacity_graph
-from designer.analysis.collectives import FairRates, FairStatus, collective_times, fair_rates
-from designer.analysis.context import Context, build_context
+from designer.analysis.bisection.bounds import bisection_bounds
+from designer.analysis.bom.bill import bill_of_materials
+from designer.analysis.collectives.times import FairRates, FairStatus, collective_times, fair_rates
+from designer.analysis.common import constants as K
+from designer.analysis.common.cages import mixed_cages
+from designer.analysis.fabric.capacity import build_capacity_graph
+from designer.analysis.fabric.context import Context, build_context
 from designer.analysis.report import analyze
-from designer.analysis.rules import check_design
+from designer.analysis.rules.check import check_design
 from designer.generators import GENERATORS
 from designer.io import load_design
 from designer.model import Design, Device, Link, PortGroup
@@ -52,7 +52,7 @@ def test_the_analyzer_rates_every_sample_link_as_the_model_does(path):
 @pytest.mark.parametrize("dense", [True, False], ids=["table", "sorted"])
 def test_the_analyzer_rates_mixed_ports_and_cables_as_the_model_does(dense, monkeypatch):
     """Every mix of port speeds and cables (slower, faster, unknown, none, too slow) agrees."""
-    import designer.analysis.capacity as capacity
+    import designer.analysis.fabric.capacity as capacity
 
     monkeypatch.setattr(capacity, "DENSE_SIGNATURES", capacity.DENSE_SIGNATURES if dense else 0)
     rng = random.Random(7)
@@ -88,7 +88,7 @@ def test_a_400g_cable_on_800g_ports_is_a_400g_link_for_rules_and_analysis():
 
 
 def test_the_rules_have_no_rate_function_of_their_own():
-    import designer.analysis.rules as rules
+    import designer.analysis.rules.check as rules
 
     assert not hasattr(rules, "link_rate_gbps") and not hasattr(rules, "_line_rate")
 
@@ -123,7 +123,7 @@ def test_analyses_take_a_context_not_a_design(func):
 
 
 def test_context_module_has_no_design_or_context_coercion():
-    import designer.analysis.context as context
+    import designer.analysis.fabric.context as context
 
     assert not hasattr(context, "as_context")
     assert isinstance(build_context(GENERATORS["server"].build()), Context)

@@ -2,7 +2,8 @@
 
 import pytest
 
-from designer.analysis.rules import check_design, findings_by_item
+from designer.analysis.common.findings import findings_by_item
+from designer.analysis.rules.check import check_design
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import default_catalog
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.analysis.rules import check_design
+from designer.analysis.rules.check import check_design
 from designer.cli import main
 from designer.generators.registry import GENERATORS
 from designer.io import load_design, save_design

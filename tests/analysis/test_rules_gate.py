@@ -2,9 +2,9 @@
 
 import pytest
 
-from designer.analysis.bom import bill_of_materials
-from designer.analysis.capacity import build_capacity_graph
-from designer.analysis.rules import check_design
+from designer.analysis.bom.bill import bill_of_materials
+from designer.analysis.fabric.capacity import build_capacity_graph
+from designer.analysis.rules.check import check_design
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import Cable, default_catalog
 

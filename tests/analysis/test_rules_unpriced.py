@@ -1,8 +1,8 @@
 """validate reports first what the bill of materials would count at 0 W, $0 or cannot buy: custom
 devices with no figures, network links with no cable, twin-port cages holding two media."""
 
-from designer.analysis.bom import bill_of_materials
-from designer.analysis.rules import check_design
+from designer.analysis.bom.bill import bill_of_materials
+from designer.analysis.rules.check import check_design
 from designer.model import Design, Device, Link, PortGroup
 
 NET = (PortGroup("p", 8, 400.0),)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.analysis.errors import AnalysisError
+from designer.analysis.common.errors import AnalysisError
 from designer.analysis.training import workload_from_data
 from designer.analysis.training.failures import device_classes, fail, n1_scan, single_points, whatif
 from designer.generators import GENERATORS

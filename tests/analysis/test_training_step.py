@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from designer.analysis import constants as K
-from designer.analysis.context import build_context
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.context import build_context
 from designer.analysis.training import constants as T
 from designer.analysis.training import step_analysis, workload_from_data
 from designer.analysis.training.placement import place, rank_grid, server_order

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from designer.analysis import constants as K
-from designer.analysis.context import build_context
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.context import build_context
 from designer.analysis.training import step_analysis, workload_from_data
 from designer.analysis.training.storage import max_flow_rate, storage_analysis
 from designer.generators import GENERATORS

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from designer.analysis import analyze
-from designer.analysis.context import build_context
+from designer.analysis.fabric.context import build_context
 from designer.generators import GENERATORS
 
 
@@ -114,7 +114,7 @@ def test_translated_distances_and_flows_equal_the_breadth_first_ones(kind, param
 
 
 def test_routing_towards_more_destinations_than_one_table_holds_goes_a_table_at_a_time(monkeypatch):
-    import designer.analysis.twins as twins
+    import designer.analysis.fabric.twins as twins
 
     sym, plain = _contexts(GENERATORS["torus"].build(dims="5x5x5"))
     monkeypatch.setattr(twins, "TRANSLATED_ROWS_MAX", 10 * sym.router.n)  # 10 destinations a table
@@ -129,7 +129,7 @@ def test_routing_towards_more_destinations_than_one_table_holds_goes_a_table_at_
 
 
 def test_hypercube_distances_are_popcounts_of_group_elements(monkeypatch):
-    import designer.analysis.twins as twins
+    import designer.analysis.fabric.twins as twins
 
     sym, plain = _contexts(GENERATORS["hypercube"].build(n=7))
     monkeypatch.setattr(twins, "TRANSLATED_ROWS_MAX", 10 * sym.router.n)  # no table is needed at all
@@ -150,7 +150,7 @@ def test_hypercube_distances_are_popcounts_of_group_elements(monkeypatch):
 @pytest.mark.parametrize(("kind", "params"), [("torus", {"dims": "6x6", "wrap": False}), ("hypercube", {"n": 6})],
                          ids=lambda v: str(v))
 def test_explicit_flows_in_small_growing_batches_route_as_the_per_destination_push(monkeypatch, kind, params):
-    import designer.analysis.twins as twins
+    import designer.analysis.fabric.twins as twins
 
     monkeypatch.setattr(twins, "CHUNK_ELEMENTS", 40)  # a batch of one group first, then growing
     r = build_context(GENERATORS[kind].build(**params)).router

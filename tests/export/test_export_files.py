@@ -135,7 +135,7 @@ def test_schema_refuses_a_broken_block(report):
 
 
 def test_assumptions_name_value_unit_and_source_of_every_constant(report):
-    from designer.analysis import constants as K
+    from designer.analysis.common import constants as K
     from designer.analysis.training import constants as T
 
     rows = {r["name"]: r for r in report["assumptions"]["constants"]}

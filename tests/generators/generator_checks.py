@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from designer.analysis.rules import check_design
+from designer.analysis.rules.check import check_design
 from designer.model import Design, check_id
 from designer.model.catalog import default_catalog
 

@@ -8,9 +8,9 @@ import pytest
 from generator_checks import assert_sound, kinds, network_links_between
 
 from designer.analysis import analyze
-from designer.analysis.bom import bill_of_materials
-from designer.analysis.cages import cage_of, mixed_cages
-from designer.analysis.rules import check_design
+from designer.analysis.bom.bill import bill_of_materials
+from designer.analysis.common.cages import cage_of, mixed_cages
+from designer.analysis.rules.check import check_design
 from designer.generators import GENERATORS, GeneratorError, build_rail_optimized
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import default_catalog

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from generator_checks import assert_sound, kinds
 
-from designer.analysis.bom import bill_of_materials
+from designer.analysis.bom.bill import bill_of_materials
 from designer.cli import main
 from designer.generators import GeneratorError, build_leaf_spine, build_rail_optimized, build_server
 from designer.model.catalog import default_catalog
@@ -145,7 +145,7 @@ def test_the_command_line_refuses_a_mesh_of_gpus_without_nvlink_in_one_line(tmp_
 
 
 def test_the_port_rule_accepts_a_split_only_within_the_gpus_nvlink_links_and_rate():
-    from designer.analysis.rules import check_design
+    from designer.analysis.rules.check import check_design
     from designer.model import PortGroup
 
     d = build_server(nvlink="mesh", gpu="mi300x")
@@ -162,7 +162,7 @@ def test_the_port_rule_accepts_a_split_only_within_the_gpus_nvlink_links_and_rat
 
 
 def test_parallel_nvlink_links_between_two_gpus_are_not_duplicates_but_parallel_pcie_links_are():
-    from designer.analysis.rules import check_design
+    from designer.analysis.rules.check import check_design
     from designer.model import Link
 
     d = build_server(nvlink="cube-mesh")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from generator_checks import assert_sound
 
-from designer.analysis.cages import mixed_cages
+from designer.analysis.common.cages import mixed_cages
 from designer.generators import GENERATORS, build_rail_optimized
 from designer.generators.samples import SAMPLES
 from designer.io import load_design

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from generator_checks import assert_sound
 
-from designer.analysis.bom import bill_of_materials
+from designer.analysis.bom.bill import bill_of_materials
 from designer.generators.samples import SAMPLES
 from designer.io import load_design
 

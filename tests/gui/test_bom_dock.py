@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
-from designer.analysis.bom import bill_of_materials
+from designer.analysis.bom.bill import bill_of_materials
 from designer.generators import build_rail_optimized
 from designer.gui.document.commands import MoveDevicesCommand, SetDeviceFieldCommand
 from designer.io import load_design

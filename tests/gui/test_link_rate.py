@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from designer.analysis.capacity import build_capacity_graph
+from designer.analysis.fabric.capacity import build_capacity_graph
 from designer.gui import style
 from designer.gui.canvas.describe import describe_item
 from designer.gui.document import commands as cmd

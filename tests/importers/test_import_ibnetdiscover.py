@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from import_helpers import X5_DUMP, X5_SLURM, X5_SPINE, imp, switch_pairs, tiers, x5_options
 
-from designer.analysis.rules import check_design
+from designer.analysis.rules.check import check_design
 from designer.io import design_to_text
 from designer.io.importers import ImportFileError, import_bytes, import_file
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from import_helpers import DATA, imp
 
-from designer.analysis.rules import check_design
+from designer.analysis.rules.check import check_design
 from designer.io.importers import ImportFileError, detect_format, import_file
 
 

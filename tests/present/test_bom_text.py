@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from designer.analysis.bom import bill_of_materials
+from designer.analysis.bom.bill import bill_of_materials
 from designer.generators import build_rail_optimized, build_server
 from designer.present.bom_text import format_bom
 

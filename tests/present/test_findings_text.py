@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from designer.analysis.rules import Finding
+from designer.analysis.common.findings import Finding
 from designer.generators import build_server
 from designer.present.findings_text import findings_lines
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from designer.analysis import analyze
-from designer.analysis.bom import bill_of_materials
+from designer.analysis.bom.bill import bill_of_materials
 from designer.analysis.training import step_analysis
 from designer.cli import main
 from designer.cli.analyze import parse_size

@@ -1,7 +1,7 @@
 """Every constant of the training-step model, in one place, each with its public source.
 
 Units: seconds, bytes, FLOP. The collective-time constants (NCCL latencies, protocol
-efficiencies) are in :mod:`designer.analysis.constants`; these are the ones the step model adds.
+efficiencies) are in :mod:`designer.analysis.common.constants`; these are the ones the step model adds.
 
 Sources, abbreviated below:
 

@@ -27,9 +27,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from designer.analysis.bisection import bisection_bounds
-from designer.analysis.context import Context, build_context
-from designer.analysis.errors import AnalysisError
+from designer.analysis.bisection.bounds import bisection_bounds
+from designer.analysis.common.errors import AnalysisError
+from designer.analysis.fabric.context import Context, build_context
 from designer.analysis.training.step import StepReport, step_analysis
 from designer.analysis.training.workload import Workload
 from designer.model import Design, DesignError

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.context import Context
+from designer.analysis.fabric.context import Context
 from designer.analysis.training.workload import DIMENSIONS, Workload, WorkloadError
 from designer.model.units import count
 

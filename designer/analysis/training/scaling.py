@@ -20,7 +20,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from designer.analysis.bom import bill_of_materials
+from designer.analysis.bom.bill import bill_of_materials
 from designer.analysis.training.step import StepReport, step_analysis
 from designer.analysis.training.workload import Workload
 from designer.model import Design, DesignError

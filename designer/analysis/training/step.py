@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.context import Context, build_context
+from designer.analysis.fabric.context import Context, build_context
 from designer.analysis.training import constants as T
 from designer.analysis.training.placement import Placement, place
 from designer.analysis.training.storage import StorageReport, storage_analysis

@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import maximum_flow
 
-from designer.analysis.capacity import K_STORAGE, P_NVLINK
-from designer.analysis.context import Context
+from designer.analysis.fabric.capacity import K_STORAGE, P_NVLINK
+from designer.analysis.fabric.context import Context
 from designer.model.catalog import Catalog, default_catalog
 
 _INT32_SAFE = 2**30

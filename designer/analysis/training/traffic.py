@@ -4,13 +4,13 @@ A training step runs the same collective in many groups at the same time: every 
 group reduces its gradients together, every pipeline sends its activations together. Groups that
 share a link slow each other down. For each communicator:
 
-1. One group *alone*: :func:`designer.analysis.collectives.collective_times` on its GPUs gives the
+1. One group *alone*: :func:`designer.analysis.collectives.times.collective_times` on its GPUs gives the
    algorithm an NCCL-style tuner picks, its latency and its bandwidth term at each message size
    (point-to-point sends: one flow, routed, with NCCL's base and network step latency).
 2. All groups *together*: the flows of every group (rings as NCCL builds them, rail-aligned when a
    group has several GPUs per server; all pairs for all-to-all; stage to next stage for pipeline
    sends) are routed on the fabric at once. Each flow gets its max-min fair rate on the shared links
-   (progressive filling, :func:`designer.analysis.load.max_min_fair`); a group finishes when its
+   (progressive filling, :func:`designer.analysis.fabric.load.max_min_fair`); a group finishes when its
    slowest flow does, and the step waits for the slowest group. When the flow matrix would be too
    large the busiest link alone sets the time (the same result for flows of equal size).
 3. ``slowdown`` = shared time per byte / alone time per byte of the same flows (>= 1); the
@@ -25,12 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis import constants as K
-from designer.analysis.collectives import collective_times
-from designer.analysis.context import Context
-from designer.analysis.embedding import Embedder, Unroutable
-from designer.analysis.load import flow_matrix, max_min_fair
-from designer.analysis.routing import route_flows
+from designer.analysis.collectives.embedding import Embedder, Unroutable
+from designer.analysis.collectives.times import collective_times
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.context import Context
+from designer.analysis.fabric.load import flow_matrix, max_min_fair
+from designer.analysis.fabric.routing import route_flows
 from designer.analysis.training import constants as T
 
 #: Collectives a communicator runs, plus ``sendrecv`` (pipeline point-to-point).

@@ -11,7 +11,8 @@ import time
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from designer.analysis.rules import Finding, check_design
+from designer.analysis.common.findings import Finding
+from designer.analysis.rules.check import check_design
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document.document import Document
 from designer.model import Design, units

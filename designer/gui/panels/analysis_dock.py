@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.analysis import Report
-from designer.analysis.collectives import ALGORITHMS
+from designer.analysis.collectives.times import ALGORITHMS
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import COLLECTIVES, DEFAULT_SIZE, AnalysisRunner, LiveResult, Traffic, analyzer

@@ -1,7 +1,7 @@
 """The bill of materials dock: devices by model and tier, cables by medium and length, optics,
 power and cost, kept up to date with the design.
 
-The figures are ``designer.analysis.bom.bill_of_materials`` and their text is
+The figures are ``designer.analysis.bom.bill.bill_of_materials`` and their text is
 ``designer.present.bom_text``: the same table as ``topo-designer bom``. The dock recounts about
 300 ms after the last change that can alter the bill (devices, links, their models, tiers, ports,
 media, lengths and cables; not moves, renames or collapsing), and only while it is shown. A
@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.analysis.bom import Bom, BomLine, bill_of_materials
+from designer.analysis.bom.bill import Bom, BomLine, bill_of_materials
 from designer.gui.document.document import Document
 from designer.model import Design, DesignError, units
 from designer.model.catalog import Catalog

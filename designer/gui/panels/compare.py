@@ -22,7 +22,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidgetItem
 
 from designer.analysis import Report
-from designer.analysis.bom import Bom
+from designer.analysis.bom.bill import Bom
 from designer.analysis.training import StepReport
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import AnalysisRunner, Traffic
@@ -66,7 +66,7 @@ class _Job(QRunnable):
         if self.cancel.is_set():
             return
         from designer.analysis import analyze
-        from designer.analysis.bom import bill_of_materials
+        from designer.analysis.bom.bill import bill_of_materials
 
         t = self.traffic
         try:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.analysis import Report
-from designer.analysis.tiers import TIER_LABELS, TIERS
+from designer.analysis.fabric.tiers import TIER_LABELS, TIERS
 from designer.gui.panels.live_runner import LiveResult
 from designer.gui.panels.plot_base import (
     ALGORITHM_COLOURS,

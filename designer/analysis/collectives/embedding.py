@@ -6,7 +6,7 @@ PXN hand-back over NVLink), chains plus double binary trees, rings and trees per
 servers, rings inside each server. :meth:`Embedder.phase` routes a set of flows (NVLink inside a
 server, ECMP across the network) into a :class:`Phase`: the load per message byte of every arc
 and its busiest arc. The per-step latencies of the hardware a step crosses are here too; the
-algorithms' time models are in :mod:`designer.analysis.algorithms`.
+algorithms' time models are in :mod:`designer.analysis.collectives.algorithms`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from designer.analysis import constants as K
-from designer.analysis import nccl_trees
-from designer.analysis.capacity import K_SWITCH, P_NVLINK, P_PCIE
-from designer.analysis.context import Context
-from designer.analysis.routing import route_flows
-from designer.analysis.rules_fabric import gpu_islands  # the design rules' words for GPU islands
+from designer.analysis.collectives import nccl_trees
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.capacity import K_SWITCH, P_NVLINK, P_PCIE
+from designer.analysis.fabric.context import Context
+from designer.analysis.fabric.islands import gpu_islands  # the design rules' words for GPU islands
+from designer.analysis.fabric.routing import route_flows
 from designer.model.units import count, plural
 
 
@@ -36,7 +36,7 @@ class Phase:
     flows: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, compare=False)
     arc_seconds_per_byte: np.ndarray = field(repr=False, compare=False, default=None)
     #: True when the load is the routing of ``flows`` (:meth:`Embedder.phase`), which hashed ECMP
-    #: (:mod:`designer.analysis.hashed`) may re-route; False for loads placed otherwise (NVLS, SHARP).
+    #: (:mod:`designer.analysis.collectives.hashed`) may re-route; False for loads placed otherwise (NVLS, SHARP).
     routed: bool = False
 
 
@@ -260,7 +260,7 @@ class Embedder:
     def rail_trees(self, per_byte: float):
         """NCCL's double binary tree across servers among GPUs of each rail (NVLSTree's network part).
 
-        The trees are NCCL's (:mod:`designer.analysis.nccl_trees`); each carries half the data, up
+        The trees are NCCL's (:mod:`designer.analysis.collectives.nccl_trees`); each carries half the data, up
         (reduce) and down (broadcast): per_byte / 2 per edge and direction.
         """
         src, dst = [], []
@@ -280,7 +280,7 @@ class Embedder:
 
         Channel c enters every server on its rail-c GPU, whose NIC carries the channel's tree edges
         (NCCL's tree search keeps a channel on one NIC: ``search.cc``, ``crossNic`` 0); tree 0 and
-        tree 1 (:mod:`designer.analysis.nccl_trees`) carry half the data each (NCCL runs channel c on
+        tree 1 (:mod:`designer.analysis.collectives.nccl_trees`) carry half the data each (NCCL runs channel c on
         tree 0 and its duplicate c + nChannels on tree 1, ``connect.cc`` ``connectTrees``).
         """
         src, dst, w = [], [], []

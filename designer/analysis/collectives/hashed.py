@@ -1,6 +1,6 @@
 """Routing modes and hashed ECMP: each flow pinned to one equal-cost path (docs/analysis.md section 5).
 
-The fluid model (:mod:`designer.analysis.ecmp`) splits every flow equally over its equal-cost next
+The fluid model (:mod:`designer.analysis.fabric.ecmp`) splits every flow equally over its equal-cost next
 hops, which is what InfiniBand adaptive routing and Spectrum-X-class Ethernet (per-packet adaptive
 routing, reordering in the NIC) come close to. A plain Ethernet fabric instead *hashes* each flow
 (its 5-tuple) onto one next hop at every switch, and a collective's few large flows can land on the
@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.algorithms import AlgorithmModel
-from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
-from designer.analysis.collectives import bus_factor
-from designer.analysis.context import Context
-from designer.analysis.errors import AnalysisError
-from designer.analysis.routing import attachment_pairs
+from designer.analysis.collectives.algorithms import AlgorithmModel
+from designer.analysis.collectives.times import bus_factor
+from designer.analysis.common.errors import AnalysisError
+from designer.analysis.fabric.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
+from designer.analysis.fabric.context import Context
+from designer.analysis.fabric.routing import attachment_pairs
 from designer.model.catalog import Catalog, default_catalog
 from designer.model.units import count, size
 
@@ -113,7 +113,7 @@ class HashedResult:
         return self.p99_time_s / self.fluid_time_s if self.fluid_time_s > 0 else 1.0
 
     def busbw_bytes_per_s(self, time_s: float) -> float:
-        """nccl-tests busbw of the message at ``time_s`` (:func:`designer.analysis.collectives.bus_factor`)."""
+        """nccl-tests busbw of the message at ``time_s`` (:func:`designer.analysis.collectives.times.bus_factor`)."""
         return self.message_bytes / time_s * bus_factor(self.collective, self.ranks) if time_s > 0 else 0.0
 
 
@@ -188,7 +188,7 @@ def core_subflows(fabric, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The network part of flows ``src -> dst`` (GPU positions): (core node from, core node to, bytes).
 
-    As :func:`designer.analysis.routing.route_flows` routes them: flows inside an NVLink domain
+    As :func:`designer.analysis.fabric.routing.route_flows` routes them: flows inside an NVLink domain
     stay on NVLink (none here), a GPU with several attachments (NIC ports) shares its bytes over
     them, one sub-flow per (source port, destination port); flows without a network attachment
     are left out (the fluid routing reports them).
@@ -319,7 +319,7 @@ def hashed_arc_loads(ctx: Context, src, dst, nbytes, *, draws: int = DEFAULT_HAS
     ``src -> dst`` (GPU positions, ``nbytes`` each) under hashed ECMP: (draws, arcs).
 
     Only the links between switches (and network-port GPUs) are filled; NVLink and NIC links are
-    as the fluid routing has them (:func:`designer.analysis.routing.route_flows`).
+    as the fluid routing has them (:func:`designer.analysis.fabric.routing.route_flows`).
     """
     fab = ctx.fabric
     cs, ct, b = core_subflows(fab, src, dst, nbytes)
@@ -332,7 +332,7 @@ def hashed_arc_loads(ctx: Context, src, dst, nbytes, *, draws: int = DEFAULT_HAS
 # --------------------------------------------------------------------------- collective
 def hashed_collective(ctx: Context, model: AlgorithmModel, message_bytes: int, *,
                       draws: int = DEFAULT_HASH_DRAWS, seed: int = DEFAULT_HASH_SEED) -> HashedResult:
-    """``model`` (an algorithm embedded by :func:`designer.analysis.collectives.collective_times`) at
+    """``model`` (an algorithm embedded by :func:`designer.analysis.collectives.times.collective_times`) at
     ``message_bytes`` under hashed ECMP, over ``draws`` seeded draws (see the module docstring)."""
     rng = np.random.default_rng(seed)
     fab = ctx.fabric

@@ -5,9 +5,9 @@ leaves from: every translation is an automorphism keeping the names, so the rout
 node is the translate of the routing towards node 0 (uniform traffic and the hose bound take one
 root), and hop distances are read in the destination's frame (a table of translated rows;
 popcounts on a hypercube). Meshes and damaged tori keep their mirror images: a destination's
-routing is the mirror of one already computed. :class:`designer.analysis.twins.CoreRouter`
+routing is the mirror of one already computed. :class:`designer.analysis.fabric.twins.CoreRouter`
 inherits these from :class:`Symmetries`; tests compare every result with the plain
-per-destination push of :class:`designer.analysis.ecmp.EcmpKernel`
+per-destination push of :class:`designer.analysis.fabric.ecmp.EcmpKernel`
 (``tests/analysis/test_translation_symmetry.py``).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.analysis.ecmp import CHUNK_ELEMENTS, EcmpKernel
+from designer.analysis.fabric.ecmp import CHUNK_ELEMENTS, EcmpKernel
 
 
 class Symmetries(EcmpKernel):

@@ -9,7 +9,7 @@ link's per-direction rate.
   of its two ports' ``speed_gbps`` and its catalog cable (the smallest of the three), converted
   to bytes/s (``/ 8 * 1e9``).
 - ``effective_bytes_per_s``: the line rate times the efficiency of the link's protocol
-  (:data:`designer.analysis.constants.PROTOCOL_EFFICIENCY`); an NVLink link's is that of its GPU
+  (:data:`designer.analysis.common.constants.PROTOCOL_EFFICIENCY`); an NVLink link's is that of its GPU
   end's NVLink generation (:func:`nvlink_efficiency`).
 - ``protocol``: ``nvlink`` and ``pcie`` for board links (medium or port kind); for network links
   ``infiniband`` when an end is a switch whose catalog model says ``specs.protocol ==
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from designer.analysis import constants as K
-from designer.analysis.rules import ZERO_CAPACITY, catalog_gaps, not_in_catalog
+from designer.analysis.common import constants as K
+from designer.analysis.common.findings import ZERO_CAPACITY, catalog_gaps, not_in_catalog
 from designer.model import Design, PortGroup
 from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
 from designer.model.units import count, duration, line_rate
@@ -126,7 +126,7 @@ def nvlink_efficiency(specs: Mapping[str, Any], ports: Iterable[PortGroup] = ())
     port groups. In order: ``scale_up_efficiency`` (a figure of the part itself, for scale-up links
     that are not NVLink: MI300X Infinity Fabric, 0.75), the NVLink generation ``nvlink_gen``, else
     the generation an NVLink port's form factor names (``NVLink4``), through
-    :data:`~designer.analysis.constants.NVLINK_EFFICIENCY_BY_GEN`; otherwise ``NVLINK_EFFICIENCY``.
+    :data:`~designer.analysis.common.constants.NVLINK_EFFICIENCY_BY_GEN`; otherwise ``NVLINK_EFFICIENCY``.
 
     >>> [round(nvlink_efficiency({"nvlink_gen": g}), 3) for g in (2, 3, 4, 5)], round(nvlink_efficiency({}), 3)
     ([0.8, 0.8, 0.824, 0.802], 0.824)

@@ -1,8 +1,8 @@
 """Design rules that look at the whole fabric: GPUs that cannot reach one another (with advice on
-what would join them) and its tiers (a tier skipped, a NIC on another rail's leaf).
+what would join them, :mod:`designer.analysis.fabric.islands`), devices left unconnected, NICs
+without a GPU, and its tiers (a tier skipped, a NIC on another rail's leaf).
 
-:func:`designer.analysis.rules.check_design` runs them with the per-device and per-link rules;
-:func:`gpu_islands` gives the analyzer the same words when a collective's GPUs are cut off.
+:func:`designer.analysis.rules.check.check_design` runs them with the per-device and per-link rules.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from designer.analysis.rules import _BOARD_MEDIA, ERROR, WARNING, Finding, _ids
+from designer.analysis.common.findings import BOARD_MEDIA, WARNING, Finding
+from designer.analysis.fabric.islands import gpu_islands
 from designer.model import Design
-from designer.model.units import count, plural
 
 
 def check_connectivity(design: Design, out: list[Finding]) -> None:
@@ -54,102 +54,6 @@ def check_connectivity(design: Design, out: list[Finding]) -> None:
             ))
 
 
-def gpu_islands(design: Design, ids: list[str], kinds: list[str], labels: np.ndarray,
-                 gpus: list[int]) -> Finding | None:
-    """``gpu-unreachable``: how the GPUs split into islands over working links, and what would join them."""
-    islands: dict[int, list[int]] = defaultdict(list)
-    for g in gpus:
-        islands[int(labels[g])].append(g)
-    if len(islands) == 1:
-        return None
-    sizes = sorted((len(v) for v in islands.values()), reverse=True)
-    largest = sizes[0]
-    unique = sizes.count(largest) == 1 and largest > 1
-    if unique:
-        main = next(r for r, v in islands.items() if len(v) == largest)
-        cut = [r for r in islands if r != main]
-    else:
-        main, cut = -1, list(islands)
-    cut_gpus = sorted(ids[g] for r in cut for g in islands[r])
-    total = len(gpus)
-    if not unique and largest == 1:
-        what = (f"{count(total, 'GPU')} are in {count(total, 'separate island')}; none can reach another over "
-                "working links")
-    elif not unique:
-        shown_sizes = ", ".join(f"{s:,}" for s in sizes[:6]) + (", ..." if len(sizes) > 6 else "")
-        what = (f"{count(total, 'GPU')} are split into {count(len(islands), 'island')} ({shown_sizes} GPUs) that "
-                "cannot reach each other over working links")
-    else:
-        n_cut = len(cut_gpus)
-        has = "has" if n_cut == 1 else "have"
-        where = "" if len(cut) == 1 else f" in {count(len(cut), 'island')}"
-        what = (f"{count(n_cut, 'GPU')}{where} {has} no path to the other {count(largest, 'GPU')} over working links"
-                if len(islands) == 2 else
-                f"{count(n_cut, 'GPU')}{where} {has} no path to the largest island of {count(largest, 'GPU')} over "
-                "working links")
-    advice = _join_advice(design, ids, kinds, labels, islands, main, cut)
-    return Finding(ERROR, "gpu-unreachable", f"{what} ({_ids(cut_gpus, 6)}); {advice}", tuple(cut_gpus))
-
-
-_UPPER_TIERS = ("core", "spine", "aggregation")
-
-
-def _join_advice(design: Design, ids: list[str], kinds: list[str], labels: np.ndarray,
-                 islands: dict[int, list[int]], main: int, cut: list[int]) -> str:
-    """What is missing between GPU islands: failed links, switches left unjoined, or NICs not cabled.
-
-    ``main`` is the label of the largest island (-1 when no island is the largest); ``cut`` the
-    labels of the islands cut off from it (every island when ``main`` is -1).
-    """
-    index = {did: i for i, did in enumerate(ids)}
-    cut_set = set(cut)
-    failed = []
-    for lk in design.links:
-        if lk.failed:
-            la, lb = int(labels[index[lk.a_device]]), int(labels[index[lk.b_device]])
-            if la != lb and (la in cut_set or lb in cut_set):
-                failed.append(lk.id)
-    if failed:
-        return f"bring back failed {plural(len(failed), 'link')} {_ids(failed)}, which would join them"
-    switches: dict[int, list[int]] = defaultdict(list)
-    nics: dict[int, list[str]] = defaultdict(list)
-    for i, k in enumerate(kinds):
-        if k == "switch":
-            switches[int(labels[i])].append(i)
-        elif k == "nic":
-            nics[int(labels[i])].append(ids[i])
-
-    def top_switch(label: int) -> str:
-        tiers = design.devices
-        sw = switches[label]
-        return ids[next((i for i in sw if tiers[i].tier in _UPPER_TIERS), sw[0])]
-
-    parts = []
-    cut_sw = [top_switch(r) for r in cut if switches.get(r)]
-    if cut_sw and main < 0:
-        if len(cut_sw) > 1:
-            parts.append(f"the islands' switches ({_ids(cut_sw)}) are not joined: link them to each other or "
-                         "to a common spine")
-    elif cut_sw:
-        if switches.get(main):
-            parts.append(f"{plural(len(cut_sw), 'switch')} {_ids(cut_sw)} "
-                         f"{'are' if len(cut_sw) > 1 else 'is'} not joined to the other GPUs' switches "
-                         f"(e.g. {top_switch(main)}): link {'them' if len(cut_sw) > 1 else 'it'} to that fabric")
-        else:
-            parts.append(f"{plural(len(cut_sw), 'switch')} {_ids(cut_sw)} "
-                         f"{'do' if len(cut_sw) > 1 else 'does'} not reach the other GPUs: link "
-                         f"{'them' if len(cut_sw) > 1 else 'it'} to their fabric")
-    bare = [r for r in cut if not switches.get(r)]
-    if bare:
-        gpu_ids = sorted(ids[g] for r in bare for g in islands[r])
-        nic_ids = [x for r in bare for x in nics.get(r, ())]
-        if nic_ids:
-            parts.append(f"cable {plural(len(nic_ids), 'NIC')} {_ids(nic_ids)} to a fabric switch")
-        else:
-            parts.append(f"give {_ids(gpu_ids)} a network path (a NIC cabled to a switch, or direct links)")
-    return "; ".join(parts) if parts else "link them to the rest of the fabric"
-
-
 #: Clos tiers from the endpoints up: leaf (edge), spine (aggregation), core. Other tiers (a
 #: dragonfly's routers) have no rank and are not checked for skipping.
 TIER_RANK = {"leaf": 1, "edge": 1, "spine": 2, "aggregation": 2, "core": 3}
@@ -185,7 +89,7 @@ def check_fabric_shape(design: Design, out: list[Finding]) -> None:
                 nic, gpu = (a, b) if a.kind == "nic" else (b, a)
                 served.setdefault(nic.id, gpu.id)
     for lk in design.iter_links():
-        if lk.medium in _BOARD_MEDIA:
+        if lk.medium in BOARD_MEDIA:
             continue
         a, b = devices[lk.a_device], devices[lk.b_device]
         ends = (a.id, b.id)

@@ -6,7 +6,7 @@ Model (documented in ``docs/analysis.md``):
   form a domain (a server, or an NVL72 rack). Traffic between two GPUs of one domain stays on
   NVLink: ``gpu -> nvswitch -> gpu``, or, without a switch (bridged pairs, cube-mesh, full
   mesh), along the shortest paths over the direct GPU-to-GPU links
-  (:mod:`designer.analysis.direct_nvlink`).
+  (:mod:`designer.analysis.fabric.direct_nvlink`).
 - **Attachments.** Other traffic leaves a GPU through its NIC: ``gpu -(pcie)-> nic -(network)->
   switch``. A NIC with k network links splits its traffic equally over them. A GPU with network
   ports of its own (torus, hypercube) is its own attachment point.
@@ -16,8 +16,8 @@ Model (documented in ``docs/analysis.md``):
 
 This module finds the domains, attachments and core graph (:func:`build_fabric`) and routes
 explicit GPU flows (:func:`route_flows`). The core-graph ECMP engine is
-:mod:`designer.analysis.ecmp`; its twin-switch shortcuts and :class:`CoreRouter` are in
-:mod:`designer.analysis.twins` (re-exported here).
+:mod:`designer.analysis.fabric.ecmp`; its twin-switch shortcuts and :class:`CoreRouter` are in
+:mod:`designer.analysis.fabric.twins` (re-exported here).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from designer.analysis.capacity import K_GPU, K_NIC, K_NVSWITCH, P_NVLINK, P_PCIE, CapacityGraph
-from designer.analysis.direct_nvlink import DirectDomains, build_direct_domains
-from designer.analysis.ecmp import CHUNK_ELEMENTS
-from designer.analysis.twins import CoreRouter
+from designer.analysis.fabric.capacity import K_GPU, K_NIC, K_NVSWITCH, P_NVLINK, P_PCIE, CapacityGraph
+from designer.analysis.fabric.direct_nvlink import DirectDomains, build_direct_domains
+from designer.analysis.fabric.ecmp import CHUNK_ELEMENTS
+from designer.analysis.fabric.twins import CoreRouter
 from designer.model.units import count, plural
 
 __all__ = ["CHUNK_ELEMENTS", "CoreRouter", "Fabric", "Routed", "attachment_pairs", "build_fabric", "pxn_proxies",
@@ -395,7 +395,7 @@ def route_flows(fabric: Fabric, router: CoreRouter, src: np.ndarray, dst: np.nda
     Two GPUs on one NVLink switch, each with a NIC on one network switch:
 
     >>> from designer.model import Design, Device, Link, PortGroup
-    >>> from designer.analysis.capacity import build_capacity_graph
+    >>> from designer.analysis.fabric.capacity import build_capacity_graph
     >>> d = Design()
     >>> gp = (PortGroup("nvl", 1, 3600.0, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))
     >>> nic = (PortGroup("p", 1, 400.0), PortGroup("pcie", 1, 512.0, "pcie"))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.analysis.ecmp import CHUNK_ELEMENTS
-from designer.analysis.symmetry import Symmetries
+from designer.analysis.fabric.ecmp import CHUNK_ELEMENTS
+from designer.analysis.fabric.symmetry import Symmetries
 
 #: Largest targets x nodes table of translated distances; more destinations are routed a table at a time.
 TRANSLATED_ROWS_MAX = 32_000_000
@@ -22,7 +22,7 @@ TRANSLATED_ROWS_MAX = 32_000_000
 
 class CoreRouter(Symmetries):
     """ECMP on the core graph of a fabric (:class:`EcmpKernel`) with twin-class shortcuts, and the
-    symmetry shortcuts of :class:`designer.analysis.symmetry.Symmetries`.
+    symmetry shortcuts of :class:`designer.analysis.fabric.symmetry.Symmetries`.
 
     ``arc_labels`` (one int per core arc, or None) names the port each core arc leaves from; when
     they make the core graph a Cayley graph of an abelian group (tori, hypercubes: see
@@ -177,7 +177,7 @@ class CoreRouter(Symmetries):
 
         >>> import numpy as np
         >>> from designer.generators import GENERATORS
-        >>> from designer.analysis.context import build_context
+        >>> from designer.analysis.fabric.context import build_context
         >>> ctx = build_context(GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8))
         >>> cores = np.unique(ctx.fabric.att_core)
         >>> ctx.router.hops(cores, cores[::-1]).tolist()

@@ -2,9 +2,11 @@
 
 Each finding names the devices and links involved and says what to do. ``validate`` is the
 gate: whatever ``analyze`` would leave out or ``bom`` would count at $0 or guess is reported here
-first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not_in_catalog`,
-:func:`designer.model.catalog.link_rate_gbps` with :data:`ZERO_CAPACITY`, and :data:`ZERO_LENGTH`). The rules
-(docs/design-rules.md explains each):
+first, in the same words (the shared checks are in :mod:`designer.analysis.common.findings`:
+:func:`catalog_gaps`, :func:`not_in_catalog`, :func:`is_zero_capacity` with :data:`ZERO_CAPACITY`, and
+:data:`ZERO_LENGTH`). The rules (docs/design-rules.md explains each; the whole-fabric ones are in
+:mod:`designer.analysis.rules.fabric_shape`, those on what an imported fabric's discovery recorded in
+:mod:`designer.analysis.rules.discovered`):
 
 - ``unknown-model`` (error): a device's ``model`` is not in the catalog.
 - ``unknown-cable`` (error): a link's ``cable`` is not in the catalog.
@@ -37,120 +39,29 @@ first, in the same words (the shared checks are :func:`catalog_gaps`, :func:`not
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 
-from designer.analysis import constants as K
-from designer.analysis.cages import mixed_cages
+from designer.analysis.common import constants as K
+from designer.analysis.common.cages import mixed_cages
+from designer.analysis.common.findings import (
+    BOARD_MEDIA,
+    ERROR,
+    UNKNOWN_MODEL_PRICE,
+    UNPRICED,
+    WARNING,
+    ZERO_CAPACITY,
+    Finding,
+    is_uncabled,
+    is_unpriced_device,
+    is_zero_capacity,
+    unknown_id,
+    zero_length_message,
+)
+from designer.analysis.rules.discovered import check_measured
+from designer.analysis.rules.fabric_shape import check_connectivity, check_fabric_shape
 from designer.model import Design, Link, PortSpec
 from designer.model.catalog import Catalog, Component, default_catalog, line_rate_gbps
 from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
-from designer.model.units import count, duration, line_rate, plural
-
-ERROR = "error"
-WARNING = "warning"
-
-_BOARD_MEDIA = {"nvlink": "nvlink", "pcie": "pcie"}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One design-rule finding. ``message`` says what is wrong and what to do."""
-
-    severity: str
-    code: str
-    message: str
-    devices: tuple[str, ...] = ()
-    links: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "severity": self.severity,
-            "code": self.code,
-            "message": self.message,
-            "devices": list(self.devices),
-            "links": list(self.links),
-        }
-
-
-#: What the analysis calls a link slower than ``constants.MIN_LINK_GBPS`` (it leaves such links out).
-ZERO_CAPACITY = "zero-capacity link"
-#: Why a 0 m network cable is a problem (the bill of materials counts its shortest orderable length).
-ZERO_LENGTH = "0 m long: a 0 m cable cannot be bought"
-
-
-#: How the bill of materials prices a device whose model is not in the catalog.
-UNKNOWN_MODEL_PRICE = "counts it at 0 W, $0 unless it gives power_w/price_usd"
-
-
-def _ids(ids: list[str] | tuple[str, ...], limit: int = 3) -> str:
-    return ", ".join(ids[:limit]) + ("..." if len(ids) > limit else "")
-
-
-def unknown_id(what: str, ident: str) -> str:
-    """``model 'qm9999' is not in the catalog``: the words for one id the catalog lacks."""
-    return f"{what} {ident!r} is not in the catalog"
-
-
-def not_in_catalog(what: str, gaps: dict[str, tuple[str, ...]], item: str) -> str:
-    """The words every command uses for ids missing from the catalog: ``gaps`` maps id -> item ids.
-
-    >>> not_in_catalog("model", {"qm9999": ("leaf1",)}, "device")
-    "model 'qm9999' is not in the catalog (1 device: leaf1)"
-    >>> not_in_catalog("cable", {"x": ("l1", "l2"), "y": ("l3",)}, "link")
-    "2 cables are not in the catalog ('x', 'y'; 3 links: l1, l2, l3)"
-    """
-    items = [i for ids in gaps.values() for i in ids]
-    where = f"{count(len(items), item)}: {_ids(items)}"
-    if len(gaps) == 1:
-        return f"{unknown_id(what, next(iter(gaps)))} ({where})"
-    names = ", ".join(repr(g) for g in list(gaps)[:3]) + (", ..." if len(gaps) > 3 else "")
-    return f"{len(gaps)} {what}s are not in the catalog ({names}; {where})"
-
-
-@dataclass(frozen=True)
-class CatalogGaps:
-    """Model and cable ids a design names that the catalog lacks, each with the items naming it."""
-
-    models: dict[str, tuple[str, ...]]
-    cables: dict[str, tuple[str, ...]]
-
-
-def catalog_gaps(design: Design, catalog: Catalog) -> CatalogGaps:
-    """The unknown models (-> device ids) and cables (-> link ids) of a design, in design order.
-
-    The one check behind the ``unknown-model`` and ``unknown-cable`` rules and the notes of the
-    analysis and the bill of materials. An empty ``model`` or ``cable`` is not unknown.
-    """
-    models: dict[str, list[str]] = defaultdict(list)
-    cables: dict[str, list[str]] = defaultdict(list)
-    comps, cabs = catalog.components, catalog.cables
-    for dev in design.iter_devices():
-        if dev.model and dev.model not in comps:
-            models[dev.model].append(dev.id)
-    for link in design.iter_links():
-        if link.cable and link.cable not in cabs:
-            cables[link.cable].append(link.id)
-    return CatalogGaps({k: tuple(v) for k, v in models.items()}, {k: tuple(v) for k, v in cables.items()})
-
-
-def zero_length_message(link: Link, catalog: Catalog) -> str:
-    """What ``zero-length`` says about a 0 m network link (and the bill of materials notes)."""
-    cable = catalog.cables.get(link.cable) if link.cable else None
-    counted = (f"the bill of materials counts its shortest orderable length, {cable.standard_length(0.0):g} m"
-               if cable is not None and cable.lengths_m else "the bill of materials prices it at 0 m")
-    return f"{link.medium.replace('_', ' ')} link is {ZERO_LENGTH}; {counted}: set the real length"
-
-
-def zero_length_summary(link_ids: list[str]) -> str:
-    """The bill of materials' note on 0 m network links, in the words of the ``zero-length`` rule."""
-    n = len(link_ids)
-    return (f"{count(n, 'network link')} ({_ids(link_ids)}) {plural(n, 'is', 'are')} {ZERO_LENGTH}; "
-            "counted at the shortest orderable length of the cable (0 m when it lists none)")
-
-
-def is_zero_capacity(rate_gbps: float) -> bool:
-    """True when the analysis leaves a link of this rate out as a zero-capacity link."""
-    return not rate_gbps >= K.MIN_LINK_GBPS
+from designer.model.units import duration, line_rate
 
 
 def _out_of_range_port(ports: tuple) -> list[str]:
@@ -246,7 +157,7 @@ def _link_problems(link: Link, pa: PortSpec, pb: PortSpec, catalog: Catalog,
                    reach_cache: dict[tuple[str, float], float | None]) -> _LinkVerdict:
     """Length-independent problems of a link (messages without the link id), its reach and what sets it."""
     problems: list[tuple[str, str, str]] = []
-    board = _BOARD_MEDIA.get(link.medium)
+    board = BOARD_MEDIA.get(link.medium)
     kinds = {pa.kind, pb.kind}
     if board is not None and kinds != {board}:
         problems.append((ERROR, "medium-port-kind",
@@ -332,7 +243,7 @@ def _check_links(design: Design, catalog: Catalog, out: list[Finding]) -> None:
                 f"{link.id}: length {link.length_m:g} m is outside 0 .. {MAX_LINK_LENGTH_M:g} m: a design file "
                 "with it cannot be read back; set the real length", ends, (link.id,),
             ))
-        elif link.length_m == 0 and link.medium not in _BOARD_MEDIA:
+        elif link.length_m == 0 and link.medium not in BOARD_MEDIA:
             out.append(Finding(WARNING, "zero-length", f"{link.id}: {zero_length_message(link, catalog)}",
                                ends, (link.id,)))
         if reach is not None and link.length_m > reach + 1e-9:
@@ -354,19 +265,6 @@ def _check_links(design: Design, catalog: Catalog, out: list[Finding]) -> None:
                 "an endpoint normally takes one link per peer: remove the extra links",
                 (a, b), tuple(ids),
             ))
-
-
-UNPRICED = "counted at 0 W, $0"
-
-
-def is_unpriced_device(dev) -> bool:
-    """A custom device (no catalog model) that gives no ``power_w`` or ``price_usd`` of its own."""
-    return not dev.model and "power_w" not in dev.properties and "price_usd" not in dev.properties
-
-
-def is_uncabled(link: Link) -> bool:
-    """A network link (not an NVLink/PCIe board connection) with no cable chosen."""
-    return not link.cable and link.medium not in _BOARD_MEDIA
 
 
 def _check_unpriced(design: Design, out: list[Finding]) -> None:
@@ -404,10 +302,6 @@ def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding
     if catalog is None:
         catalog = default_catalog()
     out: list[Finding] = []
-    # The whole-fabric and measured-figure rules import this module: imported here.
-    from designer.analysis.measured import check_measured
-    from designer.analysis.rules_fabric import check_connectivity, check_fabric_shape
-
     _check_devices(design, catalog, out)
     _check_links(design, catalog, out)
     check_fabric_shape(design, out)
@@ -420,20 +314,3 @@ def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding
     return sorted(out, key=lambda f: rank.get(f.severity, 2))
 
 
-def findings_by_item(findings: list[Finding]) -> tuple[dict[str, list[Finding]], dict[str, list[Finding]]]:
-    """Index findings by device id and by link id (for marking items on the canvas)."""
-    by_dev: dict[str, list[Finding]] = defaultdict(list)
-    by_link: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        for d in f.devices:
-            by_dev[d].append(f)
-        for lk in f.links:
-            by_link[lk].append(f)
-    return dict(by_dev), dict(by_link)
-
-
-__all__ = [
-    "CatalogGaps", "ERROR", "Finding", "UNPRICED", "WARNING", "ZERO_CAPACITY", "ZERO_LENGTH", "catalog_gaps",
-    "check_design", "findings_by_item", "is_uncabled", "is_unpriced_device", "is_zero_capacity", "not_in_catalog",
-    "unknown_id", "zero_length_message", "zero_length_summary",
-]

@@ -14,7 +14,7 @@ Counting rules:
   ``1..per_cage`` are cage 1, and so on), so optics spread over N cages need N modules. The
   module carries the cage's rate (per_cage x port speed): on a switch whose 800G ports are broken
   out 4 ways, four 200G ends share one 800G twin-port module. A cage
-  mixing media or modules (see ``designer.analysis.cages``) cannot be built: each module in it
+  mixing media or modules (see ``designer.analysis.common.cages``) cannot be built: each module in it
   is counted as a module of its own and a note names the cages.
 - Board connections are not cables; they are counted in ``board_links`` only.
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from designer.analysis.cages import cage_of, end_medium
-from designer.analysis.rules import (
+from designer.analysis.common.cages import cage_of, end_medium
+from designer.analysis.common.findings import (
     UNPRICED,
     catalog_gaps,
     is_uncabled,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from designer.analysis.capacity import K_GPU, K_NIC, K_NVSWITCH, K_STORAGE, K_SWITCH, P_NVLINK, CapacityGraph
+from designer.analysis.fabric.capacity import K_GPU, K_NIC, K_NVSWITCH, K_STORAGE, K_SWITCH, P_NVLINK, CapacityGraph
 from designer.model import Design
 
 TIERS = ("nvlink", "pcie", "direct", "access", "leaf-spine", "spine-core", "switch")

@@ -1,11 +1,11 @@
 """ECMP kernel on the core graph: hop distances and the level-by-level push of demand.
 
 The core graph (switches and GPUs with network ports, network links only; see
-:mod:`designer.analysis.routing`) is routed per *destination*: a BFS distance matrix from scipy,
+:mod:`designer.analysis.fabric.routing`) is routed per *destination*: a BFS distance matrix from scipy,
 then the demand of every source is pushed down the destination's shortest-path DAG level by
 level with ``numpy.bincount``, a chunk of destinations at a time, split equally per link over
 the equal-cost next hops. The same passes give the per-arc ECMP shares that the hose bound of
-:mod:`designer.analysis.bisection` needs.
+:mod:`designer.analysis.bisection.bounds` needs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
 if TYPE_CHECKING:
-    from designer.analysis.routing import Fabric
+    from designer.analysis.fabric.routing import Fabric
 
 #: Dense elements per chunk of the destination kernel (rows x arcs).
 CHUNK_ELEMENTS = 4_000_000

@@ -149,7 +149,8 @@ STEP_LATENCY_S = {
 RING_PLATEAU_FACTOR = 1.9
 RING_PLATEAU_BYTES_PER_RANK = 65536 / 16
 
-#: Per-step latency of a step over a direct chip link (``direct_algorithms``), seconds, by protocol.
+#: Per-step latency of a step over a direct chip link (:mod:`designer.analysis.collectives.direct`), seconds,
+#: by protocol.
 #: Modelling choice: a step between two accelerators over a point-to-point link with no NIC or network
 #: proxy is NCCL's NVLink step (tuning.cc ``hwLat`` NVLink ring: LL 0.6, LL128 1.9, Simple 3.4 us);
 #: the link's wire latency is added per step. TPU ICI publishes no per-step figure.

@@ -5,7 +5,7 @@ without a switch or NIC between: the ``torus`` and ``hypercube`` generators, TPU
 collectives that use its structure instead of NCCL's switched-fabric rings and trees. The
 structure is read from the coordinates the generators write on every chip (``properties.coords``
 on a torus or mesh, ``properties.label`` on a hypercube), or without them from the links of an
-intact torus or hypercube (:meth:`designer.analysis.twins.CoreRouter.grid_coordinates`), and
+intact torus or hypercube (:meth:`designer.analysis.fabric.twins.CoreRouter.grid_coordinates`), and
 checked against the links: every pair of neighbours must be linked. A link that is in the design
 but failed (or of zero rate): a torus line with one such link runs as a path (the linear
 algorithm there, with a note); a second one in a line, or one in a mesh or hypercube line, makes
@@ -13,7 +13,7 @@ the per-dimension algorithms *cannot run*; a Hamiltonian cycle crossing one is m
 shifted, another even side) when that avoids it, else the bidirectional ring cannot run.
 
 Algorithms (flows are (source GPU, destination GPU, bytes per message byte), routed with
-:meth:`designer.analysis.embedding.Embedder.phase`; every flow crosses one link):
+:meth:`designer.analysis.collectives.embedding.Embedder.phase`; every flow crosses one link):
 
 - **bidir-ring**: two rings in opposite directions along a Hamiltonian cycle of direct links
   (snake order on a torus or mesh, the reflected Gray code on a hypercube), each on half the
@@ -35,7 +35,7 @@ Algorithms (flows are (source GPU, destination GPU, bytes per message byte), rou
   every dimension's links (the all-port hypercube schedule). 2 log2 p steps.
 
 Latency: NCCL's ring base latency per call, plus per step the direct-link step latency
-(:data:`designer.analysis.constants.DIRECT_STEP_LATENCY_S`) and the longest direct link's wire
+(:data:`designer.analysis.common.constants.DIRECT_STEP_LATENCY_S`) and the longest direct link's wire
 latency; protocols LL, LL128, Simple with the ring's bandwidth factors.
 """
 
@@ -45,9 +45,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from designer.analysis import constants as K
-from designer.analysis.algorithms import AlgorithmModel
-from designer.analysis.direct_grid import (
+from designer.analysis.collectives.algorithms import AlgorithmModel
+from designer.analysis.collectives.direct_grid import (
     Grid,
     cut_text,
     cycle_positions,
@@ -56,7 +55,8 @@ from designer.analysis.direct_grid import (
     order_servers,
     working_cycle,
 )
-from designer.analysis.embedding import Embedder, Phase, Unroutable
+from designer.analysis.collectives.embedding import Embedder, Phase, Unroutable
+from designer.analysis.common import constants as K
 from designer.model import units
 
 #: The algorithms of this module, by collective (registered in ``collectives.ALGORITHMS``).

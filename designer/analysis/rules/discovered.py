@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from designer.analysis.rules import WARNING, Finding
+from designer.analysis.common.findings import WARNING, Finding
 from designer.model import Design
 from designer.model.units import line_rate
 

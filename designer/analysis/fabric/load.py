@@ -19,11 +19,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from designer.analysis import constants as K
-from designer.analysis.routing import CoreRouter, Fabric, attachment_pairs, pxn_proxies, route_flows, unique_pairs
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.routing import (
+    CoreRouter,
+    Fabric,
+    attachment_pairs,
+    pxn_proxies,
+    route_flows,
+    unique_pairs,
+)
 
 if TYPE_CHECKING:
-    from designer.analysis.context import Context
+    from designer.analysis.fabric.context import Context
 
 
 # --------------------------------------------------------------------------- aggregate uniform traffic
@@ -33,15 +40,15 @@ def uniform_loads(fabric: Fabric, router: CoreRouter, members: np.ndarray, per_p
 
     Returns (arc_load over capacity-graph arcs, bytes that found no route). With a ``hose`` dict,
     fills it with the attachment cores, their weights and the per-arc ECMP shares the hose bound
-    of :mod:`designer.analysis.bisection` needs (computed in the same pass).
+    of :mod:`designer.analysis.bisection.bounds` needs (computed in the same pass).
 
     Examples
     --------
     Three hosts on one switch: each host link carries 2 pairs' worth in each direction.
 
     >>> from designer.model import Design, Device, Link, PortGroup
-    >>> from designer.analysis.capacity import build_capacity_graph
-    >>> from designer.analysis.routing import build_fabric
+    >>> from designer.analysis.fabric.capacity import build_capacity_graph
+    >>> from designer.analysis.fabric.routing import build_fabric
     >>> d = Design()
     >>> d.extend(devices=[Device("s", "switch", (PortGroup("p", 3, 100.0),))]
     ...     + [Device(f"h{i}", "gpu", (PortGroup("p", 1, 100.0),)) for i in range(3)],
@@ -305,7 +312,7 @@ def traffic_loads(ctx: Context, flows, *, top: int = 10, pxn: bool = False) -> T
     Examples
     --------
     >>> from designer.generators import GENERATORS
-    >>> from designer.analysis.context import build_context
+    >>> from designer.analysis.fabric.context import build_context
     >>> ctx = build_context(GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8, oversubscription=2.0))
     >>> res = traffic_loads(ctx, [(f"node1-gpu{i}", f"node2-gpu{i}", 50e9) for i in range(1, 9)])
     >>> res.bottlenecks[0][0].startswith("leaf1"), round(res.bottlenecks[0][1], 2)
@@ -318,7 +325,7 @@ def traffic_loads(ctx: Context, flows, *, top: int = 10, pxn: bool = False) -> T
     for s, d, r in flows:
         for x in (s, d):
             if x not in pos:
-                from designer.analysis.errors import AnalysisError
+                from designer.analysis.common.errors import AnalysisError
 
                 raise AnalysisError(f"traffic matrix: {x!r} is not a GPU of the design")
         src.append(pos[s])

@@ -57,11 +57,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from designer.analysis import constants as K
-from designer.analysis.bisection_cuts import Cutter, kernighan_lin_order, spectral_order
-from designer.analysis.capacity import P_NVLINK
-from designer.analysis.context import Context, members_of, require_context
-from designer.analysis.load import uniform_loads
+from designer.analysis.bisection.cuts import Cutter, kernighan_lin_order, spectral_order
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.capacity import P_NVLINK
+from designer.analysis.fabric.context import Context, members_of, require_context
+from designer.analysis.fabric.load import uniform_loads
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def _grid_lower(ctx: Context, members: np.ndarray) -> tuple[float, tuple[int, ..
     direct links between neighbours.
 
     >>> from designer.generators import GENERATORS
-    >>> from designer.analysis.context import build_context
+    >>> from designer.analysis.fabric.context import build_context
     >>> ctx = build_context(GENERATORS["torus"].build(dims=(4, 4), wrap=False))
     >>> lb, dims, wrap = _grid_lower(ctx, np.arange(ctx.n_gpus))
     >>> round(lb / 50e9, 6), dims, wrap            # 4 links of 400 Gb/s across the middle
@@ -199,7 +199,7 @@ def _split_server_nvlink(ctx: Context, members: np.ndarray) -> tuple[float, bool
     can make up are on the wrong side, each cutting at least the smallest per-GPU NVLink rate.
 
     >>> from designer.generators import GENERATORS
-    >>> from designer.analysis.context import build_context
+    >>> from designer.analysis.fabric.context import build_context
     >>> ctx = build_context(GENERATORS["leaf-spine"].build(leaves=3, hosts_per_leaf=8))
     >>> nv, ok = _split_server_nvlink(ctx, np.arange(ctx.n_gpus))  # 24 GPUs, 3 servers: 4 on the wrong side
     >>> round(nv / 450e9, 6), ok
@@ -322,7 +322,7 @@ def bisection_bounds(ctx: Context, members=None, *, budget: int = K.PAIR_WORK_BU
     Parameters
     ----------
     ctx : Context
-        The design's analysis context (:func:`designer.analysis.context.build_context`).
+        The design's analysis context (:func:`designer.analysis.fabric.context.build_context`).
     members : optional
         GPU positions, GPU or group ids, or None for every GPU.
     budget : int
@@ -338,7 +338,7 @@ def bisection_bounds(ctx: Context, members=None, *, budget: int = K.PAIR_WORK_BU
     Four hosts on one switch (100 Gb/s links): any 2|2 split cuts two host links.
 
     >>> from designer.model import Design, Device, Link, PortGroup
-    >>> from designer.analysis.context import build_context
+    >>> from designer.analysis.fabric.context import build_context
     >>> from designer.model.catalog import Catalog
     >>> d = Design()
     >>> d.extend(devices=[Device("s", "switch", (PortGroup("p", 4, 100.0),))]

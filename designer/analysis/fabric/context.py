@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from designer.analysis.capacity import CapacityGraph, build_capacity_graph
-from designer.analysis.errors import AnalysisError
-from designer.analysis.routing import CoreRouter, Fabric, build_fabric
+from designer.analysis.common.errors import AnalysisError
+from designer.analysis.fabric.capacity import CapacityGraph, build_capacity_graph
+from designer.analysis.fabric.routing import CoreRouter, Fabric, build_fabric
 from designer.model import Design
 from designer.model.catalog import Catalog
 

@@ -3,7 +3,7 @@
 :class:`Cutter` values a split of the GPUs: a super-source/super-sink maximum flow (scipy, integer
 capacities) lets every other device (switches, NICs, NVLink switches) choose its side, and the cut
 is valued at its true capacity. :func:`spectral_order` and :func:`kernighan_lin_order` propose
-split orders; :func:`designer.analysis.bisection.bisection_bounds` tries them with the others
+split orders; :func:`designer.analysis.bisection.bounds.bisection_bounds` tries them with the others
 (design order, scalable units, rails) and keeps the best.
 """
 
@@ -16,8 +16,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 from scipy.sparse.linalg import lobpcg
 
-from designer.analysis import constants as K
-from designer.analysis.context import Context
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.context import Context
 
 INT32_MAX = 2**31 - 1
 

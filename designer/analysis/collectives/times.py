@@ -17,7 +17,7 @@ Embeddings (p ranks on m servers of g GPUs, C channels = rails):
   all-reduce carries 2(p-1)/p x S / C bytes; reduce-scatter and all-gather (p-1)/p x S / C;
   broadcast S / C (pipelined).
 - **tree** (all-reduce): NCCL's double binary trees across servers (``trees.cc``, built in
-  :mod:`designer.analysis.nccl_trees`: an in-order tree with a one-child root and its mirror or
+  :mod:`designer.analysis.collectives.nccl_trees`: an in-order tree with a one-child root and its mirror or
   shift, each on half the data), a chain through the GPUs inside each server; x 1/0.9 (NCCL's
   tree correction).
 - **hierarchical** (all-reduce): ring reduce-scatter in each server over NVLink, ring all-reduce
@@ -31,14 +31,14 @@ Embeddings (p ranks on m servers of g GPUs, C channels = rails):
 - **pairwise** (all-to-all): every GPU sends S/p to every other; the network part of a GPU's
   traffic leaves through its own NIC, so per GPU it never exceeds one NIC's rate.
 - **bidir-ring**, **multi-dim**, **halving-doubling** (all-reduce, reduce-scatter, all-gather on
-  tori, meshes and hypercubes of direct chip links): :mod:`designer.analysis.direct_algorithms`.
+  tori, meshes and hypercubes of direct chip links): :mod:`designer.analysis.collectives.direct`.
   There the ring and tree follow a Hamiltonian order of the chips instead of the design order.
 
 nccl-tests conventions: algbw = S / t; busbw = algbw x 2(p-1)/p (all-reduce),
 x (p-1)/p (reduce-scatter, all-gather, all-to-all), x 1 (broadcast).
 
-The flows are built in :mod:`designer.analysis.embedding`, the time models in
-:mod:`designer.analysis.algorithms`; this module runs the sweep, the NCCL-style selection and
+The flows are built in :mod:`designer.analysis.collectives.embedding`, the time models in
+:mod:`designer.analysis.collectives.algorithms`; this module runs the sweep, the NCCL-style selection and
 the max-min fair rates of a model's flows.
 """
 
@@ -50,9 +50,8 @@ from enum import Enum
 import numpy as np
 import scipy.sparse as sp
 
-from designer.analysis import constants as K
-from designer.analysis import direct_algorithms as D
-from designer.analysis.algorithms import (
+from designer.analysis.collectives import direct as D
+from designer.analysis.collectives.algorithms import (
     AlgorithmModel,
     alltoall_model,
     hier_model,
@@ -60,10 +59,11 @@ from designer.analysis.algorithms import (
     tree_model,
     unavailable_reason,
 )
-from designer.analysis.context import Context, members_of, require_context
-from designer.analysis.embedding import Embedder, Phase, Unroutable
-from designer.analysis.errors import AnalysisError
-from designer.analysis.load import FairShare, flow_matrix, max_min_fair
+from designer.analysis.collectives.embedding import Embedder, Phase, Unroutable
+from designer.analysis.common import constants as K
+from designer.analysis.common.errors import AnalysisError
+from designer.analysis.fabric.context import Context, members_of, require_context
+from designer.analysis.fabric.load import FairShare, flow_matrix, max_min_fair
 
 __all__ = ["ALGORITHMS", "ALIASES", "COLLECTIVES", "NOT_DEFAULT", "AlgorithmModel", "CollectiveResult",
            "CollectiveRow", "FairRates", "FairStatus", "Phase", "bus_factor", "collective_times", "fair_rates"]
@@ -136,7 +136,7 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
     Parameters
     ----------
     ctx : Context
-        The design's analysis context (:func:`designer.analysis.context.build_context`).
+        The design's analysis context (:func:`designer.analysis.fabric.context.build_context`).
     collective : str
         One of :data:`COLLECTIVES` (aliases such as ``all-reduce`` accepted).
     algorithms : str or list of str, optional
@@ -163,7 +163,7 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
     --------
     One HGX H100 server (8 GPUs on an NVLS-capable NVSwitch), 8 GiB all-reduce:
 
-    >>> from designer.analysis.context import build_context
+    >>> from designer.analysis.fabric.context import build_context
     >>> from designer.generators import GENERATORS
     >>> res = collective_times(build_context(GENERATORS["server"].build()), sizes=[8 << 30])
     >>> {r.algorithm: round(r.busbw_bytes_per_s / 1e9) for r in res.rows}
@@ -297,7 +297,7 @@ class FairRates:
 
     When ``status`` is :attr:`FairStatus.COMPUTED`, flow ``i`` runs ``src[i] -> dst[i]`` (GPU
     positions) carrying ``bytes_per_byte[i]`` bytes per message byte; ``matrix`` is the flow x arc
-    matrix (:func:`designer.analysis.load.flow_matrix`) and ``share`` the fair rates and each flow's
+    matrix (:func:`designer.analysis.fabric.load.flow_matrix`) and ``share`` the fair rates and each flow's
     bottleneck arc. Otherwise they are empty / None.
     """
 

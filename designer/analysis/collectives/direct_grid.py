@@ -1,10 +1,10 @@
 """The structure of a torus, mesh or hypercube of direct chip links, as the collectives use it.
 
 :func:`grid_of` reads it (the generators' coordinates on every chip, or the links of an intact
-torus or hypercube, :meth:`designer.analysis.twins.CoreRouter.grid_coordinates`) and checks it
+torus or hypercube, :meth:`designer.analysis.fabric.twins.CoreRouter.grid_coordinates`) and checks it
 against the links; :func:`hamiltonian_cycle` and :func:`working_cycle` give the cycle the
 bidirectional ring runs on (moved off links that are down); :func:`order_servers` puts NCCL's ring
-and tree in that order. The algorithms are in :mod:`designer.analysis.direct_algorithms`.
+and tree in that order. The algorithms are in :mod:`designer.analysis.collectives.direct`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis.capacity import K_GPU, P_DIRECT
-from designer.analysis.embedding import Embedder
+from designer.analysis.collectives.embedding import Embedder
+from designer.analysis.fabric.capacity import K_GPU, P_DIRECT
 from designer.model import units
 
 

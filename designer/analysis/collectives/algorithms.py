@@ -1,8 +1,8 @@
 """Time models of the collective algorithms: bandwidth from the embedded flows, latency per protocol.
 
-Each builder embeds an algorithm with :class:`designer.analysis.embedding.Embedder` and returns an
+Each builder embeds an algorithm with :class:`designer.analysis.collectives.embedding.Embedder` and returns an
 :class:`AlgorithmModel`: time = latency + S x seconds-per-byte / protocol factor for the
-protocols LL, LL128 and Simple (NCCL ``tuning.cc`` constants, :mod:`designer.analysis.constants`),
+protocols LL, LL128 and Simple (NCCL ``tuning.cc`` constants, :mod:`designer.analysis.common.constants`),
 the bandwidth term being the busiest arc's load per byte over its effective capacity. The
 latency terms: ring ``base + (steps - inter-node steps) x NVLink step + inter-node steps x
 (network step + hop latency)``; tree ``base + 2 ((ppn-1) NVLink steps + ceil(log2 servers)
@@ -16,17 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.analysis import constants as K
-from designer.analysis import nccl_trees
-from designer.analysis.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
-from designer.analysis.embedding import Embedder, Phase, Unroutable
-from designer.analysis.load import uniform_loads
+from designer.analysis.collectives import nccl_trees
+from designer.analysis.collectives.embedding import Embedder, Phase, Unroutable
+from designer.analysis.common import constants as K
+from designer.analysis.fabric.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
+from designer.analysis.fabric.load import uniform_loads
 from designer.model import units
 
 
 def tree_depth(m: int) -> int:
     """Levels of NCCL's double binary trees across ``m`` servers: ceil(log2 m) (the root of
-    ``ncclGetBtree`` has one child, :mod:`designer.analysis.nccl_trees`). NCCL's tuner counts
+    ``ncclGetBtree`` has one child, :mod:`designer.analysis.collectives.nccl_trees`). NCCL's tuner counts
     ``log2i(m) = floor(log2 m)`` levels instead, one fewer unless m is a power of two; the time of
     a step is what the model estimates, so it counts the levels the data crosses.
 
