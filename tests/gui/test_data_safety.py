@@ -170,6 +170,26 @@ def test_a_restored_design_is_on_disk_again_at_once(window, make_window, dialogs
     assert design_to_text(load_design(other.recovery.design_path)) == before
 
 
+def test_a_restored_design_is_one_undo_step_over_its_file_as_on_disk(window, make_window, dialogs, dead_pid,
+                                                                      tmp_path):
+    """Undo of a restore shows the file as saved and clears the mark truthfully; redo brings the work back."""
+    mine = tmp_path / "mine.json"
+    window.document.save(mine)
+    on_disk = design_to_text(window.document.design)
+    edited = _edit(window)
+    _orphan(window, dead_pid)
+    other = make_window()
+    dialogs.answer = SB.Yes
+    assert other.offer_recovery()
+    doc = other.document
+    assert design_to_text(doc.design) == edited and doc.path == mine.resolve() and doc.is_modified()
+    assert other.actions_by_name["undo"].text() == "&Undo Restore unsaved changes"
+    other.actions_by_name["undo"].trigger()
+    assert design_to_text(doc.design) == on_disk and not doc.is_modified() and not other.isWindowModified()
+    other.actions_by_name["redo"].trigger()
+    assert design_to_text(doc.design) == edited and doc.is_modified()
+
+
 def test_every_crashed_design_is_offered(make_window, dialogs, dead_pid):
     first, second = make_window(), make_window()
     first.editor.place_component("qm9700", QPointF(0, 0))

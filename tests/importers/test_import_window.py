@@ -70,3 +70,39 @@ def test_options_dialog_and_errors_are_dialogs(window, qtbot):
     assert not import_fabric(window, str(DATA / "psmn-X5.spine"), opts)
     assert window.errors and window.errors[0][0] == "Cannot import" and "GUIDs" in window.errors[0][1]
     assert window.document.design is before
+
+
+def test_import_is_an_ordinary_undo_step_and_undo_keeps_the_unsaved_mark(window, qtbot, tmp_path, monkeypatch):
+    """Import over unsaved work, undo: the work is back, still marked unsaved, and closing asks to save."""
+    from PySide6.QtCore import QPointF
+
+    from designer.gui.window.import_dialog import import_fabric
+
+    window.editor.place_component("h100-sxm", QPointF(0, 0))  # unsaved work in an untitled design
+    before = window.document.design
+    assert import_fabric(window, str(X5_DUMP), x5_options())
+    undo = window.actions_by_name["undo"]
+    assert undo.text() == f"&Undo Import {X5_DUMP.name}"
+    assert window.document.is_modified() and window.isWindowModified()
+    undo.trigger()
+    assert window.document.design is before and before.has_device("gpu-1")
+    assert window.document.is_modified() and window.isWindowModified()
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda _p, _t, text, *a, **k: asked.append(text) or QMessageBox.StandardButton.Cancel)
+    assert not window.close()
+    assert asked and asked[0].startswith("Save changes")
+    window.actions_by_name["redo"].trigger()
+    assert window.document.design.device_count() == 189 and window.document.path is None
+
+
+def test_import_over_a_saved_file_undoes_to_the_file_and_its_name(window, tmp_path):
+    from designer.gui.window.import_dialog import import_fabric
+
+    saved = tmp_path / "mine.json"
+    window.document.save(saved)
+    assert import_fabric(window, str(X5_DUMP), x5_options())
+    assert window.document.path is None and window.document.is_modified()
+    window.document.undo_stack.undo()
+    assert window.document.path == saved.resolve() and not window.document.is_modified()
+    assert window.windowTitle().startswith("mine.json")

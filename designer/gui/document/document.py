@@ -2,9 +2,12 @@
 
 Opening replaces the design only after the file loaded completely, so a bad file leaves the
 current design untouched. Each variant (Design > New Variant) has its own undo stack in one
-``QUndoGroup``; ``design`` and ``undo_stack`` are the active variant's. "Modified" is: a stack is
-not clean, or variants were added or removed since the last save. Saving writes every variant
-into the one design file (docs/file-format.md).
+``QUndoGroup``; ``design`` and ``undo_stack`` are the active variant's. "Modified" means "differs
+from the file on disk": a stack is away from its clean (saved or opened) step, or variants were
+added, removed or restored since the last save. Replacing the shown design (an import, a restored
+recovery file) is an ordinary undo step (:class:`ReplaceDesignCommand`), never a step that only
+marks the design modified. Saving writes every variant into the one design file
+(docs/file-format.md).
 """
 
 from __future__ import annotations
@@ -189,10 +192,35 @@ class Document(QObject):
         self.design_replaced.emit(design)
         self.variants_changed.emit()
         self.path_changed.emit(str(path) if path else "")
-        if modified:
-            # A restored recovery file: mark it modified so that closing asks to save it.
-            self.undo_stack.push(_MarkModified())
+        # A restored recovery file with variants differs from the file on disk as a whole: no undo
+        # step stands for that, so it counts as modified until saved (see ``replace`` otherwise).
+        self._variants_edited = modified
         self.modified_changed.emit(self.is_modified())
+
+    def replace(self, design: Design, path: Path | None, text: str, *, collapse: bool = True) -> None:
+        """Show ``design`` instead of the active one, as one undo step named ``text``.
+
+        The file name becomes ``path`` (None: saving asks where); undo brings back the design and
+        the file name shown before, and with them the modified mark they had.
+        """
+        if collapse:
+            auto_collapse(design)
+        self.push(ReplaceDesignCommand(self, design, path, text))
+
+    def _swap(self, old: Design, new: Design, path: Path | None) -> None:
+        """Put ``new`` in the place of variant ``old`` (its undo stack follows) and show it."""
+        index = next(i for i, d in enumerate(self.variants) if d is old)
+        self._stacks[id(new)] = self._stacks.pop(id(old))
+        self._watch(old, False)
+        self.variants[index] = new
+        self._watch(new, True)
+        self.design = new
+        path_moved = path != self.path
+        self.path = path
+        self.design_replaced.emit(new)
+        self.variants_changed.emit()
+        if path_moved:
+            self.path_changed.emit(str(path) if path else "")
 
     def new(self) -> None:
         self.set_design(Design(), None)
@@ -222,11 +250,24 @@ class Document(QObject):
         save_design(self.variants[0], path, self.others())
 
 
-class _MarkModified(QUndoCommand):
-    """A no-op step that makes a restored design count as modified until it is saved."""
+class ReplaceDesignCommand(QUndoCommand):
+    """The shown design replaced by another (an import, a restored recovery file): one undo step.
 
-    def __init__(self) -> None:
-        super().__init__("Restore unsaved changes")
+    Later steps on the same stack edit the new design; undoing past this one brings the old
+    design object back, so the steps before it find the design they were made on.
+    """
+
+    def __init__(self, document: Document, design: Design, path: Path | None, text: str) -> None:
+        super().__init__(text)
+        self.document = document
+        self.old, self.new = document.design, design
+        self.old_path, self.new_path = document.path, path
+
+    def redo(self) -> None:
+        self.document._swap(self.old, self.new, self.new_path)
+
+    def undo(self) -> None:
+        self.document._swap(self.new, self.old, self.old_path)
 
 
 def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> None:

@@ -2,7 +2,9 @@
 
 The same import as ``topo-designer import`` (:mod:`designer.io.importers`): choose a file, then the
 options the file cannot give (format, default rate, GPUs per host adapter, node-name map). The
-imported design opens unsaved, so closing asks where to keep it; the import report (what was
+imported design replaces the one shown as an ordinary edit ("Undo Import <file>" brings the previous
+design and its file name back), unsaved and without a file name, so closing asks where to keep it;
+the import report (what was
 read, guessed and skipped, with line numbers) shows in a window of its own. Errors are dialogs.
 """
 
@@ -125,7 +127,7 @@ class ImportReportWindow(QDialog):
 
 
 def import_fabric(window: MainWindow, path: str | None = None, options: ImportOptions | None = None) -> bool:
-    """File ▸ Import…: ask for a file and options (unless given), import, open the design unsaved."""
+    """File ▸ Import…: ask for a file and options (unless given), import, show the design as one undo step."""
     if path is None:
         path, _ = QFileDialog.getOpenFileName(window, "Import a fabric", str(Path.cwd()), FILE_FILTER)
         if not path:
@@ -143,10 +145,7 @@ def import_fabric(window: MainWindow, path: str | None = None, options: ImportOp
     except MemoryError:
         window.show_error("Cannot import", f"{path}: out of memory")
         return False
-    if not window.maybe_save():
-        return False
-    window.recovery.discard()
-    window.document.set_design(design, None, modified=True)
+    window.document.replace(design, None, f"Import {Path(path).name}")
     window.import_report = ImportReportWindow(window, report)
     window.import_report.show()
     guessed = sum(report.counts["guessed"].values())

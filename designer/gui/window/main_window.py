@@ -351,13 +351,31 @@ class MainWindow(QMainWindow):
                     self.show_error("Cannot restore", str(e))
                 else:
                     target = self.new_window() if restored else self
-                    original = Path(orphan.original) if orphan.original else None
-                    target.document.set_design(designs[0], original, modified=True, variants=designs[1:])
+                    target.restore(designs, Path(orphan.original) if orphan.original else None)
                     restored = True
                     if not target.recovery.autosave():
                         continue  # keep the old recovery file: it is the only copy on disk
             Recovery.remove(orphan)
         return restored
+
+    def restore(self, designs: list[Design], original: Path | None) -> None:
+        """Show a recovered design as one undo step over the file it came from, as that file is on
+        disk (an empty design when it has none or it cannot be read): undo shows the file, and the
+        modified mark says whether what is shown differs from it. A recovery with variants replaces
+        the whole file and stays modified until saved."""
+        from designer.io import load_designs
+
+        base: list[Design] = [Design()]
+        if original is not None:
+            try:
+                base = load_designs(original)
+            except DesignError:
+                original = None  # gone or unreadable: saving asks where
+        if len(designs) > 1 or len(base) > 1:
+            self.document.set_design(designs[0], original, modified=True, variants=designs[1:])
+            return
+        self.document.set_design(base[0], original)
+        self.document.replace(designs[0], original, "Restore unsaved changes")
 
     # ------------------------------------------------------------------ window events
     def closeEvent(self, event: QCloseEvent) -> None:
