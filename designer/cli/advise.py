@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from designer.cli.common import echo, write_json
+from designer.cli.common import echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +84,7 @@ def options(design, catalog=None) -> list[tuple[str, object]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload})
     from designer.analysis.common.errors import AnalysisError
     from designer.analysis.training.scaling import advise
     from designer.cli.fabric_family import rebuild

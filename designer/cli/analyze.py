@@ -9,7 +9,7 @@ import time
 from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HASH_SEED, MAX_HASH_DRAWS, ROUTING_MODES
 from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVES
 from designer.analysis.common.errors import AnalysisError
-from designer.cli.common import echo, write_json, write_json_text
+from designer.cli.common import echo, guard_outputs, write_json, write_json_text
 from designer.cli.workloads import workload_arg
 from designer.model import units
 from designer.model.units import SIZE_HELP, duration
@@ -109,6 +109,7 @@ def stage_progress(stream=None, clock=time.monotonic):  # noqa: ANN001
 
 
 def run(args: argparse.Namespace) -> int:
+    guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload})
     from designer.analysis.report import analyze
     from designer.io import load_design
     from designer.present.report_json import report_to_json

@@ -9,6 +9,7 @@ import unicodedata
 from typing import Any
 
 from designer.io import atomic_write_text
+from designer.io.outputs import check_outputs
 
 CATALOG_HELP = (
     "a user catalog file merged over the built-in catalog (repeatable; before or after the command); "
@@ -28,6 +29,26 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
                 child.add_argument("--catalog", metavar="PATH", action="append", dest="sub_catalog",
                                    default=argparse.SUPPRESS, help=CATALOG_HELP)
                 add_catalog_option(child)
+
+
+def catalog_paths(args: argparse.Namespace) -> list[str]:
+    """The ``--catalog`` files given before and after the command, in that order."""
+    return [*(getattr(args, "catalog", None) or ()), *(getattr(args, "sub_catalog", None) or ())]
+
+
+def guard_outputs(args: argparse.Namespace, outputs: dict[str, str | None],
+                  inputs: dict[str, str | None] | None = None) -> None:
+    """Refuse, before the command reads its inputs, an output that is an input or another output.
+
+    ``outputs`` maps an option (``--json``) to its path, ``inputs`` a description (``the design
+    file``) to its path; the ``--catalog`` files and the user catalog are inputs of every command.
+    Every command that writes a file calls this first.
+    """
+    from designer.model.catalog import user_catalog_path
+
+    named = [*(inputs or {}).items(), *(("a catalog", p) for p in catalog_paths(args)),
+             ("the user catalog", str(user_catalog_path()))]
+    check_outputs(named, outputs.items())
 
 
 def display_name(path: str) -> str:

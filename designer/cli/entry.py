@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 from designer import __version__
-from designer.cli.common import CATALOG_HELP, add_catalog_option, terminal_text
+from designer.cli.common import CATALOG_HELP, add_catalog_option, catalog_paths, terminal_text
 from designer.model import DesignError
 
 PROG = "topo-designer"
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(_split_command(parser, argv))
-        catalogs = [*args.catalog, *(getattr(args, "sub_catalog", None) or ())]
+        catalogs = catalog_paths(args)
         if catalogs:
             from designer.model.catalog import load_catalog, set_default_catalog
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from designer.cli.analyze import SIZE_HELP, parse_sizes
-from designer.cli.common import echo
+from designer.cli.common import echo, guard_outputs
 from designer.model import units
 from designer.present.export import DEFAULT_SIZES, ExportError, check_folder, check_output
 
@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
             check_output(outputs[key], f"--{key}")
     if outputs["panels"]:
         check_folder(outputs["panels"])
+    guard_outputs(args, {f"--{key}": path for key, path in outputs.items()},
+                  {"the design file": args.file, "the workload file": args.workload})
     sizes = parse_sizes(args.sizes)
     workload = None
     if args.workload:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from designer.cli.common import guard_outputs
 from designer.generators import GENERATORS, GeneratorError, GeneratorSpec, Param
 from designer.generators.registry import details
 from designer.io import save_design
@@ -79,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.kind is None:
         raise GeneratorError(f"generate: choose a KIND: {', '.join(GENERATORS)}")
     spec = GENERATORS[args.kind]
+    guard_outputs(args, {"-o": args.output})
     params = {p.name: getattr(args, p.name) for p in spec.params if getattr(args, p.name, None) is not None}
     design = spec.build(**params)
     save_design(design, args.output)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from designer.cli.common import display_name, echo, write_json
+from designer.cli.common import display_name, echo, guard_outputs, write_json
 from designer.io import save_design
 from designer.io.importers import (
     ATTRIBUTE_KEYS,
@@ -68,6 +68,8 @@ def options_from_args(args: argparse.Namespace) -> ImportOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    guard_outputs(args, {"-o": args.output, "--report": args.report},
+                  {"the imported file": args.file, "the name map": args.map})
     options = options_from_args(args)
     design, report = import_file(args.file, options)
     save_design(design, args.output)

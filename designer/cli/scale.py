@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from designer.cli.common import echo, write_json
+from designer.cli.common import echo, guard_outputs, write_json
 
 FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -39,6 +39,7 @@ def _factors(text: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
+    guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload})
     from designer.analysis.training.scaling import growth_headroom, scale_projection
     from designer.cli.fabric_family import family_params, rebuild
     from designer.cli.workloads import workload_arg

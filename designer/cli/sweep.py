@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 
-from designer.cli.common import echo
+from designer.cli.common import echo, guard_outputs
 from designer.model import units
 
 SPEC_HELP = "sweep spec (JSON, docs/sweeps.md): a generator, a grid of its parameters, workloads, sizes, metrics"
@@ -40,6 +40,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "core)")
     p.add_argument("--resume", action="store_true",
                    help="keep the points RESULTS already holds and run only the others (failed points run again)")
+    p.add_argument("--force", action="store_true",
+                   help="replace RESULTS when it exists (without --resume or --force an existing file is refused)")
     p.add_argument("--check", action="store_true",
                    help="check the spec and print the number of points and the time estimate; run nothing")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary")
@@ -126,12 +128,20 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from designer.cli.analyze import parse_size
+    from designer.io.outputs import FileWriteError, check_fresh_output
     from designer.model.catalog import default_catalog
     from designer.present.export import check_output
     from designer.sweep.results import results_format
     from designer.sweep.runner import default_workers, estimate, plan, run_sweep
     from designer.sweep.spec import SweepError, describe, load_spec
 
+    guard_outputs(args, {"-o": args.output}, {"the sweep spec": args.spec})
+    if args.resume and args.force:
+        raise FileWriteError("--resume and --force: give one or the other (--resume keeps the points already "
+                             "written, --force replaces the file)")
+    if not (args.resume or args.force or args.check):
+        check_fresh_output(args.output, "the results file",
+                           "give --resume to finish its sweep or --force to replace it")
     spec = load_spec(args.spec, parse_size)
     results_format(args.output)
     check_output(args.output, "-o")
@@ -187,6 +197,7 @@ def run_report(args: argparse.Namespace) -> int:
     from designer.present.sweep_report import pareto_series, sweep_html
     from designer.sweep.results import read_results
 
+    guard_outputs(args, {"--html": args.html}, {"the results file": args.results})
     check_output(args.html, "--html")
     cols, rows = read_results(args.results)
     if rows and all(r.get("pareto") is None for r in rows):
@@ -218,6 +229,7 @@ def run_point(args: argparse.Namespace) -> int:
     from designer.sweep.results import read_results
     from designer.sweep.spec import SweepError
 
+    guard_outputs(args, {"-o": args.output}, {"the results file": args.results})
     _, rows = read_results(args.results)
     text = args.point.strip()
     if text.isdigit():

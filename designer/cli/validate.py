@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.rules.check import check_design
-from designer.cli.common import display_name, echo, write_json
+from designer.cli.common import display_name, echo, guard_outputs, write_json
 from designer.io import load_design
 from designer.present.documents import findings_to_dict
 from designer.present.findings_text import findings_lines
@@ -29,6 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    guard_outputs(args, {"--json": args.json}, {"the design file": args.file})
     design = load_design(args.file)
     source = display_name(args.file)
     findings = check_design(design)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from designer.cli.common import echo, write_json
+from designer.cli.common import echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -24,6 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload})
     from designer.analysis.training.failures import whatif
     from designer.cli.workloads import workload_arg
     from designer.io import load_design

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.training.workload import DIMENSIONS, Workload, WorkloadError
-from designer.cli.common import echo, write_json
+from designer.cli.common import echo, guard_outputs, write_json
 from designer.model.units import count, figures
 
 
@@ -52,6 +52,7 @@ def _summary(w: Workload) -> dict:
 def run(args: argparse.Namespace) -> int:
     from designer.io.workload_file import load_workload, preset_names
 
+    guard_outputs(args, {"--json": args.json})
     presets = [load_workload(name) for name in preset_names()]
     if args.json:
         write_json({"format": "topo-designer-workloads", "version": 1,
