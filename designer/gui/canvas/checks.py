@@ -60,6 +60,8 @@ class RuleChecker(QObject):
     checked = Signal(int, int)
     #: a large design changed and was not re-checked automatically
     stale = Signal()
+    #: another design is shown, or a check runs in the worker: no count holds until ``checked``
+    checking = Signal()
 
     def __init__(self, document: Document, scene: DesignScene) -> None:
         super().__init__(document)
@@ -83,6 +85,9 @@ class RuleChecker(QObject):
             self._design.changed.disconnect(self.timer.start)
         self._design = design
         design.changed.connect(self.timer.start)
+        self.generation += 1  # a check of the last design still running is void
+        self.findings = []
+        self.checking.emit()
         self.timer.start()
 
     def stop(self) -> None:
@@ -110,6 +115,7 @@ class RuleChecker(QObject):
             findings = check_design(design, self.document.catalog)
             self._apply(findings, time.perf_counter() - t0)
         else:
+            self.checking.emit()
             job = _Job(self.generation, DesignSnapshot.capture(design), self.document.catalog, self._signals)
             QThreadPool.globalInstance().start(job)
 

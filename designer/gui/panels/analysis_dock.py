@@ -33,7 +33,15 @@ from designer.analysis import Report
 from designer.analysis.collectives.times import ALGORITHMS
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
-from designer.gui.panels.live_runner import COLLECTIVES, DEFAULT_SIZE, AnalysisRunner, LiveResult, Traffic, analyzer
+from designer.gui.panels.live_runner import (
+    COLLECTIVES,
+    DEFAULT_SIZE,
+    AnalysisRunner,
+    LiveResult,
+    Traffic,
+    analyzer,
+    waiting_text,
+)
 from designer.io.workload_file import load_workload, preset_names
 from designer.model import Design, DesignError, units
 from designer.present.report_text import cannot_run_text, routing_lines, summary_lines
@@ -286,8 +294,8 @@ class AnalysisDock(QWidget):
     def _on_document_design_replaced(self, _design: Design) -> None:
         self._fill_participants()
         self._selected_gpus = ()
-        self.state.setText("Not analyzed yet." if self.runner.live is False else "Analyzing\u2026")
         self.show_result(None)
+        self.state.setText(waiting_text(self.runner, self.document.design))
 
     def _on_runner_started(self) -> None:
         self.state.setText("Analyzing\u2026")

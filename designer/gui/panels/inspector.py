@@ -90,6 +90,7 @@ class Inspector(QWidget):
         self._design: Design | None = None
         scene.selectionChanged.connect(self._on_scene_selection_changed)
         document.design_replaced.connect(self._on_document_design_replaced)
+        document.undo_group.indexChanged.connect(self._on_undo_group_index_changed)
         self._on_document_design_replaced(document.design)
 
     # ------------------------------------------------------------------ pages
@@ -241,7 +242,12 @@ class Inspector(QWidget):
             self._design.changed.disconnect(self.refresh)
         self._design = design
         design.changed.connect(self.refresh)
+        self.notice.hide()
         self.refresh()
+
+    def _on_undo_group_index_changed(self, _index: int) -> None:
+        """An edit, undo or redo: a refusal said earlier is about a state that has gone."""
+        self.notice.hide()
 
     def refresh(self) -> None:
         """Show the current selection, read from the model, with widget signals blocked."""

@@ -242,6 +242,7 @@ class AnalysisRunner(QObject):
         self.result: LiveResult | None = None
         self.seconds = 0.0
         self.live = True
+        self._live_off_for_design = False
         self.traffic = Traffic()
         self.rev = 0  # content revision: every edit that can change a figure
         self.struct_rev = 0  # the same without failing or restoring links
@@ -285,8 +286,13 @@ class AnalysisRunner(QObject):
         """Call ``listener(report)`` with every new report."""
         self._listeners.append(listener)
 
-    def set_live(self, on: bool, why: str = "") -> None:
-        """Live (run after every edit) or on demand (F5)."""
+    def set_live(self, on: bool, why: str = "", *, automatic: bool = False) -> None:
+        """Live (run after every edit) or on demand (F5).
+
+        ``automatic``: turned off for this design only (its analysis is too slow to follow every
+        edit); the next design shown is live again. A choice of the user's holds for every design.
+        """
+        self._live_off_for_design = automatic and not on
         if on == self.live:
             return
         self.live = on
@@ -302,6 +308,10 @@ class AnalysisRunner(QObject):
         self.stale.emit()
         if self.live:
             self.schedule(0)
+
+    def pending(self) -> bool:
+        """An analysis is running or about to (debounce, snapshot in progress)."""
+        return self.running or self.timer.isActive() or self._capture is not None
 
     def is_stale(self) -> bool:
         return self.result is None or self._shown != (self.rev, self.traffic)
@@ -371,6 +381,9 @@ class AnalysisRunner(QObject):
         self._pending = False
         if self.traffic.gpus not in ("all",):
             self.traffic = replace(self.traffic, gpus="all")  # another design's GPUs mean nothing here
+        if self._live_off_for_design:
+            self.set_live(True, "live analysis is on again for this design")
+            self.timer.stop()  # scheduled below, if there is anything to analyse
         self.result_ready.emit(None)
         if self.live and design.device_count():
             self.schedule(0)
@@ -478,7 +491,8 @@ class AnalysisRunner(QObject):
             listener(result.report)
         if self.live and result.seconds > LIVE_LIMIT_S and result.built_routes:
             self.set_live(False, f"the last analysis took {units.duration(result.seconds)}: live analysis is off "
-                                 "for this design; press F5 to analyze, or turn Analysis \u25b8 Live back on")
+                                 "for this design; press F5 to analyze, or turn Analysis \u25b8 Live back on",
+                          automatic=True)
         if self._shown != (self.rev, self.traffic) and self.live:
             self.schedule()
 
@@ -487,3 +501,15 @@ class AnalysisRunner(QObject):
             self._finish_run()
             self._shown = self._job_key
             self.failed.emit(message)
+
+
+def waiting_text(runner: AnalysisRunner, design: Design, workload: str = "") -> str:
+    """What a panel without a result says: computing, nothing to compute, or how to start."""
+    if not design.device_count():
+        return "Nothing to analyze: the design is empty."
+    what = f" {workload}" if workload else ""
+    if runner.pending():
+        return f"Analyzing{what}\u2026"
+    if runner.live:
+        return f"Not analyzed yet{what and ' for' + what}."
+    return f"Not analyzed yet{what and ' for' + what}: press Analyze (F5)."

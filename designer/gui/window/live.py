@@ -19,7 +19,7 @@ from designer.gui import style
 from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE
 from designer.gui.canvas.overlay import BOTTLENECK, CUT
 from designer.gui.panels.compare import ComparePanel
-from designer.gui.panels.live_runner import LiveResult
+from designer.gui.panels.live_runner import LiveResult, waiting_text
 from designer.gui.panels.plots import PANELS, BisectionPanel, BottlenecksPanel, CurvesPanel, UtilisationPanel
 
 if TYPE_CHECKING:
@@ -173,6 +173,9 @@ class LiveAnalysis(QObject):
         r.result_ready.connect(self._on_runner_result_ready)
         r.live_changed.connect(self._on_runner_live_changed)
         r.started.connect(lambda: self.cancel_action.setEnabled(True))
+        r.started.connect(self.say_waiting)
+        r.stale.connect(self.say_waiting)
+        r.cancelled.connect(self.say_waiting)
         r.slow.connect(self._on_runner_slow)
         util: UtilisationPanel = self.panels["utilisation"]  # type: ignore[assignment]
         util.link_activated.connect(lambda lid: w.show_link(lid, centre=False))
@@ -254,8 +257,22 @@ class LiveAnalysis(QObject):
         self.result = result
         for panel in self.panels.values():
             panel.show_result(result)
+        if result is None:
+            self.say_waiting()
         self.cancel_action.setEnabled(False)
         self._update_marks()
+
+    def say_waiting(self) -> None:
+        """Panels without a result say whether the analysis is computing, or how to start it; the
+        step panel names the workload chosen, also while a result for another one is shown."""
+        w = self.w
+        chosen = self.runner.traffic.workload
+        if self.result is None:
+            for key, panel in self.panels.items():
+                name = chosen.name if key == "step" and chosen is not None else ""
+                panel.set_info(waiting_text(self.runner, w.document.design, name))
+        elif chosen is not None and chosen != self.result.traffic.workload:
+            self.panels["step"].set_info(waiting_text(self.runner, w.document.design, chosen.name))
 
     def _on_runner_result_ready(self, report: object) -> None:
         if report is None:

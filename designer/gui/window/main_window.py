@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.editor.file_dropped.connect(self.open_dropped, Qt.ConnectionType.QueuedConnection)
         self.checker.checked.connect(self._on_checker_checked)
         self.checker.stale.connect(self._on_checker_stale)
+        self.checker.checking.connect(lambda: self.rules_label.setText("design rules: checking\u2026"))
         self.view.zoom_changed.connect(self._on_view_zoom_changed)
         self.setAcceptDrops(True)
         self.resize(*first_start_size(self.screen().availableGeometry() if self.screen() else None))
@@ -150,7 +151,7 @@ class MainWindow(QMainWindow):
         return acts
 
     def _build_status(self) -> None:
-        self.rules_label = QLabel("")
+        self.rules_label = QLabel("design rules: checking\u2026")
         self.zoom_label = QLabel("100%")
         self.count_label = QLabel("")
         for w in (self.count_label, self.rules_label, self.zoom_label):
@@ -187,6 +188,7 @@ class MainWindow(QMainWindow):
         self.scene.set_design(design)
         self.view.zoom_to_fit()
         self.find_box.setCompleter(None)
+        self.find_box.clear()  # a name of the last design means nothing here
         self._update_title()
         design.changed.connect(self._update_counts)
         self._update_counts()
