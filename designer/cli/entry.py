@@ -20,7 +20,7 @@ PROG = "topo-designer"
 
 #: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads", "whatif", "scan", "scale", "advise",
-            "export", "sweep", "import")
+            "export", "sweep", "import", "compare")
 #: Commands whose module is not named after them (``import`` is a Python keyword).
 MODULES = {"import": "import_cmd"}
 
@@ -39,6 +39,7 @@ commands:
   topo-designer export FILE --html OUT      PNG, JSON and HTML reports, cabling plan CSV, GraphML
   topo-designer import FILE -o DESIGN       a fabric from ibnetdiscover, GML, GraphML, Slurm, NCCL, SimAI...
   topo-designer sweep SPEC -o RESULTS       design-space sweep on Dask (sweep-report, sweep-point)
+  topo-designer compare DESIGN LOG...       nccl-tests logs of the real cluster against the prediction
 
 Units: link speeds are per-direction line rates (Gb/s in designs); the analyzer reports bytes
 and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error.
