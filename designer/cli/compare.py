@@ -6,7 +6,7 @@ import argparse
 
 from designer.analysis.common.errors import AnalysisError
 from designer.analysis.measured.runs import MEASURED_COLLECTIVES
-from designer.cli.common import echo, write_json
+from designer.cli.common import echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +34,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    guard_outputs(args, {"--json": args.json},
+                  {"the design file": args.design, **{f"the log {path}": path for path in args.logs}})
     from designer.analysis.fabric.context import build_context
     from designer.analysis.measured.compare import compare_run
     from designer.analysis.measured.reasons import likely_reasons

@@ -86,3 +86,11 @@ def test_broken_logs_exit_2(design_file, capsys, tmp_path):
     assert "cut short" in capsys.readouterr().err
     assert main(["compare", str(design_file), str(tmp_path / "missing.log")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_json_never_writes_over_a_log(design_file, capsys, tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text(H100_2N.read_text())
+    assert main(["compare", str(design_file), str(log), "--json", str(log)]) == 2
+    capsys.readouterr()
+    assert log.read_text() == H100_2N.read_text()
