@@ -3,7 +3,7 @@
 A workload argument is a preset name (``llama3-70b``; :func:`preset_names` lists them, from
 ``resources/workloads/``) or a path to a JSON file (``-`` for standard input). Files are read
 with the design files' bounded reader and their shape is measured before parsing, so a huge or
-deeply nested file is refused in one line; :func:`designer.analysis.training.workload_from_data`
+deeply nested file is refused in one line; :func:`designer.io.workload_records.workload_from_data`
 then checks every field.
 """
 
@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from designer.analysis.training.workload import Workload, WorkloadError, workload_from_data
+from designer.analysis.training.workload import Workload, WorkloadError
 from designer.io.design_file import DesignFileError, read_bounded
 from designer.io.json_shape import parse_small_document
+from designer.io.workload_records import workload_from_data
 from designer.model.shipped import resources_dir
 from designer.model.units import size
 

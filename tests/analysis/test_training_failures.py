@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from designer.analysis.common.errors import AnalysisError
-from designer.analysis.training import workload_from_data
 from designer.analysis.training.failures import device_classes, fail, n1_scan, single_points, whatif
 from designer.generators import GENERATORS
 from designer.io import load_design
+from designer.io.workload_records import workload_from_data
 from designer.model import Design, Device, Link, PortGroup
 
 ROOT = Path(__file__).resolve().parents[2]

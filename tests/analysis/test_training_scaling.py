@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from designer.analysis.training import workload_from_data
 from designer.analysis.training.scaling import advise, growth_headroom, scale_projection
 from designer.generators import GENERATORS
+from designer.io.workload_records import workload_from_data
 
 # Tensor parallel over a whole leaf (32 GPUs): the data-parallel groups join GPU i of each leaf, so all of
 # them cross the spine at once.

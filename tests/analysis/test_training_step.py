@@ -10,12 +10,13 @@ import pytest
 from designer.analysis.common import constants as K
 from designer.analysis.fabric.context import build_context
 from designer.analysis.training import constants as T
-from designer.analysis.training import step_analysis, workload_from_data
+from designer.analysis.training import step_analysis
 from designer.analysis.training.placement import place, rank_grid, server_order
 from designer.analysis.training.step import exposed_after
 from designer.analysis.training.traffic import communicator
 from designer.analysis.training.workload import WorkloadError
 from designer.generators import GENERATORS
+from designer.io.workload_records import workload_from_data
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import Catalog
 

@@ -6,9 +6,10 @@ import pytest
 
 from designer.analysis.common import constants as K
 from designer.analysis.fabric.context import build_context
-from designer.analysis.training import step_analysis, workload_from_data
+from designer.analysis.training import step_analysis
 from designer.analysis.training.storage import max_flow_rate, storage_analysis
 from designer.generators import GENERATORS
+from designer.io.workload_records import workload_from_data
 from designer.model import Device, Link, PortGroup
 
 CKPT = 1e12  # bytes

@@ -7,9 +7,9 @@ import json
 import jsonschema
 import pytest
 
-from designer.analysis.training import workload_from_data
 from designer.analysis.training.workload import WorkloadError
 from designer.io.workload_file import MAX_WORKLOAD_BYTES, load_workload, preset_names, presets_dir
+from designer.io.workload_records import workload_from_data
 from designer.model.shipped import resources_dir
 
 SCHEMA = json.loads((resources_dir() / "schema" / "workload.schema.json").read_text())

@@ -4,6 +4,6 @@ Entry point: :func:`designer.analysis.training.step.step_analysis` (docs/analysi
 """
 
 from designer.analysis.training.step import StepReport, step_analysis
-from designer.analysis.training.workload import Workload, WorkloadError, workload_from_data
+from designer.analysis.training.workload import Workload, WorkloadError
 
-__all__ = ["StepReport", "Workload", "WorkloadError", "step_analysis", "workload_from_data"]
+__all__ = ["StepReport", "Workload", "WorkloadError", "step_analysis"]
