@@ -27,6 +27,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -146,13 +147,14 @@ def link_to_dict(link: Link) -> dict[str, Any]:
     return d
 
 
-def group_to_dict(group: Group) -> dict[str, Any]:
+def group_to_dict(group: Group, view_only: AbstractSet[str] = frozenset()) -> dict[str, Any]:
+    """A group's record; its ``collapsed`` flag is left out when its id is in ``view_only``."""
     d: dict[str, Any] = {"id": group.id, "kind": group.kind}
     if group.name:
         d["name"] = group.name
     if group.parent is not None:
         d["parent"] = group.parent
-    if group.collapsed:
+    if group.collapsed and group.id not in view_only:
         d["collapsed"] = True
     if group.properties:
         d["properties"] = group.properties
@@ -170,7 +172,7 @@ def _records(key: str, items: list[dict[str, Any]], last: bool, indent: str = " 
     return lines
 
 
-def _body_lines(design: Design, indent: str, last: bool) -> list[str]:
+def _body_lines(design: Design, indent: str, last: bool, view_only: AbstractSet[str] = frozenset()) -> list[str]:
     """The members of a design body (design head, models, groups, devices, links), one record per line."""
     head = {"name": design.name, "description": design.description}
     if design.properties:
@@ -183,22 +185,28 @@ def _body_lines(design: Design, indent: str, last: bool) -> list[str]:
     lines = [f'{indent}"design": {_dumps(head)},']
     models = [{"id": m, "ports": [_port_group_dict(g) for g in ports]} for m, ports in templates.items()]
     lines += _records("models", models, False, indent)
-    lines += _records("groups", [group_to_dict(g) for g in design.groups_parent_first()], False, indent)
+    lines += _records("groups", [group_to_dict(g, view_only) for g in design.groups_parent_first()], False, indent)
     lines += _records("devices", [device_to_dict(d, templates) for d in design.iter_devices()], False, indent)
     lines += _records("links", [link_to_dict(link) for link in design.iter_links()], last, indent)
     return lines
 
 
-def design_to_text(design: Design, variants: Sequence[Design] = ()) -> str:
-    """Serialize a design (and its variants): one record per line, fixed key order, trailing newline."""
+def design_to_text(design: Design, variants: Sequence[Design] = (),
+                   view_only: Sequence[AbstractSet[str]] = ()) -> str:
+    """Serialize a design (and its variants): one record per line, fixed key order, trailing newline.
+
+    ``view_only``: for the design and each variant in turn, the groups whose collapsed flag is a
+    viewer's own (collapsed to fit a large design on screen, not by the user): not written.
+    """
+    views = [*view_only, *([frozenset()] * (1 + len(variants) - len(view_only)))]
     try:
         lines = ["{", f'  "format": "{FORMAT}",', f'  "version": {VERSION},']
-        lines += _body_lines(design, "  ", not variants)
+        lines += _body_lines(design, "  ", not variants, views[0])
         if variants:
             lines.append('  "variants": [')
             for i, v in enumerate(variants):
                 lines.append("    {")
-                lines += _body_lines(v, "      ", True)
+                lines += _body_lines(v, "      ", True, views[i + 1])
                 lines.append("    }" + ("," if i < len(variants) - 1 else ""))
             lines.append("  ]")
     except (TypeError, ValueError) as e:
@@ -207,10 +215,12 @@ def design_to_text(design: Design, variants: Sequence[Design] = ()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_design(design: Design, path: str | os.PathLike[str], variants: Sequence[Design] = ()) -> None:
-    """Write ``design`` (and its ``variants``) to ``path`` atomically (temporary file, then rename)."""
+def save_design(design: Design, path: str | os.PathLike[str], variants: Sequence[Design] = (),
+                view_only: Sequence[AbstractSet[str]] = ()) -> None:
+    """Write ``design`` (and its ``variants``) to ``path`` atomically (temporary file, then rename);
+    ``view_only`` as in :func:`design_to_text`."""
     with gc_paused():
-        text = design_to_text(design, variants)
+        text = design_to_text(design, variants, view_only)
     atomic_write_text(path, text)
 
 

@@ -41,10 +41,6 @@ def test_each_edit_undoes_and_redoes_exactly(window):
         window.inspector.v_name.setText("core A")
         window.inspector.v_name.editingFinished.emit()
 
-    def collapse() -> None:
-        server = next(g.id for g in d.groups if g.kind == "server")
-        assert ed.set_collapsed([server], True)
-
     def group() -> None:
         spines = [dev.id for dev in d.devices if dev.tier == "spine"] + ["switch-1"]
         window.scene.select_devices(spines)
@@ -63,7 +59,7 @@ def test_each_edit_undoes_and_redoes_exactly(window):
         window.scene.device_items[leaf].setSelected(True)
         assert ed.delete_selection()
 
-    for action in (place, generate, connect, move, edit_property, collapse, group, paste, delete_with_links):
+    for action in (place, generate, connect, move, edit_property, group, paste, delete_with_links):
         step(action)
     for i in range(len(states) - 1, 0, -1):
         stack.undo()

@@ -405,18 +405,16 @@ class Editor(QObject):
 
     # ------------------------------------------------------------------ groups
     def set_collapsed(self, group_ids: list[str], collapsed: bool) -> bool:
-        ids = [g for g in group_ids if self.design.has_group(g) and self.design.group(g).collapsed != collapsed]
-        if not ids:
-            return False
-        return self._push(cmd.SetGroupFieldCommand(self.design, ids, "collapsed", collapsed))
+        """Collapse or expand groups: view state, neither an undo step nor a change to save."""
+        return self.document.set_collapsed(group_ids, collapsed)
 
     def collapse_all(self, kind: str | None = None) -> bool:
-        """Collapse every group (of one kind), as one undo step."""
+        """Collapse every group (of one kind), as view state."""
         ids = [g.id for g in self.design.groups if (kind is None or g.kind == kind) and not g.collapsed]
         return self.set_collapsed(ids, True)
 
     def expand_all(self) -> bool:
-        """Expand every group, as one undo step."""
+        """Expand every group, as view state."""
         return self.set_collapsed([g.id for g in self.design.groups if g.collapsed], False)
 
     def toggle_collapse_selection(self) -> bool:

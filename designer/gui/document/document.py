@@ -46,6 +46,8 @@ class Document(QObject):
         self._stacks: dict[int, QUndoStack] = {}
         self.variants: list[Design] = []
         self._variants_edited = False
+        #: per design (by id), the groups collapsed only to fit it on screen: view state, not saved
+        self._auto_collapsed: dict[int, set[str]] = {}
         self._install([self.design])
 
     # ------------------------------------------------------------------ state
@@ -110,6 +112,7 @@ class Document(QObject):
         while label in names:
             label, n = f"{base} {n}", n + 1
         copy.name = label
+        self._auto_collapsed[id(copy)] = set(self._auto_collapsed.get(id(self.design), ()))
         self.variants.insert(self.active_variant() + 1, copy)
         self._add_stack(copy)
         self._watch(copy, True)
@@ -158,19 +161,30 @@ class Document(QObject):
             command.apply()
         self.undo_stack.push(command)
 
-    def reveal(self, group_ids: list[str]) -> bool:
-        """Expand collapsed groups to show what they hide, as view state: no undo step, not modified.
+    def set_collapsed(self, group_ids: list[str], collapsed: bool) -> bool:
+        """Collapse or expand groups as view state: no undo step, and the design is not modified.
 
-        For navigation (a bottleneck or a found device inside a collapsed server). The expansion is
-        kept in the design like any collapsed flag, but it is not an edit of the design.
+        The flag lives in the design (``Group.collapsed``) and a save writes it, as the user left
+        it; what only fitted a large design on screen (:func:`auto_collapse`) is not written.
         """
-        ids = [g for g in dict.fromkeys(group_ids) if self.design.has_group(g) and self.design.group(g).collapsed]
+        d = self.design
+        ids = [g for g in dict.fromkeys(group_ids) if d.has_group(g) and d.group(g).collapsed != collapsed]
         if not ids:
             return False
-        with self.design.batch():
+        self._auto_collapsed.get(id(d), set()).difference_update(ids)  # the user's choice from now on
+        with d.batch():
             for g in ids:
-                self.design.set_group_field(g, "collapsed", False)
+                d.set_group_field(g, "collapsed", collapsed)
         return True
+
+    def reveal(self, group_ids: list[str]) -> bool:
+        """Expand collapsed groups to show what they hide (a bottleneck, a found device), as view state."""
+        return self.set_collapsed(group_ids, False)
+
+    def view_only_collapsed(self, design: Design) -> set[str]:
+        """The groups of ``design`` collapsed only to fit it on screen, still collapsed: not saved."""
+        auto = self._auto_collapsed.get(id(design), set())
+        return {g for g in auto if design.has_group(g) and design.group(g).collapsed}
 
     def display_name(self) -> str:
         if self.path is not None:
@@ -184,9 +198,7 @@ class Document(QObject):
 
         ``collapse``: collapse groups of a large design first (see :func:`auto_collapse`).
         """
-        if collapse:
-            for d in (design, *variants):
-                auto_collapse(d)
+        self._auto_collapsed = {id(d): auto_collapse(d) if collapse else set() for d in (design, *variants)}
         self._install([design, *variants])
         self.path = path
         self.design_replaced.emit(design)
@@ -203,8 +215,7 @@ class Document(QObject):
         The file name becomes ``path`` (None: saving asks where); undo brings back the design and
         the file name shown before, and with them the modified mark they had.
         """
-        if collapse:
-            auto_collapse(design)
+        self._auto_collapsed[id(design)] = auto_collapse(design) if collapse else set()
         self.push(ReplaceDesignCommand(self, design, path, text))
 
     def _swap(self, old: Design, new: Design, path: Path | None) -> None:
@@ -247,7 +258,7 @@ class Document(QObject):
 
     def save_copy(self, path: str | Path) -> None:
         """Write the design and its variants to ``path`` (atomically) without changing the document."""
-        save_design(self.variants[0], path, self.others())
+        save_design(self.variants[0], path, self.others(), [self.view_only_collapsed(d) for d in self.variants])
 
 
 class ReplaceDesignCommand(QUndoCommand):
@@ -270,22 +281,26 @@ class ReplaceDesignCommand(QUndoCommand):
         self.document._swap(self.new, self.old, self.old_path)
 
 
-def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> None:
-    """Collapse groups, smallest kind first, until at most ``limit`` objects and links would be shown.
+def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> set[str]:
+    """Collapse groups, smallest kind first, until at most ``limit`` objects and links would be shown;
+    return the ids of the groups it collapsed.
 
     Only a design with no collapsed group yet is touched: a design saved with its own
     collapse state opens as it was saved. This is view state kept in the model
     (``Group.collapsed``), set before the scene is built, and not an undoable edit.
     """
+    done: set[str] = set()
     if design.device_count() <= limit or any(g.collapsed for g in design.groups):
-        return
+        return done
     with design.batch():
         for kind in _COLLAPSE_ORDER:
             groups = [g for g in design.groups if g.kind == kind]
             for g in groups:
                 design.set_group_field(g.id, "collapsed", True)
+                done.add(g.id)
             if groups and shown_count(design) <= limit and bundle_count(design) <= 2 * limit:
                 break
+    return done
 
 
 def shown_count(design: Design) -> int:

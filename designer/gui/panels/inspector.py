@@ -540,6 +540,8 @@ class Inspector(QWidget):
         if isinstance(value, str):
             value = value.strip()
         d = self.document.design
-        if getattr(d.group(self.group_id), field) != value:
+        if field == "collapsed":  # view state: no undo step, not a change to save
+            self.document.set_collapsed([self.group_id], bool(value))
+        elif getattr(d.group(self.group_id), field) != value:
             self._push(cmd.SetGroupFieldCommand(d, [self.group_id], field, value))
 
