@@ -21,40 +21,65 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "host name (a server group named after the host), else --gpus. docs/measured.md.",
     )
     p.add_argument("design", help="design file (.json), or - to read standard input")
-    p.add_argument("logs", nargs="+", metavar="LOG", help="nccl-tests output files ('-': standard input)")
+    p.add_argument("logs", nargs="*", metavar="LOG", help="nccl-tests output files ('-': standard input)")
     p.add_argument("--gpus", metavar="GPUS",
                    help="the design's GPUs the ranks ran on, in rank order: a group id, a comma list of GPU ids or "
                    "'all' (default: by the log's host names)")
     p.add_argument("--collective", choices=MEASURED_COLLECTIVES,
                    help="the collective of logs that do not say (nccl-tests before 2.13 print no 'Collective test "
                    "starting' line)")
+    p.add_argument("--counters", nargs="+", metavar="FILE", default=[],
+                   help="port-counter snapshots of the fabric (perfquery, ibdiagnet2.pm, ibdiagnet db_csv, Prometheus "
+                   "text of infiniband_exporter or dcgm-exporter): the later sample, or the only one")
+    p.add_argument("--counters-before", nargs="+", metavar="FILE", default=[],
+                   help="the earlier sample of the same ports: rates are (later - earlier) / seconds")
+    p.add_argument("--interval", metavar="SECONDS", type=float,
+                   help="seconds between the two samples (default: their time stamps), or with one sample the "
+                   "seconds since the counters were reset")
     p.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH ('-' for stdout instead of "
                    "the table)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    files = [*args.logs, *args.counters, *args.counters_before]
     guard_outputs(args, {"--json": args.json},
-                  {"the design file": args.design, **{f"the log {path}": path for path in args.logs}})
+                  {"the design file": args.design, **{f"the input {path}": path for path in files}})
     from designer.analysis.fabric.context import build_context
-    from designer.analysis.measured.compare import compare_run
-    from designer.analysis.measured.reasons import likely_reasons
     from designer.io import load_design
-    from designer.io.measured.nccl_tests import read_nccl_tests
-    from designer.present.measured_json import compare_to_dict
-    from designer.present.measured_text import comparison_lines
+    from designer.present.measured_json import compare_to_dict, counters_to_dict
+    from designer.present.measured_text import comparison_lines, counters_lines
 
-    runs = [r for path in args.logs for r in read_nccl_tests(path, args.collective)]
+    if not args.logs and not args.counters:
+        raise AnalysisError("compare: give nccl-tests logs, --counters files, or both")
+    if args.counters_before and not args.counters:
+        raise AnalysisError("--counters-before needs --counters, the later sample")
+    if args.interval is not None and not args.interval > 0:
+        raise AnalysisError(f"--interval {args.interval:g}: the seconds between samples must be positive")
+    runs = _read_runs(args)
+    fabric_samples = _read_counters(args)
     design = load_design(args.design)
-    ctx = build_context(design)
-    if not ctx.n_gpus:
-        raise AnalysisError(f"{args.design}: the design has no GPU to compare a measurement with")
     done = []
-    for r in runs:
-        comp = compare_run(ctx, r, args.gpus)
-        done.append((comp, likely_reasons(ctx, comp)))
+    if runs:
+        from designer.analysis.measured.compare import compare_run
+        from designer.analysis.measured.reasons import likely_reasons
+
+        ctx = build_context(design)
+        if not ctx.n_gpus:
+            raise AnalysisError(f"{args.design}: the design has no GPU to compare a measurement with")
+        for r in runs:
+            comp = compare_run(ctx, r, args.gpus)
+            done.append((comp, likely_reasons(ctx, comp)))
+    fabric = None
+    if fabric_samples is not None:
+        from designer.analysis.measured.ports import map_ports, port_uses
+
+        after, before = fabric_samples
+        uses, seconds, notes = port_uses(after, before, args.interval)
+        fabric = map_ports(design, uses, None, seconds, notes)
     if args.json:
-        write_json(compare_to_dict(args.design, done), args.json)
+        extra = {"counters": counters_to_dict(fabric)} if fabric is not None else None
+        write_json(compare_to_dict(args.design, done, extra), args.json)
         if args.json == "-":
             return 0
     lines: list[str] = []
@@ -62,5 +87,26 @@ def run(args: argparse.Namespace) -> int:
         if lines:
             lines.append("")
         lines += comparison_lines(comp, reasons)
+    if fabric is not None:
+        if lines:
+            lines.append("")
+        lines += counters_lines(fabric)
     echo("\n".join(lines))
     return 0
+
+
+def _read_runs(args: argparse.Namespace) -> list:
+    from designer.io.measured.nccl_tests import read_nccl_tests
+
+    return [r for path in args.logs for r in read_nccl_tests(path, args.collective)]
+
+
+def _read_counters(args: argparse.Namespace):  # noqa: ANN202
+    """(later samples, earlier samples or None), or None without --counters."""
+    if not args.counters:
+        return None
+    from designer.io.measured.counters import read_counters
+
+    after = [c for path in args.counters for c in read_counters(path)]
+    before = [c for path in args.counters_before for c in read_counters(path)] if args.counters_before else None
+    return after, before

@@ -56,3 +56,20 @@ def compare_to_dict(design_source: str, runs: list[tuple[RunComparison, list[Rea
     if extra:
         out.update(extra)
     return out
+
+
+def counters_to_dict(fabric) -> dict[str, Any]:  # noqa: ANN001 - MeasuredFabric
+    """Port counters on the design: ports (bytes/s sent and received), links (each way, utilisation of
+    the line rate), what did not map, findings, notes."""
+    return {
+        "seconds": fabric.seconds,
+        "ports": [{"node": p.node, "port": p.port, "name": p.node_name, "medium": p.medium or "network",
+                   "xmit_bytes_per_s": p.xmit_bytes_per_s, "rcv_bytes_per_s": p.rcv_bytes_per_s,
+                   "errors": p.errors, "device": p.device, "link": p.link} for p in fabric.ports],
+        "links": [{"link": k, "a_to_b_bytes_per_s": u.a_to_b, "b_to_a_bytes_per_s": u.b_to_a,
+                   "line_bytes_per_s": u.line_bytes_per_s, "utilisation": u.utilisation, "errors": u.errors}
+                  for k, u in fabric.links.items()],
+        "unmapped": list(fabric.unmapped),
+        "findings": [f.to_dict() for f in fabric.findings],
+        "notes": list(fabric.notes),
+    }

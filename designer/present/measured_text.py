@@ -46,3 +46,25 @@ def comparison_lines(comp: RunComparison, reasons: list[Reason]) -> list[str]:
         lines += [f"    - {r.text}" for r in reasons]
     lines += [f"  note: {n}" for n in comp.notes]
     return lines
+
+
+def counters_lines(fabric) -> list[str]:  # noqa: ANN001 - MeasuredFabric
+    """The port counters on the design: each mapped link's bytes/s each way and use of its line rate,
+    what did not map, the findings."""
+    from designer.model.units import percent
+
+    span = f"{fabric.seconds:g} s" if fabric.seconds else "rates as reported"
+    mapped = sum(1 for p in fabric.ports if p.link is not None)
+    lines = [f"port counters ({span}): {count(len(fabric.ports), 'port')}, {mapped} on a link of the design, "
+             f"{count(len(fabric.links), 'link')} measured, {len(fabric.unmapped)} not mapped"]
+    if fabric.links:
+        lines.append(f"  {'link':<28} {'a -> b':>10} {'b -> a':>10}  {'use':>5}  errors")
+        for lid, use in sorted(fabric.links.items(), key=lambda kv: -kv[1].utilisation):
+            ab = rate(use.a_to_b) if use.a_to_b is not None else "-"
+            ba = rate(use.b_to_a) if use.b_to_a is not None else "-"
+            errs = ", ".join(f"{k} +{v:g}" for k, v in sorted(use.errors.items())) or "-"
+            lines.append(f"  {lid:<28} {ab:>10} {ba:>10}  {percent(use.utilisation):>5}  {errs}")
+    lines += [f"  not mapped: {u}" for u in fabric.unmapped]
+    lines += [f"  [{f.severity}] {f.code}: {f.message}" for f in fabric.findings]
+    lines += [f"  note: {n}" for n in fabric.notes]
+    return lines

@@ -109,7 +109,7 @@ class NcclRun:
         return f"{self.source}:{self.line}"
 
 
-@dataclass(frozen=True)
+@dataclass
 class PortCounters:
     """The counters of one port at one moment, as a device reports them.
 
