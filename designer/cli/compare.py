@@ -36,6 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--interval", metavar="SECONDS", type=float,
                    help="seconds between the two samples (default: their time stamps), or with one sample the "
                    "seconds since the counters were reset")
+    p.add_argument("--fit", metavar="OVERLAY",
+                   help="fit the model's per-medium efficiency to the logs' bandwidth-bound sizes and write it as a "
+                   "catalog overlay (read it with topo-designer --catalog OVERLAY ...); the fit is printed")
     p.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH ('-' for stdout instead of "
                    "the table)")
     p.set_defaults(func=run)
@@ -43,12 +46,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     files = [*args.logs, *args.counters, *args.counters_before]
-    guard_outputs(args, {"--json": args.json},
+    guard_outputs(args, {"--json": args.json, "--fit": args.fit},
                   {"the design file": args.design, **{f"the input {path}": path for path in files}})
     from designer.analysis.fabric.context import build_context
     from designer.io import load_design
     from designer.present.measured_json import compare_to_dict, counters_to_dict
-    from designer.present.measured_text import comparison_lines, counters_lines
+    from designer.present.measured_text import comparison_lines, counters_lines, fit_lines
 
     if not args.logs and not args.counters:
         raise AnalysisError("compare: give nccl-tests logs, --counters files, or both")
@@ -70,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
         for r in runs:
             comp = compare_run(ctx, r, args.gpus)
             done.append((comp, likely_reasons(ctx, comp)))
+    fits = None
+    if args.fit:
+        if not runs:
+            raise AnalysisError("--fit needs nccl-tests logs to fit the efficiency to")
+        fits = _fit(ctx, [c for c, _ in done], args.fit)
     fabric = None
     if fabric_samples is not None:
         from designer.analysis.measured.ports import map_ports, port_uses
@@ -78,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
         uses, seconds, notes = port_uses(after, before, args.interval)
         fabric = map_ports(design, uses, None, seconds, notes)
     if args.json:
-        extra = {"counters": counters_to_dict(fabric)} if fabric is not None else None
+        extra = {"counters": counters_to_dict(fabric)} if fabric is not None else {}
+        if fits is not None:
+            extra["fit"] = [{"medium": f.medium, "before": f.before, "after": f.after, "sizes": f.sizes,
+                             "runs": list(f.runs), "notes": list(f.notes), "overlay": args.fit} for f in fits]
         write_json(compare_to_dict(args.design, done, extra), args.json)
         if args.json == "-":
             return 0
@@ -91,8 +102,24 @@ def run(args: argparse.Namespace) -> int:
         if lines:
             lines.append("")
         lines += counters_lines(fabric)
+    if fits is not None:
+        lines += ["", *fit_lines(fits, args.fit)]
     echo("\n".join(lines))
     return 0
+
+
+def _fit(ctx, comparisons: list, path: str) -> list:  # noqa: ANN001
+    """Fit, write the overlay, return the fits (an empty fit writes nothing and says why)."""
+    import datetime
+
+    from designer.analysis.measured.fit import fit_efficiency, overlay
+
+    fits = fit_efficiency(ctx, comparisons)
+    if not fits:
+        raise AnalysisError("--fit: no bandwidth-bound size in the logs to fit the efficiency to (every size is "
+                            "latency-bound, or no run's bottleneck is a link of the design)")
+    write_json(overlay(fits, datetime.date.today().isoformat()), path)
+    return fits
 
 
 def _read_runs(args: argparse.Namespace) -> list:

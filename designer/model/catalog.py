@@ -29,6 +29,11 @@ CATALOG_VERSION = 1
 MAX_CATALOG_BYTES = 8 * 1024 * 1024
 
 
+#: The media whose efficiency (effective over line rate) a catalog may set, as the analysis names them: board
+#: links (NVLink, PCIe), network links by protocol, and direct chip-to-chip links.
+EFFICIENCY_MEDIA = ("nvlink", "pcie", "infiniband", "ethernet", "direct")
+
+
 class CatalogError(DesignError):
     """A catalog file is unreadable or holds an invalid entry."""
 
@@ -178,6 +183,10 @@ class Catalog:
         self.cables: dict[str, Cable] = {}
         self.transceivers: dict[str, Transceiver] = {}
         self.origins: dict[str, str] = {}
+        #: Per-medium efficiency set by a catalog file (an overlay ``compare --fit`` writes), replacing the
+        #: analyzer's default for that medium, and the source each file gives for it.
+        self.efficiency: dict[str, float] = {}
+        self.efficiency_sources: dict[str, str] = {}
 
     def component(self, model_id: str) -> Component:
         try:
@@ -239,6 +248,9 @@ class Catalog:
             t = _transceiver(tr, origin)
             self.transceivers[t.id] = t
             self.origins[t.id] = origin
+        for medium, (value, source) in _efficiency(data.get("efficiency", {}), origin).items():
+            self.efficiency[medium] = value
+            self.efficiency_sources[medium] = source
 
 
 def line_rate_gbps(a_port_gbps: float, b_port_gbps: float, cable: Cable | None) -> float:
@@ -398,6 +410,24 @@ def _transceiver(obj: Any, origin: str) -> Transceiver:
         price_usd=_num(obj, "price_usd", where, 0.0),
         sources=_sources(obj, where),
     )
+
+
+def _efficiency(obj: Any, origin: str) -> dict[str, tuple[float, str]]:
+    """``{"infiniband": {"value": 0.9, "source": "..."}}``: a value in (0, 1] and its source, per medium."""
+    if not isinstance(obj, dict):
+        raise CatalogError(f"{origin}: efficiency must be an object of media")
+    out = {}
+    for medium, entry in obj.items():
+        where = f"{origin}: efficiency {medium!r}"
+        if medium not in EFFICIENCY_MEDIA:
+            raise CatalogError(f"{where}: the medium must be one of {', '.join(EFFICIENCY_MEDIA)}")
+        if not isinstance(entry, dict):
+            raise CatalogError(f"{where}: must be an object with value and source")
+        value = _num(entry, "value", where)
+        if not 0 < value <= 1:
+            raise CatalogError(f"{where}: value must be above 0 and at most 1, not {value:g}")
+        out[medium] = (value, _str(entry, "source", where))
+    return out
 
 
 def read_catalog_file(path: Path) -> dict[str, Any]:

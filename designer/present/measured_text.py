@@ -68,3 +68,14 @@ def counters_lines(fabric) -> list[str]:  # noqa: ANN001 - MeasuredFabric
     lines += [f"  [{f.severity}] {f.code}: {f.message}" for f in fabric.findings]
     lines += [f"  note: {n}" for n in fabric.notes]
     return lines
+
+
+def fit_lines(fits, path: str) -> list[str]:  # noqa: ANN001 - list of MediumFit
+    """The fitted efficiency per medium, before and after, and where it was saved."""
+    lines = ["fit (per-medium efficiency, median over bandwidth-bound sizes):"]
+    for f in fits:
+        lines.append(f"  {f.medium}: {f.before:.3g} -> {f.after:.3g} ({count(f.sizes, 'size')} of "
+                     f"{count(len(f.runs), 'run')})")
+        lines += [f"    note: {n}" for n in f.notes]
+    lines.append(f"  saved to {path}: use it with 'topo-designer --catalog {path} analyze ...'")
+    return lines

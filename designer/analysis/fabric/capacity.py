@@ -10,7 +10,8 @@ link's per-direction rate.
   to bytes/s (``/ 8 * 1e9``).
 - ``effective_bytes_per_s``: the line rate times the efficiency of the link's protocol
   (:data:`designer.analysis.common.constants.PROTOCOL_EFFICIENCY`); an NVLink link's is that of its GPU
-  end's NVLink generation (:func:`nvlink_efficiency`).
+  end's NVLink generation (:func:`nvlink_efficiency`). A catalog that sets a medium's efficiency (an
+  overlay ``compare --fit`` wrote, ``Catalog.efficiency``) replaces both, and a note names it.
 - ``protocol``: ``nvlink`` and ``pcie`` for board links (medium or port kind); for network links
   ``infiniband`` when an end is a switch whose catalog model says ``specs.protocol ==
   "infiniband"`` (or whose ``properties["protocol"]`` says so), ``direct`` between two GPUs with no
@@ -35,10 +36,10 @@ import numpy as np
 from designer.analysis.common import constants as K
 from designer.analysis.common.findings import ZERO_CAPACITY, catalog_gaps, not_in_catalog
 from designer.model import Design, PortGroup
-from designer.model.catalog import Catalog, default_catalog, line_rate_gbps
+from designer.model.catalog import EFFICIENCY_MEDIA, Catalog, default_catalog, line_rate_gbps
 from designer.model.units import count, duration, line_rate
 
-PROTOCOL_NAMES = ("nvlink", "pcie", "infiniband", "ethernet", "direct")
+PROTOCOL_NAMES = EFFICIENCY_MEDIA
 KIND_NAMES = ("gpu", "nic", "nvswitch", "switch", "storage")
 P_NVLINK, P_PCIE, P_IB, P_ETH, P_DIRECT = range(5)
 K_GPU, K_NIC, K_NVSWITCH, K_SWITCH, K_STORAGE = range(5)
@@ -319,10 +320,13 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     del keep_alive
     line = gbps[keep] * K.BYTES_PER_S_PER_GBPS
     proto_k = proto[keep]
-    eff_table = np.array([K.PROTOCOL_EFFICIENCY[p] for p in PROTOCOL_NAMES])
+    # A catalog's own figure for a medium (an overlay fitted to a measurement) replaces the default.
+    for medium, value in catalog.efficiency.items():
+        notes.append(f"{medium} efficiency {value:.3g} from the catalog ({catalog.efficiency_sources.get(medium, '')})")
+    eff_table = np.array([catalog.efficiency.get(p, K.PROTOCOL_EFFICIENCY[p]) for p in PROTOCOL_NAMES])
     link_eff = eff_table[proto_k]
     nvl_k = proto_k == P_NVLINK
-    if nvl_k.any():
+    if nvl_k.any() and "nvlink" not in catalog.efficiency:
         # An NVLink link runs at its GPU end's NVLink generation (the lower of two GPUs'; a link
         # between two NVLink switches at the lower of theirs).
         ka_, kb_ = a[keep][nvl_k], b[keep][nvl_k]

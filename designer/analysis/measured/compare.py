@@ -139,7 +139,8 @@ def compare_run(ctx: Context, run: NcclRun, gpus: str | None = None) -> RunCompa
         out.append(SizeComparison(row.size_bytes, m.time_s, m.algbw_bytes_per_s, m.busbw_bytes_per_s, t_pred,
                                   algbw_pred, algbw_pred * bf, ratio, algo, proto,
                                   _regime(mdl, proto, float(row.size_bytes)), link, near, alts[near] / m.time_s))
-    notes = []
+    # A catalog overlay's efficiency (compare --fit) is shown wherever it changes a prediction.
+    notes = [n for n in ctx.cap.notes if " efficiency " in n and "from the catalog" in n]
     if len(run.rows) != len(rows):
         notes.append(f"{count(len(run.rows) - len(rows), 'repeated size')} of the table compared once (the last)")
     return RunComparison(run, rmap, run.collective, servers, tuple(out), tuple(_ranges(out)), tuple(notes),
