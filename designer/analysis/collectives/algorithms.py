@@ -205,6 +205,9 @@ def _sharp_reach(E: Embedder, senders: np.ndarray) -> None:
 
 def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
     p, m, g = E.p, E.m, E.g_min
+    # Steps in a server: the largest server's (the slowest sets the pace; a server that lost a
+    # GPU's NVLink does not make the others' steps fewer).
+    ppn = max(len(n) for n in E.nodes)
     intra = "nvls" if kind == "nvls" else "ring"
     inter = {"sharp": "sharp", "nvls": "tree"}.get(kind, "ring")
     phases, net_lat, _ = hier_phases(E, intra=intra, inter=inter)
@@ -213,10 +216,10 @@ def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
         for proto in K.PROTOCOLS:
             intra_s = E.intra_step_s(proto, "ring")
             inter_s = K.STEP_LATENCY_S[("net", "ring", proto)] + net_lat
-            lat[proto] = K.BASE_LATENCY_S[("ring", proto)] + 2 * (g - 1) * intra_s + 2 * (m - 1) * inter_s
+            lat[proto] = K.BASE_LATENCY_S[("ring", proto)] + 2 * (ppn - 1) * intra_s + 2 * (m - 1) * inter_s
         bw = {"LL": K.PROTOCOL_BW_FACTOR[("ring", "LL")], "LL128": K.PROTOCOL_BW_FACTOR[("ring", "LL128")],
               "Simple": 1.0}
-        formula = (f"reduce-scatter in server ({g - 1} NVLink steps) + ring all-reduce of S/{g} across {m} servers "
+        formula = (f"reduce-scatter in server ({ppn - 1} NVLink steps) + ring all-reduce of S/{g} across {m} servers "
                    f"on each rail + all-gather in server; phase times add")
     else:
         base = K.BASE_LATENCY_S[(kind, "Simple")]
@@ -229,7 +232,7 @@ def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
                 depth = tree_depth(m)
                 t += 2 * depth * (K.STEP_LATENCY_S[("net", "tree", "Simple")] + net_lat)
         else:
-            t += 2 * (g - 1) * E.intra_step_s("Simple", "ring")
+            t += 2 * (ppn - 1) * E.intra_step_s("Simple", "ring")
             t += K.STEP_LATENCY_S[("net", "sharp", "Simple")] + 2 * net_lat
         lat = {"Simple": t}
         bw = {"Simple": 1.0}

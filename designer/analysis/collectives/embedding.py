@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import connected_components
 
 from designer.analysis.collectives import nccl_trees
 from designer.analysis.common import constants as K
-from designer.analysis.fabric.capacity import K_SWITCH, P_NVLINK, P_PCIE
+from designer.analysis.fabric.capacity import K_SWITCH, P_NVLINK
 from designer.analysis.fabric.context import Context
 from designer.analysis.fabric.islands import gpu_islands  # the design rules' words for GPU islands
 from designer.analysis.fabric.routing import route_flows
@@ -332,13 +332,15 @@ class Embedder:
         hops = ctx.router.hops(cs, ct)
         hops = hops[np.isfinite(hops)]
         h = int(hops.max()) if len(hops) else 0
-        net = (cap.protocol != P_NVLINK) & (cap.protocol != P_PCIE)
-        wire = float(cap.wire_latency_s[net].mean()) if net.any() else 0.0
+        # The worst path: its longest cables and slowest switches, so that a fabric with fewer or
+        # shorter links elsewhere never reads faster (a mean over the links would).
+        access, between = cap.network_wire_worst_s
         sw = cap.node_latency_s[cap.node_kind == K_SWITCH]
-        sw_lat = float(sw.mean()) if len(sw) else 0.0
+        sw_lat = float(sw.max()) if len(sw) else 0.0
         core_is_switch = cap.node_kind[fab.core_nodes] == K_SWITCH
-        n_sw = h + 1 if core_is_switch.any() else max(h - 1, 0)
-        return K.NIC_LATENCY_S + (h + 2) * wire + n_sw * sw_lat, h
+        if core_is_switch.any():
+            return K.NIC_LATENCY_S + 2 * access + h * between + (h + 1) * sw_lat, h
+        return K.NIC_LATENCY_S + (h + 2) * max(access, between) + max(h - 1, 0) * sw_lat, h
 
     def intra_step_s(self, proto: str, algo: str) -> float:
         hw = "nvlink" if any(len(n) > 1 for n in self.nodes) else "pcie"

@@ -16,7 +16,8 @@ link's per-direction rate.
   ``infiniband`` when an end is a switch whose catalog model says ``specs.protocol ==
   "infiniband"`` (or whose ``properties["protocol"]`` says so), ``direct`` between two GPUs with no
   switch or NIC between (torus, mesh, hypercube chip links, TPU ICI style), otherwise ``ethernet`` (RoCE).
-- ``wire_latency_s``: cable length times the cable's ``latency_ns_per_m`` (5 ns/m if unknown).
+- ``wire_latency_s``: cable length times the cable's ``latency_ns_per_m`` (5 ns/m if unknown);
+  ``network_wire_worst_s`` the longest of a network hop (NIC or chip to switch, switch to switch).
 - ``node_latency_s``: switch port-to-port latency (catalog ``latency_ns``; a default by protocol).
 
 Failed links (``Link.failed``) and links of zero rate (below ``MIN_LINK_GBPS``, 1 Mb/s) are left
@@ -74,6 +75,10 @@ class CapacityGraph:
     effective_bytes_per_s: np.ndarray
     protocol: np.ndarray
     wire_latency_s: np.ndarray
+    #: The longest wire latency of a network hop, over every network link of the design, failed
+    #: or not (the floor plan keeps its cables): (a link with an endpoint end -- NIC to switch,
+    #: chip to chip --, a link between two switches). The worst path of the fabric crosses them.
+    network_wire_worst_s: tuple[float, float] = (0.0, 0.0)
     excluded: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
     index: dict[str, int] = field(default_factory=dict, repr=False)
@@ -307,6 +312,10 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     per_m = np.where(has_cab, np.nan_to_num(clat), K.CABLE_LATENCY_S_PER_M)
     wire = np.where((is_nvl | is_pcie) & ~has_cab, 0.0, length * per_m)
     a, b, gbps = ia, ib, rate
+    net_all = ~(is_nvl | is_pcie)
+    both_sw = (kind[ia] == K_SWITCH) & (kind[ib] == K_SWITCH)
+    access_w, fabric_w = wire[net_all & ~both_sw], wire[net_all & both_sw]
+    wire_worst = (float(access_w.max()) if len(access_w) else 0.0, float(fabric_w.max()) if len(fabric_w) else 0.0)
     if excluded:
         nf = sum(1 for _, r in excluded if r == "failed")
         nz = len(excluded) - nf
@@ -347,6 +356,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
         effective_bytes_per_s=line * link_eff,
         protocol=proto_k,
         wire_latency_s=wire[keep],
+        network_wire_worst_s=wire_worst,
         excluded=tuple(excluded),
         notes=tuple(notes),
         index=index,
