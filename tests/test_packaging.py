@@ -21,7 +21,7 @@ from designer.model import shipped
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Files in sample_designs/ that stay in the repository: the folder's notes and its build script.
-NOT_SHIPPED = {"README.md", "make_samples.py"}
+NOT_SHIPPED = {"README.md", "make_samples.py", "make_measured_examples.py"}
 
 
 def _files(folder: Path) -> set[str]:

@@ -1,0 +1,37 @@
+"""The tour's example measurements: up to date with their script, and compare finds their story."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from designer.cli.entry import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_designs"
+
+
+def test_examples_match_their_script():
+    done = subprocess.run([sys.executable, str(SAMPLES / "make_measured_examples.py"), "--check"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_compare_on_the_examples_finds_the_slow_nic(tmp_path, capsys):
+    out = tmp_path / "tour.json"
+    m = SAMPLES / "measured"
+    assert main(["compare", str(SAMPLES / "superpod-h100-1su.json"), str(m / "example-all_reduce-2nodes.log"),
+                 "--counters-before", str(m / "example-counters-t0.prom"),
+                 "--counters", str(m / "example-counters-t60.prom"), "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    (run,) = doc["runs"]
+    assert run["gpus_from"] == "the log's host names" and run["gpus"][8] == "su1-node2-gpu1"
+    assert [r["verdict"] for r in run["ranges"]] == ["slower than predicted", "slower than predicted"]
+    counters = doc["counters"]
+    assert counters["seconds"] == 60 and len(counters["links"]) == 16 and counters["unmapped"] == []
+    codes = {(f["code"], f["links"][0]) for f in counters["findings"]}
+    assert codes == {("measured-link-errors", "su1-node2-nic3--su1-leaf3"),
+                     ("measured-below-rate", "su1-node2-nic3--su1-leaf3")}
+    capsys.readouterr()
