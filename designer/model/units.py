@@ -169,12 +169,25 @@ def kind_counts(kinds: Mapping[str, int]) -> str:
 
 
 def percent(fraction: float) -> str:
-    """A fraction as a whole percentage.
+    """A fraction as a whole percentage; one that rounds to zero reads ``0%``, never ``-0%``.
 
-    >>> percent(0.874), percent(1.0), percent(0)
-    ('87%', '100%', '0%')
+    >>> percent(0.874), percent(1.0), percent(0), percent(-0.004), percent(-0.25)
+    ('87%', '100%', '0%', '0%', '-25%')
     """
-    return f"{fraction:.0%}"
+    if not math.isfinite(fraction):
+        return f"{fraction:g}"
+    whole = round(fraction * 100)
+    return f"{whole if whole else 0}%"
+
+
+def change(fraction: float) -> str:
+    """A relative change as a signed whole percentage: ``+12%``, ``-3%``; one that rounds to zero reads ``0%``.
+
+    >>> change(0.12), change(-0.031), change(-0.004), change(0.0)
+    ('+12%', '-3%', '0%', '0%')
+    """
+    text = percent(fraction)
+    return "+" + text if text[0].isdigit() and text != "0%" else text
 
 
 

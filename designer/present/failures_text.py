@@ -7,10 +7,7 @@ from typing import Any
 
 from designer.analysis.training.failures import Scan, SinglePoints, State, WhatIf
 from designer.model.units import count, duration, percent, rate
-
-
-def _num(x: float | None) -> float | None:
-    return None if x is None or not math.isfinite(x) else float(x)
+from designer.present.numbers import finite_or_none as _num
 
 
 def _step(s: State) -> str:

@@ -7,24 +7,19 @@ an absent value is ``null``. The schema is ``resources/schema/report.schema.json
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import numpy as np
 
 from designer.analysis.report import Report
 from designer.io.atomic import atomic_write_text
+from designer.present.numbers import finite_or_none as _num
 from designer.present.report_text import traffic_text
 
 REPORT_FORMAT = "topo-designer-report"
 REPORT_VERSION = 1
 
 
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:

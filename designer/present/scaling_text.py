@@ -7,11 +7,8 @@ from typing import Any
 
 from designer.analysis.training.scaling import Advice, Headroom, Scaling
 from designer.model.units import count, duration, figures, percent
+from designer.present.numbers import finite_or_none as _num
 from designer.present.step_text import days, tokens, usd
-
-
-def _num(x: float | None) -> float | None:
-    return None if x is None or not math.isfinite(x) else float(x)
 
 
 def scaling_lines(sc: Scaling, head: Headroom | None = None) -> list[str]:

@@ -7,17 +7,10 @@ does not exist or is infinite (a step that never completes) is ``null``.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from designer.analysis.training.step import StepReport
-
-
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
+from designer.present.numbers import finite_or_none as _num
 
 
 def step_to_dict(rep: StepReport) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from designer.model import units
 from designer.present.bom_text import power_text
-from designer.present.html_report import _CSS, _e, _figure, _img, _table
+from designer.present.html_parts import CSS, esc, figure, img, table
 from designer.present.step_text import days
 from designer.sweep.results import Column, pareto_axes
 
@@ -99,14 +99,16 @@ def pareto_series(cols: Sequence[Column], rows: Sequence[dict[str, Any]]) -> lis
     return out
 
 
-def _param_names(cols: Sequence[Column]) -> list[str]:
+def param_names(cols: Sequence[Column]) -> list[str]:
+    """The generator parameters of a sweep's columns (between ``generator`` and ``parameters``)."""
     names = [c.name for c in cols]
     start = names.index("generator") + 1
     end = names.index("parameters")
     return [n for n in names[start:end] if n != "workload"]
 
 
-def _fmt(name: str, v: Any) -> str:
+def cell_text(name: str, v: Any) -> str:
+    """How a value of results column ``name`` reads in a table (empty when there is none)."""
     if v is None:
         return ""
     if isinstance(v, bool):
@@ -158,22 +160,23 @@ def _metric_cols(cols: Sequence[Column]) -> list[tuple[str, str]]:
 
 
 def _points_table(cols: Sequence[Column], rows: Sequence[dict[str, Any]]) -> str:
-    params = _param_names(cols)
+    params = param_names(cols)
     has_workload = any(c.name == "workload" for c in cols)
     metrics = _metric_cols(cols)
     heads = ["point", *params, *(["workload"] if has_workload else []), *(h for _, h in metrics), "Pareto"]
     numeric = [True, *([False] * len(params)), *([False] if has_workload else []), *([True] * len(metrics)), False]
     body, classes = [], []
     for r in rows:
-        cells = [f'<span data-point="{_e(r.get("point"))}" data-key="{_e(r.get("key"))}">{_e(r.get("point"))}</span>']
-        cells += [_e(_fmt(p, r.get(p))) for p in params]
+        point = esc(r.get("point"))
+        cells = [f'<span data-point="{point}" data-key="{esc(r.get("key"))}">{point}</span>']
+        cells += [esc(cell_text(p, r.get(p))) for p in params]
         if has_workload:
-            cells.append(_e(r.get("workload") or ""))
-        cells += [_e(_fmt(m, r.get(m))) for m, _ in metrics]
+            cells.append(esc(r.get("workload") or ""))
+        cells += [esc(cell_text(m, r.get(m))) for m, _ in metrics]
         cells.append("on the front" if r.get("pareto") else "")
         body.append(cells)
         classes.append("sel" if r.get("pareto") else "")
-    return _table(heads, body, numeric, classes)
+    return table(heads, body, numeric, classes)
 
 
 def sweep_html(cols: Sequence[Column], rows: Sequence[dict[str, Any]], *, source: str = "",
@@ -186,38 +189,38 @@ def sweep_html(cols: Sequence[Column], rows: Sequence[dict[str, Any]], *, source
     generator = next((r.get("generator") for r in rows if r.get("generator")), "")
     title = f"Sweep of {generator} fabrics" if generator else "Sweep"
     head = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f"<title>{_e(title)} \u2014 Topology Designer sweep report</title>"
+            f"<title>{esc(title)} \u2014 Topology Designer sweep report</title>"
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<style>{_CSS}</style></head><body>")
-    params = _param_names(cols)
-    parts = [head, f"<h1>{_e(title)}</h1>",
-             f'<p class="sub">{_e(source)} \u00b7 parameters: {_e(", ".join(params) or "none")}. '
+            f"<style>{CSS}</style></head><body>")
+    params = param_names(cols)
+    parts = [head, f"<h1>{esc(title)}</h1>",
+             f'<p class="sub">{esc(source)} \u00b7 parameters: {esc(", ".join(params) or "none")}. '
              "Bandwidths are per direction; costs are indicative list prices.</p>",
              "<h2>Key figures</h2>"]
-    figs = [_figure("points", f'<span data-key="points" data-value="{len(rows)}">{len(rows):,}</span>'),
-            _figure("analysed", f'<span data-key="ok" data-value="{len(ok)}">{len(ok):,}</span>'),
-            _figure("refused by the generator or workload", f"{len(refused):,}"),
-            _figure("failed", f"{len(failed):,}"),
-            _figure("on the Pareto front", f'<span data-key="pareto" data-value="{len(front)}">{len(front):,}</span>')]
+    figs = [figure("points", f'<span data-key="points" data-value="{len(rows)}">{len(rows):,}</span>'),
+            figure("analysed", f'<span data-key="ok" data-value="{len(ok)}">{len(ok):,}</span>'),
+            figure("refused by the generator or workload", f"{len(refused):,}"),
+            figure("failed", f"{len(failed):,}"),
+            figure("on the Pareto front", f'<span data-key="pareto" data-value="{len(front)}">{len(front):,}</span>')]
     axes = pareto_axes([c.name for c in cols])
     if axes is not None and ok:
         x, y = axes
         cheap = min((r for r in ok if _is_num(r.get(x))), key=lambda r: r[x], default=None)
         fast = min((r for r in ok if _is_num(r.get(y))), key=lambda r: r[y], default=None)
         if cheap is not None:
-            figs.append(_figure(f"cheapest: point {cheap['point']}", _e(_fmt(x, cheap[x]))))
+            figs.append(figure(f"cheapest: point {cheap['point']}", esc(cell_text(x, cheap[x]))))
         if fast is not None:
-            figs.append(_figure(f"fastest ({axis_title(y).lower()}): point {fast['point']}",
-                                _e(_fmt(y, fast[y]))))
+            figs.append(figure(f"fastest ({axis_title(y).lower()}): point {fast['point']}",
+                                esc(cell_text(y, fast[y]))))
     parts.append(f'<div class="figures">{"".join(figs)}</div>')
     if axes is not None:
         x, y = axes
         parts.append("<h2>Pareto front</h2>"
-                     f'<p class="sub">{_e(axis_title(x))} against {_e(axis_title(y).lower())}: a point is on the '
+                     f'<p class="sub">{esc(axis_title(x))} against {esc(axis_title(y).lower())}: a point is on the '
                      "front when no other point is both cheaper and faster (per workload). In the pictures the "
                      "front is blue, joined by a line; the other points are grey.</p>")
-        parts += [f"<figure>{_img(p, p.title)}<figcaption>{_e(p.title)}</figcaption></figure>" for p in pictures]
-        parts += [f'<p class="note">{_e(n)}</p>' for n in notes]
+        parts += [f"<figure>{img(p, p.title)}<figcaption>{esc(p.title)}</figcaption></figure>" for p in pictures]
+        parts += [f'<p class="note">{esc(n)}</p>' for n in notes]
         parts.append("<h3>Points on the front</h3>" + (_points_table(cols, front) if front else
                                                        "<p>No point was analysed.</p>"))
     else:
@@ -226,17 +229,18 @@ def sweep_html(cols: Sequence[Column], rows: Sequence[dict[str, Any]], *, source
     shown = rows[:MAX_TABLE_ROWS]
     more = f" (the first {MAX_TABLE_ROWS:,} of {len(rows):,}; the results file has all)" if len(rows) > len(shown) \
         else ""
-    parts.append(f"<h2>Every point</h2><p class=\"sub\">In grid order{_e(more)}. Rows on the front are in bold; "
+    parts.append(f"<h2>Every point</h2><p class=\"sub\">In grid order{esc(more)}. Rows on the front are in bold; "
                  "<code>topo-designer sweep-point RESULTS POINT -o design.json</code> rebuilds one as a design "
                  "(or File \u25b8 Open Sweep Point\u2026 in the window).</p>" + _points_table(cols, shown))
     bad = refused + failed
     if bad:
-        parts.append("<h2>Points not analysed</h2>" + _table(
+        parts.append("<h2>Points not analysed</h2>" + table(
             ["point", "parameters", "status", "error"],
-            [[_e(r.get("point")), _e(r.get("parameters") or ""), _e(r.get("status") or ""), _e(r.get("error") or "")]
+            [[esc(r.get("point")), esc(r.get("parameters") or ""), esc(r.get("status") or ""),
+              esc(r.get("error") or "")]
              for r in bad[:MAX_TABLE_ROWS]], [True, False, False, False]))
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
 
-__all__ = ["Series", "pareto_series", "sweep_html"]
+__all__ = ["Series", "cell_text", "param_names", "pareto_series", "sweep_html"]

@@ -58,3 +58,13 @@ def test_never_more_than_three_significant_figures_nor_e_notation(value):
         assert "e" not in number
         digits = number.replace(".", "").lstrip("0")
         assert len(digits) <= 3 or "." not in number  # whole numbers of 1,000 or more keep their digits
+
+
+@pytest.mark.parametrize(
+    ("fraction", "text", "signed"),
+    [(0.874, "87%", "+87%"), (-0.004, "0%", "0%"), (-0.0, "0%", "0%"), (-1e-12, "0%", "0%"), (0.004, "0%", "0%"),
+     (-0.25, "-25%", "-25%"), (1.0, "100%", "+100%")],
+)
+def test_percentages_never_read_minus_zero(fraction, text, signed):
+    assert units.percent(fraction) == text
+    assert units.change(fraction) == signed

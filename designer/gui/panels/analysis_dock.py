@@ -408,7 +408,7 @@ class AnalysisDock(QWidget):
                 f"MFU {units.percent(st.mfu)}")
         base = result.baseline_step
         if base is not None and base.step_time_s > 0:
-            text += f" (failures: {units.percent(st.step_time_s / base.step_time_s - 1)})"
+            text += f" (failures: {units.change(st.step_time_s / base.step_time_s - 1)})"
         self.step.setText(text)
         tip = (f"{result.traffic.workload.name}: {units.percent(st.comm_idle_fraction)} of the step waiting for "
                f"communication; {tokens(st.tokens_per_s)} tokens/s")
@@ -431,10 +431,10 @@ class AnalysisDock(QWidget):
         parts = [f"{units.count(failed, 'link')} failed"]
         bl, bb = rep.bisection.lower_bytes_per_s, base.bisection.lower_bytes_per_s
         if bl is not None and bb:
-            parts.append(f"bisection {units.percent(bl / bb - 1)}")
+            parts.append(f"bisection {units.change(bl / bb - 1)}")
         now, before = self._chosen(rep), self._chosen(base)
         if now is not None and before is not None and before.time_s > 0:
-            parts.append(f"{rep.collective} {units.percent(now.time_s / before.time_s - 1)} time")
+            parts.append(f"{rep.collective} {units.change(now.time_s / before.time_s - 1)} time")
         elif before is not None and now is None:
             parts.append(f"{rep.collective} cannot run")
         if len(rep.links) and len(base.links):

@@ -247,7 +247,7 @@ class ComparePanel(PlotPanel):
     def _with_delta(text: str, value: float, ref: float | None, is_base: bool) -> str:
         if is_base or ref is None or not ref or abs(value / ref - 1) < SAME:
             return text
-        return f"{text} ({'+' if value > ref else ''}{units.percent(value / ref - 1)})"
+        return f"{text} ({units.change(value / ref - 1)})"
 
     def _draw(self) -> None:
         variants = self.document.variants

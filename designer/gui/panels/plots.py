@@ -402,7 +402,7 @@ class CurvesPanel(PlotPanel):
             b = next((r for r in base.collectives if r.algorithm == chosen.algorithm
                       and r.message_bytes == chosen.message_bytes), None)
             if b is not None and b.time_s > 0:
-                change = units.percent(chosen.time_s / b.time_s - 1)
+                change = units.change(chosen.time_s / b.time_s - 1)
                 text += f" (without failures {units.duration(b.time_s)}, {change})"
                 detail += f"\nWithout failures: {units.duration(b.time_s)}."
         return text, detail
@@ -485,7 +485,7 @@ class BisectionPanel(PlotPanel):
             bb = base.bisection
             delta = b.lower_bytes_per_s / bb.lower_bytes_per_s - 1 if bb.lower_bytes_per_s > 0 else 0.0
             upper = "" if bb.exact else " \u2013 " + units.rate(bb.upper_bytes_per_s)
-            text += f"<br>without failures: {units.rate(bb.lower_bytes_per_s)}{upper} ({units.percent(delta)})"
+            text += f"<br>without failures: {units.rate(bb.lower_bytes_per_s)}{upper} ({units.change(delta)})"
         self.figures.setText(text)
         self.info.setText(f"Lower bound: {b.lower_method}. Upper bound: {b.upper_method}; its cut has "
                           f"{units.count(len(b.cut_links), 'link')}. Over {units.count(b.endpoints, 'GPU')}, "

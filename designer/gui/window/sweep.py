@@ -43,13 +43,13 @@ class PointDialog(QDialog):
     """A table of a sweep's points: number, parameters, status, cost, time, Pareto; double-click opens."""
 
     def __init__(self, parent: Any, path: str, cols: Sequence[Any], rows: Sequence[dict[str, Any]]) -> None:
-        from designer.present.sweep_report import _fmt, _param_names
+        from designer.present.sweep_report import cell_text, param_names
         from designer.sweep.results import pareto_axes
 
         super().__init__(parent)
         self.setWindowTitle(f"Open sweep point \u2014 {Path(path).name}")
         self.rows = sorted(rows, key=lambda r: (not r.get("pareto"), r.get("point") or 0))
-        params = _param_names(cols)
+        params = param_names(cols)
         axes = pareto_axes([c.name for c in cols]) or ()
         heads = ["point", *params, *(["workload"] if any(c.name == "workload" for c in cols) else []),
                  "status", *axes, "Pareto"]
@@ -60,12 +60,12 @@ class PointDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         for i, r in enumerate(self.rows):
-            values = [str(r.get("point")), *(_fmt(p, r.get(p)) for p in params)]
+            values = [str(r.get("point")), *(cell_text(p, r.get(p)) for p in params)]
             if "workload" in heads:
                 values.append(r.get("workload") or "")
             values.append(r.get("status") or "" if r.get("status") == "ok" else
                           f"{r.get('status')}: {r.get('error') or ''}")
-            values += [_fmt(a, r.get(a)) for a in axes]
+            values += [cell_text(a, r.get(a)) for a in axes]
             values.append("yes" if r.get("pareto") else "")
             for j, v in enumerate(values):
                 self.table.setItem(i, j, QTableWidgetItem(v))
