@@ -46,12 +46,12 @@ def _log() -> str:
     p = len(gpus)
     lines = [f"# {NOTE}", "# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902",
              "# Collective test starting: all_reduce_perf",
-             "# nThread 1 nGpus 1 minBytes 8 maxBytes 2147483648 step: 4(factor) warmup iters: 5 iters: 20 agg iters: 1 "
-             "validation: 1 graph: 0", "#", "# Using devices"]
-    for rank, g in enumerate(gpus):
+             "# nThread 1 nGpus 1 minBytes 8 maxBytes 2147483648 step: 4(factor) warmup iters: 5 iters: 20 "
+             "agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    for rank in range(len(gpus)):
         host, dev = HOSTS[rank // 8], rank % 8
-        lines.append(f"#  Rank {rank:2d} Group  0 Pid {4000 + rank:6d} on {host} device {dev:2d} [0000:{16 * dev + 27:02x}:00] "
-                     "NVIDIA H100 80GB HBM3")
+        lines.append(f"#  Rank {rank:2d} Group  0 Pid {4000 + rank:6d} on {host} device {dev:2d} "
+                     f"[0000:{16 * dev + 27:02x}:00] NVIDIA H100 80GB HBM3")
     lines += ["#", "#" + " " * 62 + "out-of-place" + " " * 23 + "in-place",
               "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw "
               "  busbw #wrong",
