@@ -1,22 +1,18 @@
-"""The tour's example measurements: up to date with their script, and compare finds their story."""
+"""The tour's example measurements: compare finds their story (a NIC at 200G whose cable takes errors).
+
+The files are written once by sample_designs/make_measured_examples.py from the model of the day; they
+are examples, so a later change of the model is not a reason to rewrite them, and no test compares them
+with the script's output."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from designer.cli.entry import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_designs"
-
-
-def test_examples_match_their_script():
-    done = subprocess.run([sys.executable, str(SAMPLES / "make_measured_examples.py"), "--check"],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_compare_on_the_examples_finds_the_slow_nic(tmp_path, capsys):
