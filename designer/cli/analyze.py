@@ -70,6 +70,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workload", metavar="NAME|FILE",
                    help="also predict a training step of this workload (a preset, see 'topo-designer workloads', or "
                    "a workload file, docs/workload-format.md): step time, GPU idle fraction, MFU, tokens/s, cost")
+    p.add_argument("--serve", metavar="NAME|FILE",
+                   help="also predict serving this model (a serving preset, see 'topo-designer workloads', or a "
+                   "serving file, docs/serving.md): time to first token, time per output token, tokens/s per GPU, "
+                   "the network's share and what bounds decode")
     p.add_argument("--placement", metavar="ORDER",
                    help="with --workload: rank placement, innermost first, e.g. tp,cp,pp,dp (the default) or "
                    "dp,tp,cp,pp")
@@ -126,6 +130,11 @@ def run(args: argparse.Namespace) -> int:
     if args.algorithm:
         algos = [a.strip() for item in args.algorithm for a in item.split(",") if a.strip()]
     workload = workload_arg(args.workload, args.placement) if args.workload else None
+    serve = None
+    if args.serve:
+        from designer.io.workload_file import load_serving
+
+        serve = load_serving(args.serve)
     design = load_design(args.file)
     report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
                      top=args.top, progress=stage_progress(), routing=args.routing, hash_draws=draws,
@@ -135,14 +144,27 @@ def run(args: argparse.Namespace) -> int:
         from designer.analysis.training import step_analysis
 
         step = step_analysis(design, workload)
+    served = None
+    if serve is not None:
+        from designer.analysis.serving.model import serving_analysis
+
+        served = serving_analysis(design, serve)
     if args.json:
-        if step is None:
+        if step is None and served is None:
             write_json_text(report_to_json(report), args.json)
         else:
             from designer.present.report_json import report_to_dict
-            from designer.present.step_json import step_to_dict
 
-            write_json({**report_to_dict(report), "workload": step_to_dict(step)}, args.json)
+            doc = report_to_dict(report)
+            if step is not None:
+                from designer.present.step_json import step_to_dict
+
+                doc["workload"] = step_to_dict(step)
+            if served is not None:
+                from designer.present.serving_json import serving_to_dict
+
+                doc["serving"] = serving_to_dict(served)
+            write_json(doc, args.json)
         if args.json == "-":
             return 0
     lines = summary_lines(report, top=args.top)
@@ -152,5 +174,9 @@ def run(args: argparse.Namespace) -> int:
         from designer.present.step_text import step_lines
 
         lines += step_lines(step, explain=args.explain)
+    if served is not None:
+        from designer.present.serving_text import serving_lines
+
+        lines += serving_lines(served, explain=args.explain)
     echo("\n".join(lines))
     return 0

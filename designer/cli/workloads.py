@@ -1,9 +1,11 @@
-"""``topo-designer workloads``: the shipped workload presets; ``workload_arg`` reads a ``--workload`` value."""
+"""``topo-designer workloads``: the shipped training and serving presets; ``workload_arg`` reads
+``--workload``."""
 
 from __future__ import annotations
 
 import argparse
 
+from designer.analysis.serving.workload import Phase, ServingWorkload
 from designer.analysis.training.workload import DIMENSIONS, Workload, WorkloadError
 from designer.cli.common import echo, guard_outputs, write_json
 from designer.model.units import count, figures
@@ -26,10 +28,11 @@ def workload_arg(value: str, placement: str | None = None) -> Workload:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "workloads",
-        help="list the training workload presets",
+        help="list the training and serving workload presets",
         description="List the shipped training workload presets (model, parallelism, batch; figures from the "
-        "models' public papers). Use one with 'topo-designer analyze FILE --workload NAME', or write your own "
-        "workload file (docs/workload-format.md).",
+        "models' public papers) and serving presets (model shape, deployment per phase, requests). Use one with "
+        "'topo-designer analyze FILE --workload NAME' or '--serve NAME', or write your own workload file "
+        "(docs/workload-format.md, docs/serving.md).",
     )
     p.add_argument("--json", metavar="PATH", help="write the presets as JSON to PATH ('-' for stdout)")
     p.set_defaults(func=run)
@@ -49,14 +52,51 @@ def _summary(w: Workload) -> dict:
     }
 
 
+def _serving_summary(w: ServingWorkload) -> dict:
+    def phase(p: Phase) -> dict:
+        return {"tp": p.tp, "dp": p.dp, "pp": p.pp, "ep": p.ep, "instances": p.instances or "auto",
+                "batch_sequences": p.batch_sequences or None}
+
+    return {
+        "name": w.name, "description": w.description, "mode": w.mode,
+        "parameters": w.model.parameters, "active_parameters": w.model.active_parameters, "layers": w.model.layers,
+        "experts": w.model.experts, "mla": w.model.is_mla,
+        "prefill": phase(w.prefill), "decode": phase(w.decode),
+        "prompt_tokens": w.requests.prompt_tokens, "output_tokens": w.requests.output_tokens,
+        "target_tpot_s": w.requests.target_tpot_s, "sources": dict(w.sources),
+    }
+
+
+def _layout(p: Phase) -> str:
+    return f"TP {p.tp}" + (f", DP {p.dp}" if p.dp > 1 else "") + (f", PP {p.pp}" if p.pp > 1 else "") + \
+        (f", EP {p.ep}" if p.ep > 1 else "")
+
+
+def _serving_lines(presets: list[ServingWorkload]) -> list[str]:
+    lines = [f"{count(len(presets), 'serving preset')} (use: topo-designer analyze FILE --serve NAME):"]
+    for w in presets:
+        m = w.model
+        active = f" ({figures(m.active_parameters / 1e9)}B active)" if m.is_moe else ""
+        phases = f"decode {_layout(w.decode)}" if not w.disaggregated else \
+            f"prefill {_layout(w.prefill)}, decode {_layout(w.decode)}"
+        target = f", TPOT target {figures(w.requests.target_tpot_s * 1e3)} ms" if w.requests.target_tpot_s else ""
+        lines.append(f"  {w.name}: {figures(m.parameters / 1e9)}B parameters{active}, {w.mode}; {phases}; "
+                     f"{w.requests.prompt_tokens:,}-token prompts, {w.requests.output_tokens:,}-token answers{target}")
+        if w.description:
+            lines.append(f"    {w.description}")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
-    from designer.io.workload_file import load_workload, preset_names
+    from designer.io.workload_file import load_serving, load_workload, preset_names, serving_preset_names
 
     guard_outputs(args, {"--json": args.json})
     presets = [load_workload(name) for name in preset_names()]
+    serving = [load_serving(name) for name in serving_preset_names()]
     if args.json:
         write_json({"format": "topo-designer-workloads", "version": 1,
-                    "workloads": [_summary(w) for w in presets]}, args.json)
+                    "workloads": [_summary(w) for w in presets],
+                    "serving": [_serving_summary(w) for w in serving]}, args.json)
         if args.json == "-":
             return 0
     lines = [f"{count(len(presets), 'workload preset')} (use: topo-designer analyze FILE --workload NAME):"]
@@ -69,5 +109,5 @@ def run(args: argparse.Namespace) -> int:
                      f"{figures(w.tokens_per_step / 1e6)}M tokens per step; {layout}")
         if w.description:
             lines.append(f"    {w.description}")
-    echo("\n".join(lines))
+    echo("\n".join(lines + [""] + _serving_lines(serving)))
     return 0

@@ -106,22 +106,31 @@ class StepReport:
         return next((p for p in self.phases if p.name == name), None)
 
 
-def _peak(ctx: Context, gpus: np.ndarray, workload: Workload, catalog: Catalog) -> tuple[float, str, list[str]]:
+def gpu_figure(ctx: Context, gpus: np.ndarray, key: str, catalog: Catalog, hint: str = "",
+               what: str = "peak") -> tuple[float, str, list[str]]:
+    """The smallest catalog ``specs[key]`` of the models of ``gpus``, the models, and a note when they
+    differ; :class:`WorkloadError` (ending with ``hint``) when a model lacks the figure."""
     notes: list[str] = []
     models = sorted({ctx.design.device(ctx.gpu_ids[i]).model for i in gpus})
-    if workload.compute.peak_tflops is not None:
-        return workload.compute.peak_tflops * 1e12, ", ".join(m or "?" for m in models), notes
-    peaks = {}
+    values = {}
     for m in models:
         comp = catalog.components.get(m) if m else None
-        v = comp.specs.get("bf16_dense_tflops") if comp is not None else None
+        v = comp.specs.get(key) if comp is not None else None
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-            raise WorkloadError(f"GPU model {m or '(none)'!r} has no specs.bf16_dense_tflops in the catalog: give "
-                                "compute.peak_tflops in the workload")
-        peaks[m] = float(v) * 1e12
-    if len(peaks) > 1:
-        notes.append(f"GPU models differ ({', '.join(peaks)}): the slowest peak sets the pace")
-    return min(peaks.values()), ", ".join(models), notes
+            raise WorkloadError(f"GPU model {m or '(none)'!r} has no specs.{key} in the catalog{hint}")
+        values[m] = float(v)
+    if len(values) > 1:
+        notes.append(f"GPU models differ ({', '.join(values)}): the slowest {what} sets the pace")
+    return min(values.values()), ", ".join(models), notes
+
+
+def _peak(ctx: Context, gpus: np.ndarray, workload: Workload, catalog: Catalog) -> tuple[float, str, list[str]]:
+    if workload.compute.peak_tflops is not None:
+        models = sorted({ctx.design.device(ctx.gpu_ids[i]).model for i in gpus})
+        return workload.compute.peak_tflops * 1e12, ", ".join(m or "?" for m in models), []
+    tflops, models, notes = gpu_figure(ctx, gpus, "bf16_dense_tflops", catalog,
+                                       ": give compute.peak_tflops in the workload")
+    return tflops * 1e12, models, notes
 
 
 def _price(ctx: Context, gpus: np.ndarray, workload: Workload, catalog: Catalog) -> tuple[float, str]:
@@ -312,4 +321,4 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
     )
 
 
-__all__ = ["CommPhase", "Placement", "StepReport", "exposed_after", "step_analysis"]
+__all__ = ["CommPhase", "Placement", "StepReport", "exposed_after", "gpu_figure", "step_analysis"]
