@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "advise",
-        help="compare adding GPUs with network upgrades on time to train and cost",
+        help=SUMMARIES["advise"],
         description="Rebuild the design's fabric family with more GPUs and with network upgrades (faster NICs and "
         "switches, no oversubscription) and compare each with the design as it is: time to train the workload's "
         "tokens and bill of materials (indicative USD from the catalog); say which buys the most days per USD.",

@@ -9,6 +9,7 @@ import time
 from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HASH_SEED, MAX_HASH_DRAWS, ROUTING_MODES
 from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVES
 from designer.analysis.common.errors import AnalysisError
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json, write_json_text
 from designer.cli.workloads import workload_arg
 from designer.model import units
@@ -47,7 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     algos = sorted({a for v in ALGORITHMS.values() for a in v})
     p = subparsers.add_parser(
         "analyze",
-        help="bisection bounds, collective times, bottlenecks",
+        help=SUMMARIES["analyze"],
         description="Analyze a design: certified bisection bandwidth bounds over the GPUs, the time, algbw and "
         "busbw (nccl-tests conventions) of a collective for every algorithm and message size with the one an "
         "NCCL-style tuner would pick, per-link utilisation and the top bottleneck links. Units: s, bytes, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.bom.bill import bill_of_materials
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 from designer.io import load_design
 from designer.present.bom_text import format_bom
@@ -14,7 +15,7 @@ from designer.present.documents import bom_to_dict
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "bom",
-        help="bill of materials: devices, cables, optics, power, cost",
+        help=SUMMARIES["bom"],
         description="Count a design's GPUs, NICs and switches (by model and tier), cables (by model, medium, "
         "the tiers they join and length bucket), transceivers (twin-port modules on twin-port switch cages), "
         "total power (W) and indicative cost (USD) from the catalog.",

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
+import re
 import sys
 import unicodedata
 from typing import Any
-
-from designer.io import atomic_write_text
-from designer.io.outputs import check_outputs
 
 CATALOG_HELP = (
     "a user catalog file merged over the built-in catalog (repeatable; before or after the command); "
@@ -48,6 +45,8 @@ def guard_outputs(args: argparse.Namespace, outputs: dict[str, str | None],
 
     named = [*(inputs or {}).items(), *(("a catalog", p) for p in catalog_paths(args)),
              ("the user catalog", str(user_catalog_path()))]
+    from designer.io.outputs import check_outputs  # not at the top: --help and --version import no design I/O
+
     check_outputs(named, outputs.items())
 
 
@@ -57,8 +56,11 @@ def display_name(path: str) -> str:
 
 
 def json_text(obj: Any) -> str:
-    """Pretty JSON text with a trailing newline; NaN and Infinity are refused."""
-    return json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """JSON text, one record per line, with a trailing newline; NaN and Infinity are refused
+    (:func:`designer.present.json_text.json_text`: the C encoder, no per-object hooks)."""
+    from designer.present.json_text import json_text as text
+
+    return text(obj)
 
 
 def write_json(obj: Any, dest: str) -> None:
@@ -73,6 +75,8 @@ def write_json_text(text: str, dest: str) -> None:
         sys.stdout.write(_json_escaped(text))
         sys.stdout.flush()
     else:
+        from designer.io import atomic_write_text  # not at the top: --help and --version import no design I/O
+
         atomic_write_text(dest, text)
 
 
@@ -88,21 +92,31 @@ def _unsafe(ch: str) -> bool:
     return ch not in "\n\t" and unicodedata.category(ch) in _UNSAFE
 
 
+#: What may need an escape: anything but printable ASCII, newline and tab (checked by ``_unsafe``).
+_MAYBE_UNSAFE = re.compile(r"[^\x20-\x7e\n\t]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    if not _unsafe(ch):
+        return ch
+    if ord(ch) < 0x10000:
+        return f"\\u{ord(ch):04x}"
+    hi, lo = divmod(ord(ch) - 0x10000, 0x400)
+    return f"\\u{0xD800 + hi:04x}\\u{0xDC00 + lo:04x}"
+
+
 def _json_escaped(text: str) -> str:
-    # json.dumps escapes C0 controls; C1 controls and format characters can only occur inside
-    # strings, where a \u escape means the same character.
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if not _unsafe(ch):
-            out.append(ch)
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            hi, lo = divmod(ord(ch) - 0x10000, 0x400)
-            out.append(f"\\u{0xD800 + hi:04x}\\u{0xDC00 + lo:04x}")
-    return "".join(out)
+    r"""``text`` (JSON) with the characters a terminal would act on as ``\u`` escapes.
+
+    json.dumps escapes C0 controls; C1 controls and format characters can only occur inside
+    strings, where a \u escape means the same character. The search is in C: only characters
+    outside printable ASCII reach Python.
+
+    >>> _json_escaped('{"name": "rack\u202e1\x85", "ok": "é"}\n')
+    '{"name": "rack\\u202e1\\u0085", "ok": "é"}\n'
+    """
+    return _MAYBE_UNSAFE.sub(_json_escape, text)
 
 
 def terminal_text(text: str) -> str:

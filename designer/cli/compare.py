@@ -6,13 +6,14 @@ import argparse
 
 from designer.analysis.common.errors import AnalysisError
 from designer.analysis.measured.runs import MEASURED_COLLECTIVES
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "compare",
-        help="nccl-tests logs of the real cluster against the design's prediction",
+        help=SUMMARIES["compare"],
         description="Read nccl-tests logs (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, "
         "broadcast_perf, sendrecv_perf; several runs per log) and set every message size beside the design's "
         "prediction: measured and predicted time and busbw, their ratio (predicted time / measured time: 1 is "

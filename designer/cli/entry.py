@@ -1,7 +1,8 @@
 """The ``topo-designer`` program: the main parser, the command it names, errors as one line.
 
 No Qt is imported here: ``validate``, ``generate``, ``analyze`` and ``bom`` run on machines
-without a display or without PySide6.
+without a display or without PySide6. The parser comes from the static table of
+``designer.cli.commands``: only the module of the command that runs is imported.
 """
 
 from __future__ import annotations
@@ -10,19 +11,13 @@ import argparse
 import importlib
 import sys
 from pathlib import Path
-from types import ModuleType
 
 from designer import __version__
+from designer.cli.commands import COMMANDS, MODULE_OF, MODULES
 from designer.cli.common import CATALOG_HELP, add_catalog_option, catalog_paths, terminal_text
 from designer.model import DesignError
 
 PROG = "topo-designer"
-
-#: Command modules, in the order of the help. Each has ``add_parser(subparsers)`` and ``run(args) -> int``.
-COMMANDS = ("gui", "validate", "generate", "analyze", "bom", "workloads", "whatif", "scan", "scale", "advise",
-            "export", "sweep", "import", "compare")
-#: Commands whose module is not named after them (``import`` is a Python keyword).
-MODULES = {"import": "import_cmd"}
 
 EPILOG = """\
 commands:
@@ -46,11 +41,9 @@ and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error
 """
 
 
-def _modules() -> list[ModuleType]:
-    return [importlib.import_module(f"designer.cli.{MODULES.get(name, name)}") for name in COMMANDS]
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The main parser. ``command``: the one command whose module is imported for its options
+    (``"*"``: every command, ``None``: none); the others are listed by name and summary only."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Topology Designer: design GPU-cluster network fabrics and see how fast they will be.",
@@ -60,14 +53,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--catalog", metavar="PATH", action="append", default=[], help=CATALOG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in _modules():
-        mod.add_parser(sub)
+    loaded = MODULES if command == "*" else (MODULE_OF[command],) if command in MODULE_OF else ()
+    for name, module, summary in COMMANDS:
+        if module not in loaded:
+            sub.add_parser(name, help=summary)
+        elif name not in sub.choices:  # a module adds all of its commands at once
+            importlib.import_module(f"designer.cli.{module}").add_parser(sub)
     add_catalog_option(parser)
     return parser
 
 
 def _split_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
-    """``argv`` with ``gui`` inserted before a bare FILE, so ``topo-designer FILE`` opens it.
+    """``argv`` with ``gui`` inserted before a bare FILE, so ``topo-designer FILE`` opens it."""
+    return _find_command(parser, argv)[0]
+
+
+def _find_command(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[list[str], str | None]:
+    """``argv`` with ``gui`` inserted before a bare FILE, and the command it runs (None: none named).
 
     The command is the first word that is neither an option nor the value of a global option
     that takes one (``--catalog PATH``), so ``topo-designer --catalog mine.json analyze F`` runs
@@ -77,28 +79,26 @@ def _split_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
         opt for action in parser._actions if action.nargs != 0 and action.option_strings
         for opt in action.option_strings
     }
-    commands = {name for action in parser._actions if isinstance(action, argparse._SubParsersAction)
-                for name in action.choices}
     i = 0
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
-            return [*argv[:i], "gui", *argv[i + 1:]] if i + 1 < len(argv) else argv
+            return ([*argv[:i], "gui", *argv[i + 1:]], "gui") if i + 1 < len(argv) else (argv, None)
         if arg in takes_value:
             i += 2
             continue
         if arg.startswith("-") and arg != "-":
             i += 1
             continue
-        return argv if arg in commands else [*argv[:i], "gui", *argv[i:]]
-    return argv
+        return (argv, arg) if arg in MODULE_OF else ([*argv[:i], "gui", *argv[i:]], "gui")
+    return argv, None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        parser = build_parser()
-        args = parser.parse_args(_split_command(parser, argv))
+        argv, command = _find_command(build_parser(None), argv)
+        args = build_parser(command).parse_args(argv)
         catalogs = catalog_paths(args)
         if catalogs:
             from designer.model.catalog import load_catalog, set_default_catalog

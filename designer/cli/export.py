@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from designer.cli.analyze import SIZE_HELP, parse_sizes
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs
 from designer.model import units
 from designer.present.export import DEFAULT_SIZES, ExportError, check_folder, check_output
@@ -25,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "export",
-        help="PNG, JSON report, HTML report, cabling plan, GraphML",
+        help=SUMMARIES["export"],
         description="Export a design for people who do not run the designer: a PNG of the canvas, a PNG per "
         "analysis panel, the JSON report (analysis, bill of materials, design rules, workload, assumptions), a "
         "self-contained HTML report, the cabling plan (CSV, one row per cable) and GraphML. Several outputs in "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import guard_outputs
 from designer.generators import GENERATORS, GeneratorError, GeneratorSpec, Param
 from designer.generators.registry import details
@@ -66,7 +67,7 @@ def _add_kind(sub: argparse._SubParsersAction, spec: GeneratorSpec) -> None:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "generate",
-        help="generate a fabric design (fat-tree, leaf-spine, rail-optimized, torus...)",
+        help=SUMMARIES["generate"],
         description="Generate a fabric design from a parametric reference architecture and write it to a file. "
         "'topo-designer generate KIND --help' lists the parameters of a kind.",
     )

@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 
+from designer.cli.commands import SUMMARIES
 from designer.model import DesignError
 
 NO_WINDOW_HINT = (
@@ -25,7 +26,7 @@ NO_WINDOW_HINT = (
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("gui", help="open the designer window (the default command)")
+    p = subparsers.add_parser("gui", help=SUMMARIES["gui"])
     p.add_argument("file", nargs="?", help="design file to open (default: a sample design)")
     p.set_defaults(func=run)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import display_name, echo, guard_outputs, write_json
 from designer.io import save_design
 from designer.io.importers import (
@@ -29,7 +30,7 @@ from designer.model import units
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import",
-        help="import a fabric from ibnetdiscover, GML, GraphML, Slurm, NCCL XML, SimAI, containerlab, ASTRA-sim",
+        help=SUMMARIES["import"],
         description="Read another tool's description of a fabric and write it as a design file: switches, hosts "
         "and cables, tiers inferred, laid out by tiers. The format is detected from the content. The import "
         "report says what was read, what was guessed (inferred tiers, default rates, the GPUs stamped behind "

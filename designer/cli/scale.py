@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 
 FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
@@ -12,7 +13,7 @@ FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "scale",
-        help="the workload's step at 1/4, 1/2, 1, 2 and 4 times the GPUs; growth headroom",
+        help=SUMMARIES["scale"],
         description="Rebuild the design's fabric family (from the generator parameters it records) at 1/4, 1/2, "
         "1, 2 and 4 times its size and predict the workload's step on each: step time, GPU idle fraction, MFU, "
         "tokens/s; the size where the idle fraction jumps is where the network binds. Also: how many more GPUs the "

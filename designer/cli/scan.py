@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "scan",
-        help="N-1 failure scan: every switch (and link) failed once, ranked",
+        help=SUMMARIES["scan"],
         description="Fail every switch once (with --links every link too), one per class of equivalent elements, "
         "and rank the failures by GPUs cut off, bisection lost and (with --workload) step time added; list the "
         "single points of failure (links and devices whose loss separates GPUs). Units: s, bytes/s per direction.",

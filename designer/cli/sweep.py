@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs
 from designer.model import units
 
@@ -24,7 +25,7 @@ SPEC_HELP = "sweep spec (JSON, docs/sweeps.md): a generator, a grid of its param
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "sweep",
-        help="design-space sweep on Dask: a grid of generated fabrics, analysed, one row each",
+        help=SUMMARIES["sweep"],
         description="Run a design-space sweep: every point of the spec's grid of generator parameters is generated "
         "and analysed on a Dask worker (bisection bounds, collective times at the chosen sizes, bill of materials, "
         "with workloads the training step, with failure scans the N-1 worst case), and written to RESULTS as it "
@@ -49,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     r = subparsers.add_parser(
         "sweep-report",
-        help="HTML report of sweep results: the Pareto front, every point",
+        help=SUMMARIES["sweep-report"],
         description="Write a self-contained HTML report of a sweep's results (the style of 'export --html'): key "
         "figures, the Pareto front of cost against time to train (or collective time) for each workload as a "
         "picture, the points on the front, every point, and the points that were refused or failed.",
@@ -60,7 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     s = subparsers.add_parser(
         "sweep-point",
-        help="rebuild one point of sweep results as a design file",
+        help=SUMMARIES["sweep-point"],
         description="Rebuild the design of one point of a sweep's results from its parameters (the generator is "
         "deterministic: the same design the sweep analysed) and write it as a design file, to open in the window "
         "or analyse further. The window's File > Open Sweep Point... does the same.",

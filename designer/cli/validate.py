@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.analysis.rules.check import check_design
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import display_name, echo, guard_outputs, write_json
 from designer.io import load_design
 from designer.present.documents import findings_to_dict
@@ -14,7 +15,7 @@ from designer.present.findings_text import findings_lines
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "validate",
-        help="check a design file and its design rules",
+        help=SUMMARIES["validate"],
         description="Load a design file and report design-rule findings: models and cables missing from the "
         "catalog, ports over a model's budget, links of zero capacity or zero length, media that do not fit "
         "their ports, speed mismatches, cables beyond their reach, twin-port cages mixing media, devices and "

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "whatif",
-        help="fail links, switches or NICs and compare before / after",
+        help=SUMMARIES["whatif"],
         description="Fail links or devices (a device fails as all its links) and compare the design before and "
         "after: bisection bounds (bytes/s per direction, line rate), GPUs left without a network path, and with "
         "--workload the training step. Units: s, bytes/s per direction.",

@@ -7,6 +7,7 @@ import argparse
 
 from designer.analysis.serving.workload import Phase, ServingWorkload
 from designer.analysis.training.workload import DIMENSIONS, Workload, WorkloadError
+from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 from designer.model.units import count, figures
 
@@ -28,7 +29,7 @@ def workload_arg(value: str, placement: str | None = None) -> Workload:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "workloads",
-        help="list the training and serving workload presets",
+        help=SUMMARIES["workloads"],
         description="List the shipped training workload presets (model, parallelism, batch; figures from the "
         "models' public papers) and serving presets (model shape, deployment per phase, requests). Use one with "
         "'topo-designer analyze FILE --workload NAME' or '--serve NAME', or write your own workload file "

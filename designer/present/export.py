@@ -163,9 +163,9 @@ def export_document(data: ExportData) -> dict[str, Any]:
 
 def report_text(data: ExportData) -> str:
     """The JSON report's text (the same rules as ``analyze --json``: finite numbers, a final newline)."""
-    import json
+    from designer.present.json_text import json_text
 
-    return json.dumps(data.document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(data.document)
 
 
 def write_report(data: ExportData, path: str | os.PathLike[str]) -> None:

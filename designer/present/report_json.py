@@ -1,23 +1,27 @@
-"""Analysis report as JSON: format ``topo-designer-report``, version 1 (docs/report-format.md).
+"""Analysis report as JSON: format ``topo-designer-report``, version 2 (docs/report-format.md).
 
 Units: seconds, bytes, bytes per second per direction. Numbers are finite (JSON has no NaN);
-an absent value is ``null``. The schema is ``resources/schema/report.schema.json``.
+an absent value is ``null``. The schema is ``resources/schema/report.schema.json``. The table of
+links is stored as columns (one list per field, one entry per link, taken from the report's
+arrays in bulk) and written by the C encoder (:mod:`designer.present.json_text`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
 from designer.analysis.report import Report
 from designer.io.atomic import atomic_write_text
+from designer.present.json_text import json_text
 from designer.present.numbers import finite_or_none as _num
 from designer.present.report_text import traffic_text
 
 REPORT_FORMAT = "topo-designer-report"
-REPORT_VERSION = 1
+REPORT_VERSION = 2
+#: The columns of ``links``, in order (docs/report-format.md).
+LINK_COLUMNS = ("id", "utilization", "load_bytes_per_s", "capacity_bytes_per_s", "direction", "protocol")
 
 
 
@@ -29,11 +33,6 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
     """
     b = report.bisection
     d = report.design
-    util = np.nan_to_num(np.asarray(report.links.utilization, dtype=float)).tolist()
-    load = np.nan_to_num(np.asarray(report.links.load_bytes_per_s, dtype=float)).tolist()
-    capy = np.nan_to_num(np.asarray(report.links.capacity_bytes_per_s, dtype=float)).tolist()
-    lt = report.links
-    rows = range(len(lt)) if all_links else np.flatnonzero(lt.utilization > 0).tolist()
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
@@ -74,12 +73,7 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
         ],
         "cannot_run": [{"algorithm": a, "reason": why} for a, why in report.cannot_run],
         "links_traffic": traffic_text(report),
-        "links": [
-            {"id": lt.ids[i], "utilization": _num(util[i]), "load_bytes_per_s": _num(load[i]),
-             "capacity_bytes_per_s": _num(capy[i]), "direction": f"{lt.src[i]} -> {lt.dst[i]}",
-             "protocol": lt.protocol[i]}
-            for i in rows
-        ],
+        "links": links_columns(report, all_links=all_links),
         "bottlenecks": [
             {"link": x.link, "utilization": _num(x.utilization), "direction": x.direction, "protocol": x.protocol,
              "capacity_bytes_per_s": _num(x.capacity_bytes_per_s), "algorithm": x.algorithm,
@@ -89,6 +83,30 @@ def report_to_dict(report: Report, *, all_links: bool = True) -> dict[str, Any]:
         ],
         "routing": routing_to_dict(report),
         "notes": list(report.notes),
+    }
+
+
+def links_columns(report: Report, *, all_links: bool = True) -> dict[str, list[Any]]:
+    """The ``links`` table as columns (:data:`LINK_COLUMNS`): row ``i`` of every list is one link.
+
+    Utilisation, load and capacity come from the report's arrays in one conversion each (NaN reads
+    0, as in version 1); ``all_links=False`` keeps the links with a non-zero utilisation.
+    """
+    lt = report.links
+    rows = np.arange(len(lt)) if all_links else np.flatnonzero(lt.utilization > 0)
+
+    def numbers(values: Any) -> list[float]:
+        return np.nan_to_num(np.asarray(values, dtype=float)[rows]).tolist()
+
+    ids, src, dst, protocol = (np.asarray(col, dtype=object)[rows].tolist()
+                               for col in (lt.ids, lt.src, lt.dst, lt.protocol))
+    return {
+        "id": ids,
+        "utilization": numbers(lt.utilization),
+        "load_bytes_per_s": numbers(lt.load_bytes_per_s),
+        "capacity_bytes_per_s": numbers(lt.capacity_bytes_per_s),
+        "direction": [f"{a} -> {z}" for a, z in zip(src, dst, strict=True)],
+        "protocol": protocol,
     }
 
 
@@ -125,10 +143,9 @@ def report_to_json(report: Report, *, all_links: bool = True) -> str:
     >>> import json
     >>> data = json.loads(report_to_json(analyze(GENERATORS["server"].build(), sizes=[1 << 20])))
     >>> data["format"], data["version"], data["design"]["gpus"], len(data["collectives"])
-    ('topo-designer-report', 1, 8, 3)
+    ('topo-designer-report', 2, 8, 3)
     """
-    return json.dumps(report_to_dict(report, all_links=all_links), indent=1, ensure_ascii=False,
-                      allow_nan=False) + "\n"
+    return json_text(report_to_dict(report, all_links=all_links))
 
 
 def save_report(report: Report, path: str) -> None:

@@ -43,11 +43,17 @@ def test_real_report_validates_against_schema():
     data = assert_valid(rep)
     assert data["design"] == {**data["design"], "gpus": 256, "switches": 12}
     assert data["bisection"]["exact"] is True
-    assert len(data["links"]) == data["design"]["links_used"]
+    columns = data["links"]
+    assert {len(col) for col in columns.values()} == {data["design"]["links_used"]}
+    # the columns are the report's link table, row by row
+    first = rep.links[0]
+    assert [columns[f][0] for f in ("id", "direction", "protocol")] == [first.id, first.direction, first.protocol]
+    assert columns["utilization"][0] == first.utilization
+    assert columns["capacity_bytes_per_s"][-1] == rep.links[len(rep.links) - 1].capacity_bytes_per_s
     assert {c["algorithm"] for c in data["collectives"]} >= {"ring", "tree", "nvls"}
     assert sum(c["selected"] for c in data["collectives"]) == 3
     # every bottleneck is a real link, named with the algorithm behind it
-    ids = {x["id"] for x in data["links"]}
+    ids = set(columns["id"])
     assert data["bottlenecks"] and all(b["link"] in ids and b["algorithm"] for b in data["bottlenecks"])
     assert data["bottlenecks"] == sorted(data["bottlenecks"], key=lambda b: -b["utilization"])
     assert set(data["bisection"]["cut_links"]) <= ids

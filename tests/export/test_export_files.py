@@ -121,7 +121,7 @@ def test_panels_without_a_workload_leave_out_an_empty_panel(tmp_path):
 def test_report_validates_against_its_schema(report):
     errors = sorted(report_validator().iter_errors(report), key=str)
     assert not errors, errors[:3]
-    assert report["format"] == "topo-designer-report" and report["version"] == 1
+    assert report["format"] == "topo-designer-report" and report["version"] == 2
     for block in ("bom", "findings", "assumptions", "workload", "exported"):
         assert block in report
     assert report["bom"]["format"] == "topo-designer-bom"
