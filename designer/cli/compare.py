@@ -40,6 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--fit", metavar="OVERLAY",
                    help="fit the model's per-medium efficiency to the logs' bandwidth-bound sizes and write it as a "
                    "catalog overlay (read it with topo-designer --catalog OVERLAY ...); the fit is printed")
+    p.add_argument("--html", metavar="PATH", help="write the comparison as a self-contained HTML page (charts of "
+                   "measured over predicted busbw, the tables, verdicts, reasons, counters); 'export --html --compare "
+                   "JSON' puts it in the design's full report")
     p.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH ('-' for stdout instead of "
                    "the table)")
     p.set_defaults(func=run)
@@ -47,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     files = [*args.logs, *args.counters, *args.counters_before]
-    guard_outputs(args, {"--json": args.json, "--fit": args.fit},
+    guard_outputs(args, {"--json": args.json, "--fit": args.fit, "--html": args.html},
                   {"the design file": args.design, **{f"the input {path}": path for path in files}})
     from designer.analysis.fabric.context import build_context
     from designer.io import load_design
@@ -86,12 +89,18 @@ def run(args: argparse.Namespace) -> int:
         after, before = fabric_samples
         uses, seconds, notes = port_uses(after, before, args.interval)
         fabric = map_ports(design, uses, None, seconds, notes)
+    extra = {"counters": counters_to_dict(fabric)} if fabric is not None else {}
+    if fits is not None:
+        extra["fit"] = [{"medium": f.medium, "before": f.before, "after": f.after, "sizes": f.sizes,
+                         "runs": list(f.runs), "notes": list(f.notes), "overlay": args.fit} for f in fits]
+    doc = compare_to_dict(args.design, done, extra)
+    if args.html:
+        from designer.io.atomic import atomic_write_text
+        from designer.present.html_measured import measured_page
+
+        atomic_write_text(args.html, measured_page(doc, design.name or args.design))
     if args.json:
-        extra = {"counters": counters_to_dict(fabric)} if fabric is not None else {}
-        if fits is not None:
-            extra["fit"] = [{"medium": f.medium, "before": f.before, "after": f.after, "sizes": f.sizes,
-                             "runs": list(f.runs), "notes": list(f.notes), "overlay": args.fit} for f in fits]
-        write_json(compare_to_dict(args.design, done, extra), args.json)
+        write_json(doc, args.json)
         if args.json == "-":
             return 0
     lines: list[str] = []

@@ -43,6 +43,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--panels", metavar="DIR", help="one PNG per analysis panel, in DIR (created if missing)")
     p.add_argument("--report", metavar="OUT.json", help="JSON report (docs/report-format.md)")
     p.add_argument("--html", metavar="OUT.html", help="self-contained HTML report (pictures embedded)")
+    p.add_argument("--compare", metavar="COMPARE.json",
+                   help="with --html: add the 'Measured against predicted' section from the JSON of "
+                   "'topo-designer compare --json' (docs/measured.md)")
     p.add_argument("--cabling", metavar="OUT.csv", help="cabling plan: one row per cable, by rack then port")
     p.add_argument("--graphml", metavar="OUT.graphml", help="GraphML: devices as nodes, links as edges")
     p.add_argument("--workload", metavar="NAME|FILE",
@@ -77,7 +80,13 @@ def run(args: argparse.Namespace) -> int:
     if outputs["panels"]:
         check_folder(outputs["panels"])
     guard_outputs(args, {f"--{key}": path for key, path in outputs.items()},
-                  {"the design file": args.file, "the workload file": args.workload})
+                  {"the design file": args.file, "the workload file": args.workload, "the compare JSON": args.compare})
+    if args.compare and not outputs["html"]:
+        raise ExportError("--compare adds a section to the HTML report: give --html too")
+    if args.compare:
+        from designer.io.measured import read_compare_json
+
+        args.measured_doc = read_compare_json(args.compare)
     sizes = parse_sizes(args.sizes)
     workload = None
     if args.workload:
@@ -178,6 +187,7 @@ def _pictures(args: argparse.Namespace, design, catalog, data, outputs: dict[str
                 atomic_write_bytes(path, pic.png)
                 done.append(str(path))
     if outputs["html"]:
-        timed("html", lambda: write_html(data, outputs["html"], canvas=canvas, panels=panels, notes=notes))
+        timed("html", lambda: write_html(data, outputs["html"], canvas=canvas, panels=panels, notes=notes,
+                                              measured=getattr(args, "measured_doc", None)))
         done.append(outputs["html"])
     return done

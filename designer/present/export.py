@@ -174,11 +174,14 @@ def write_report(data: ExportData, path: str | os.PathLike[str]) -> None:
 
 
 def write_html(data: ExportData, path: str | os.PathLike[str], canvas: Picture | None = None,
-               panels: Iterable[Picture] = (), notes: Iterable[str] = ()) -> None:
-    """Write the self-contained HTML report atomically (pictures embedded)."""
+               panels: Iterable[Picture] = (), notes: Iterable[str] = (),
+               measured: dict[str, Any] | None = None) -> None:
+    """Write the self-contained HTML report atomically (pictures embedded; ``measured``: the JSON of
+    ``topo-designer compare``, shown as its "Measured against predicted" section)."""
     from designer.present.html_report import html_report
 
-    atomic_write_text(path, html_report(data.document, canvas=canvas, panels=list(panels), notes=list(notes)))
+    atomic_write_text(path, html_report(data.document, canvas=canvas, panels=list(panels), notes=list(notes),
+                                        measured=measured))
 
 
 __all__ = ["OUTPUTS", "ExportData", "ExportError", "Picture", "check_folder", "check_output", "export_document",

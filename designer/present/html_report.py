@@ -236,8 +236,9 @@ def _assumptions(doc: dict[str, Any]) -> str:
 
 
 def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: Sequence[Picture] = (),
-                notes: Sequence[str] = ()) -> str:
-    """The HTML page of a JSON report ``doc`` with its pictures (``notes``: about missing pictures)."""
+                notes: Sequence[str] = (), measured: dict[str, Any] | None = None) -> str:
+    """The HTML page of a JSON report ``doc`` with its pictures (``notes``: about missing pictures) and,
+    when measurements are loaded, their comparison (``measured``: the JSON of ``topo-designer compare``)."""
     title = COLLECTIVE_TITLES.get(doc["collective"], doc["collective"])
     exported = doc.get("exported", {})
     d = doc["design"]
@@ -277,6 +278,10 @@ def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: S
     if panels:
         figs = "".join(f"<figure>{img(p, p.title)}<figcaption>{esc(p.title)}</figcaption></figure>" for p in panels)
         parts.append(f'<h2>Analysis panels</h2><div class="panels">{figs}</div>')
+    if measured is not None:
+        from designer.present.html_measured import measured_section
+
+        parts.append(measured_section(measured))
     parts.append(_findings(doc))
     if doc["notes"]:
         parts.append("<h2>Notes</h2>" + "".join(f"<p>{esc(n)}</p>" for n in doc["notes"]))

@@ -8,9 +8,7 @@ from typing import Any
 
 from designer.analysis.measured.compare import RunComparison
 from designer.analysis.measured.reasons import Reason
-
-COMPARE_FORMAT = "topo-designer-compare"
-COMPARE_VERSION = 1
+from designer.io.measured import COMPARE_FORMAT, COMPARE_VERSION
 
 
 def run_to_dict(comp: RunComparison, reasons: list[Reason]) -> dict[str, Any]:

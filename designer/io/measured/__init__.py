@@ -9,3 +9,26 @@ from designer.model.errors import DesignError
 
 class MeasuredFileError(DesignError):
     """A measurement file cannot be read: the message names the file, the line when known, and why."""
+
+
+#: The JSON document ``topo-designer compare --json`` writes (docs/measured.md).
+COMPARE_FORMAT = "topo-designer-compare"
+COMPARE_VERSION = 1
+
+
+def read_compare_json(path: str) -> dict:
+    """A ``compare --json`` document (for the HTML report's measured section); one-line errors."""
+    import json
+
+    from designer.io.importers.base import read_source
+
+    raw, source = read_source(path, 64 * 1024 * 1024)
+    try:
+        doc = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise MeasuredFileError(f"{source}: not valid JSON: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != COMPARE_FORMAT:
+        raise MeasuredFileError(f"{source}: not the JSON of topo-designer compare (format {COMPARE_FORMAT!r})")
+    if doc.get("version") != COMPARE_VERSION or not isinstance(doc.get("runs"), list):
+        raise MeasuredFileError(f"{source}: compare JSON version {doc.get('version')!r} is not supported")
+    return doc
