@@ -19,10 +19,12 @@ from designer.io.importers import (
     FORMATS,
     ImportFileError,
     ImportOptions,
+    check_hosts_regex,
     import_file,
     parse_attribute_mapping,
     parse_rate_option,
     read_name_map,
+    read_server_template,
 )
 from designer.model import units
 
@@ -47,6 +49,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "10G for graphs)")
     p.add_argument("--gpus-per-adapter", type=int, default=1, metavar="N",
                    help="GPUs stamped behind each host adapter as the analysis' endpoints (default 1; 0: none)")
+    p.add_argument("--hosts", metavar="REGEX", help="regular expression naming an adapter's host from its name or node "
+                   "description: its group 'host', else its first group (e.g. '^(\\S+) ' or '(?P<host>dgx\\d+)'); "
+                   "default: '<host> HCA-<n>', '<host> mlx5_<n>' or a bare host name")
+    p.add_argument("--host-map", metavar="FILE", help="adapter GUID (or node name) -> host, one per line, as a "
+                   "node-name map: which adapters make one host")
+    p.add_argument("--server", metavar="MODEL", default="auto",
+                   help="what each GPU host is: a catalog GPU or NVLink-switch model (an NVSwitch board of its GPUs: "
+                   "h100-sxm, a100-sxm, b200...), 'auto' (default: guessed from the hosts' adapters, 8 HDR: DGX A100, "
+                   "8 NDR: DGX H100) or 'none' (adapters alone, --gpus-per-adapter GPUs each)")
+    p.add_argument("--server-xml", metavar="FILE", help="an NCCL topology XML (or a design file) of one server: the "
+                   "template of every GPU host, its NICs taken in order by the host's adapters")
     p.add_argument("--attribute", action="append", default=[], metavar="KEY=ATTR",
                    help=f"GML/GraphML: which attribute holds what ({', '.join(ATTRIBUTE_KEYS)}; e.g. rate=bw "
                    "rate_unit=M kind=type); repeatable")
@@ -65,6 +78,13 @@ def options_from_args(args: argparse.Namespace) -> ImportOptions:
     if args.map:
         opts.name_map = read_name_map(args.map)
     opts.attributes = parse_attribute_mapping(args.attribute)
+    if args.hosts:
+        opts.hosts_regex = check_hosts_regex(args.hosts)
+    if args.host_map:
+        opts.host_map = read_name_map(args.host_map)
+    opts.server = args.server
+    if args.server_xml:
+        opts.server_template = read_server_template(args.server_xml)
     return opts
 
 

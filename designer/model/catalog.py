@@ -268,7 +268,8 @@ def line_rate_gbps(a_port_gbps: float, b_port_gbps: float, cable: Cable | None) 
 
 
 def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -> float:
-    """The per-direction line rate of ``link`` in Gb/s: :func:`line_rate_gbps` of its ports and cable.
+    """The per-direction line rate of ``link`` in Gb/s: :func:`line_rate_gbps` of its ports and cable,
+    and no more than the rate it negotiated when discovery recorded one (:func:`negotiated_gbps`).
 
     ``catalog`` is where the link's ``cable`` is looked up (None: :func:`default_catalog`); a cable
     the catalog lacks does not limit the rate. A port the device lacks counts as 0 Gb/s. The
@@ -280,7 +281,23 @@ def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -
     a = design.device(link.a_device).port(link.a_port)
     b = design.device(link.b_device).port(link.b_port)
     cable = catalog.cables.get(link.cable) if link.cable else None
-    return line_rate_gbps(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, cable)
+    rate = line_rate_gbps(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, cable)
+    negotiated = negotiated_gbps(link)
+    return min(rate, negotiated) if negotiated is not None else rate
+
+
+def negotiated_gbps(link: Link) -> float | None:
+    """The rate a discovered link trained to (``properties.negotiated_gbps``, set by an import when it
+    is below the link's ports: a degraded link), or None. It caps the link's rate wherever a rate is
+    read, as the cable does.
+
+    >>> negotiated_gbps(Link("l", "a", "p1", "b", "p1", properties={"negotiated_gbps": 16.0}))
+    16.0
+    """
+    value = link.properties.get("negotiated_gbps") if link.properties else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        return None
+    return float(value)
 
 
 def port_rate_gbps(design: Design, link: Link) -> float:

@@ -45,7 +45,7 @@ def test_x5_inferred_spines_match_the_cluster_s_own_list(x5):
 
 def test_x5_slurm_topology_gives_the_same_switch_hierarchy(x5):
     design, _ = x5
-    slurm, report = import_file(X5_SLURM, x5_options(default_rate_gbps=40.0))
+    slurm, report = import_file(X5_SLURM, x5_options(default_rate_gbps=32.0))
     assert switch_pairs(slurm) == switch_pairs(design)
     assert tiers(slurm) == tiers(design)
     assert report.format == "slurm"
@@ -80,8 +80,8 @@ def test_imported_fabric_analyses_like_a_drawn_one(x5):
     design, _ = x5
     report = analyze(design, sizes=[1 << 20, 1 << 30])
     assert report.ranks == 89 and report.servers == 89
-    # 89 hosts, the slowest at 20 Gb/s: the bisection lies between a few and 89 x 40 Gb/s / 2.
-    assert 0 < report.bisection.lower_bytes_per_s <= report.bisection.upper_bytes_per_s < 89 * 5e9 / 2
+    # 89 hosts, the slowest at 16 Gb/s (4xDDR): the bisection lies between a few and 89 x 32 Gb/s / 2.
+    assert 0 < report.bisection.lower_bytes_per_s <= report.bisection.upper_bytes_per_s <= 89 * 4e9 / 2
     assert report.selected()
     assert report.bottlenecks
 
@@ -215,7 +215,8 @@ def test_missing_speeds_take_the_fabric_s_common_rate():
         lines[i] = lines[i].replace("4xDDR", "")
     design, report = import_bytes("\n".join(lines).encode(), "x5", x5_options())
     guessed = [e for e in report.guessed if "no speed given" in e.reason]
-    assert len(guessed) == 1 and "40 Gb/s" in guessed[0].reason and guessed[0].line
+    # 4xQDR carries 32 Gb/s (40 Gb/s signalling, 8b/10b).
+    assert len(guessed) == 1 and "32 Gb/s" in guessed[0].reason and guessed[0].line
     assert report.counts["guessed"]["rate"] == 1
 
 

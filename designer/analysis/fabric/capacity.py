@@ -6,7 +6,8 @@ positive rate are kept, in design order (``0..m-1``); each link is full duplex, 
 link's per-direction rate.
 
 - ``line_bytes_per_s``: the line rate of a link, :func:`designer.model.catalog.line_rate_gbps`
-  of its two ports' ``speed_gbps`` and its catalog cable (the smallest of the three), converted
+  of its two ports' ``speed_gbps`` and its catalog cable (the smallest of the three), no more than
+  the rate a discovered link negotiated (:func:`designer.model.catalog.negotiated_gbps`), converted
   to bytes/s (``/ 8 * 1e9``).
 - ``effective_bytes_per_s``: the line rate times the efficiency of the link's protocol
   (:data:`designer.analysis.common.constants.PROTOCOL_EFFICIENCY`); an NVLink link's is that of its GPU
@@ -37,7 +38,7 @@ import numpy as np
 from designer.analysis.common import constants as K
 from designer.analysis.common.findings import ZERO_CAPACITY, catalog_gaps, not_in_catalog
 from designer.model import Design, PortGroup
-from designer.model.catalog import EFFICIENCY_MEDIA, Catalog, default_catalog, line_rate_gbps
+from designer.model.catalog import EFFICIENCY_MEDIA, Catalog, default_catalog, line_rate_gbps, negotiated_gbps
 from designer.model.units import count, duration, line_rate
 
 PROTOCOL_NAMES = EFFICIENCY_MEDIA
@@ -294,6 +295,11 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     ccode = np.array([cab_code[x.cable] for x in links], dtype=np.int64).reshape(m_all)
     clat = np.array(cab_lat, dtype=float)[ccode] if m_all else np.zeros(0)
     rate = _line_rates(qa, qb, list(speed_code), ccode, cab_list)
+    for k, x in enumerate(links):
+        if x.properties and "negotiated_gbps" in x.properties:
+            neg = negotiated_gbps(x)
+            if neg is not None and neg < rate[k]:
+                rate[k] = neg
     zero = ~(rate >= K.MIN_LINK_GBPS)
     fast = rate > K.MAX_LINK_GBPS
     if fast.any():

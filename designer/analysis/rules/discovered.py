@@ -38,9 +38,7 @@ def check_measured(design: Design, out: list[Finding]) -> None:
         degraded.add(link.id)
         label = link.properties.get("ib_rate")
         what = f"{line_rate(negotiated)} ({label})" if isinstance(label, str) and label else line_rate(negotiated)
-        counted = min(pa.speed_gbps, pb.speed_gbps)
-        counts = "the analysis counts the rate it runs at" if counted <= negotiated + 1e-9 else (
-            f"the analysis counts {line_rate(counted)}, its ports' rate, so it is slower than the figures say")
+        counts = "the analysis counts the rate it runs at"
         found.append(Finding(WARNING, "degraded-link", (
             f"{link.id}: runs at {what} where its ports run at up to {line_rate(fast)}: a degraded link (an older "
             f"adapter on a faster fabric, or a cable or port that trained down); {counts}; reseat or replace the "

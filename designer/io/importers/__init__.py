@@ -33,6 +33,7 @@ from designer.io.importers.base import (
     read_name_map,
     read_source,
 )
+from designer.io.importers.hosts import ServerTemplate, template_from_design
 from designer.model import Design
 
 #: Format name -> module, in the order detection tries them.
@@ -67,6 +68,23 @@ RECOGNISED_ONLY = (
                 re.MULTILINE),
      "a list of GUIDs (a node-name map or a GUID list), not a topology: give a node-name map with --map"),
 )
+
+
+def check_hosts_regex(text: str) -> str:
+    """``text`` if it is a regular expression, else ImportFileError saying why (``--hosts``)."""
+    try:
+        re.compile(text)
+    except re.error as e:
+        raise ImportFileError(f"--hosts {text!r}: not a regular expression: {e}") from None
+    return text
+
+
+def read_server_template(path: str | os.PathLike[str]) -> ServerTemplate:
+    """The server a file holds (an NCCL topology XML, or a design file of one server), as the template
+    of every GPU host of an import (``--server-xml``)."""
+    from designer.io.server_template import load_server_template, template_title
+
+    return template_from_design(load_server_template(path), template_title(path))
 
 
 def detect_format(text: str, source: str = "<input>") -> str:
@@ -139,6 +157,7 @@ __all__ = [
     "ImportOptions",
     "ImportReport",
     "ImportResult",
+    "check_hosts_regex",
     "detect_format",
     "format_names",
     "import_bytes",
@@ -148,4 +167,5 @@ __all__ = [
     "parse_rate_gbps",
     "parse_rate_option",
     "read_name_map",
+    "read_server_template",
 ]

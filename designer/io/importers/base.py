@@ -41,8 +41,13 @@ class ImportOptions:
     gives as text that is not a rate); None lets each format choose (and the report says which).
     ``name_map``: node-name map (GUID or node name -> host name), as read by :func:`read_name_map`.
     ``gpus_per_adapter``: GPUs stamped behind each host adapter so collectives have endpoints
-    (0: the adapters alone). ``attributes``: GML/GraphML attribute mapping (``kind``, ``rate``,
-    ``tier``, ``name``, ``rate_unit``: which node/edge attribute holds what).
+    (0: the adapters alone) where no server is known. ``attributes``: GML/GraphML attribute mapping
+    (``kind``, ``rate``, ``tier``, ``name``, ``rate_unit``: which node/edge attribute holds what).
+    ``hosts_regex``: a regular expression whose group ``host`` (else its first group, else the
+    match) names an adapter's host from its name or node description; ``host_map``: adapter GUID
+    or description -> host name. ``server``: the GPU hosts' server (``auto``: guessed from their
+    adapters; ``none``: adapters alone; else a catalog GPU or NVLink switch model);
+    ``server_template``: a server read from a file (:mod:`designer.io.importers.hosts`), which wins.
     """
 
     format: str | None = None
@@ -51,6 +56,10 @@ class ImportOptions:
     gpus_per_adapter: int = 1
     attributes: dict[str, str] = field(default_factory=dict)
     max_bytes: int = MAX_IMPORT_BYTES
+    hosts_regex: str = ""
+    host_map: dict[str, str] = field(default_factory=dict)
+    server: str = "auto"
+    server_template: Any = None
 
 
 @dataclass

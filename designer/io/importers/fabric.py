@@ -17,7 +17,7 @@ a :class:`Fabric`: nodes keyed by what the source calls them, edges between (nod
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,9 @@ from designer.io.importers.base import (
     ImportReport,
     safe_id,
 )
+from designer.io.importers.hosts import HostPlan, plan_hosts
 from designer.io.importers.layout import HostBlock, lay_out_fabric
+from designer.io.importers.tiers import infer_tiers
 from designer.model import Design, Device, Group, Link, PortGroup
 from designer.model.entities import MAX_PORT_GBPS, MIN_PORT_GBPS
 from designer.model.units import count, line_rate
@@ -193,9 +195,31 @@ class Fabric:
                     self.add_node(key, kind, e.line)
                     rep.guess(key, f"named only as the peer of a cable: read as a {kind}", e.line, "undeclared peer")
         self._fill_rates(default_rate_gbps, rate_reason)
+        ids = self._ids()
+        hosts = self._hosts(ids)
+        speed_of = {}
+        for e in self.edges:
+            label = str(e.properties.get("ib_rate", ""))
+            for key in (e.a, e.b):
+                if label and self.nodes[key].kind == "adapter":
+                    speed_of.setdefault(key, label.split("x", 1)[-1].upper())
+        plan = plan_hosts({h: [n.key for n in a] for h, a in hosts.items()}, speed_of, options, rep)
         if infer:
-            infer_tiers(self)
-        return self._design(name, options)
+            compute = {n.key for h in plan.gpu_hosts for n in hosts[h]} if plan.any_server else None
+            infer_tiers(self, compute)
+        return self._design(name, options, ids, hosts, plan)
+
+    def _hosts(self, ids: dict[str, str]) -> dict[str, list[Node]]:
+        """Host id -> its adapters (grouped by host name; a host id may not clash with a switch's)."""
+        switch_ids = {ids[k] for k, n in self.nodes.items() if n.kind != "adapter"}
+        hosts: dict[str, list[Node]] = defaultdict(list)
+        for node in self.nodes.values():
+            if node.kind == "adapter":
+                hid = safe_id(node.host, "host") if node.host else ids[node.key]
+                if hid in switch_ids:
+                    hid = f"{hid}-host"
+                hosts[hid].append(node)
+        return hosts
 
     def _fill_rates(self, default_rate_gbps: float, reason: str) -> None:
         missing = [e for e in self.edges if e.rate_gbps is None]
@@ -237,18 +261,9 @@ class Fabric:
             out[node.key] = ident
         return out
 
-    def _design(self, name: str, options: ImportOptions) -> Design:
+    def _design(self, name: str, options: ImportOptions, ids: dict[str, str], hosts: dict[str, list[Node]],
+                plan: HostPlan) -> Design:
         rep = self.report
-        ids = self._ids()
-        switch_ids = {ids[k] for k, n in self.nodes.items() if n.kind != "adapter"}
-        # Hosts: adapters grouped by host name; an adapter's host id may not clash with a switch.
-        hosts: dict[str, list[Node]] = defaultdict(list)
-        for node in self.nodes.values():
-            if node.kind == "adapter":
-                hid = safe_id(node.host, "host") if node.host else ids[node.key]
-                if hid in switch_ids:
-                    hid = f"{hid}-host"
-                hosts[hid].append(node)
         # Per node: its edges and port numbers.
         node_edges: dict[str, list[tuple[int, int | None]]] = defaultdict(list)  # key -> (edge idx, port)
         for i, e in enumerate(self.edges):
@@ -344,34 +359,51 @@ class Fabric:
                               properties=props or {}))
 
         for hid, adapters in hosts.items():
-            group_id = hid
-            groups.append(Group(group_id, "server", name=adapters[0].host or ""))
-            members: list[list[str]] = []
+            template = plan.templates.get(hid)
+            per_adapter = 0 if plan.any_server else gpus
+            group = Group(hid, "server", name=adapters[0].host or "")
+            groups.append(group)
+            served: list[list[str]] = []
+            board: list[Device] = []
+            if template is not None:
+                board, board_links, served = template.stamp(hid, hid, len(adapters))
+                group.properties["server"] = template.title
+                links.extend(board_links)
+            members: list[list[str]] = [[d.id for d in board if d.kind == "nvswitch"]] if board else []
             for k, node in enumerate(sorted(adapters, key=lambda n: natural_key(n.key)), 1):
-                nic_id = f"{hid}-hca{k}" if len(adapters) > 1 or gpus else hid
+                nic_id = f"{hid}-hca{k}" if len(adapters) > 1 or per_adapter or template else hid
                 mine = node_edges.get(node.key, [])
                 net = max((float(self.edges[i].rate_gbps or 0.0) for i, _ in mine), default=self._default_rate)
                 net_total = max(net, 1e-3) * max(node.ports, len(mine), 1)
                 pcie = min(max(HOST_PCIE_GBPS, 2 * net_total), 1e5)
-                extra = (PortGroup("pcie", gpus, pcie, kind="pcie"),) if gpus else ()
+                mine_gpus = served[k - 1] if template is not None and k <= len(served) else []
+                if template is not None:
+                    pcie = max(template.gpu_pcie_gbps, HOST_PCIE_GBPS)
+                n_pcie = len(mine_gpus) if template is not None else per_adapter
+                extra = (PortGroup("pcie", n_pcie, pcie, kind="pcie"),) if n_pcie else ()
                 props = {k2: v for k2, v in node.properties.items() if k2 != "port_gbps"}
                 devices.append(Device(nic_id, "nic", ports_for(node, nic_id, extra), name=node.name,
-                                      group=group_id, properties=props))
+                                      group=hid, properties=props))
                 dev_of[node.key] = nic_id
                 column = [nic_id]
-                for g in range(1, gpus + 1):
+                for g, gpu_id in enumerate(mine_gpus, 1):
+                    new_link(gpu_id, "pcie1", nic_id, f"pcie{g}", "pcie", 0.0)
+                    links[-1].cable = "pcie-board"
+                    column.append(gpu_id)
+                for g in range(1, (0 if template is not None else per_adapter) + 1):
                     gpu_id = f"{nic_id}-gpu{g}" if nic_id != hid else f"{hid}-gpu{g}"
-                    devices.append(Device(gpu_id, "gpu", (PortGroup("pcie", 1, pcie, kind="pcie"),),
-                                          group=group_id))
+                    devices.append(Device(gpu_id, "gpu", (PortGroup("pcie", 1, pcie, kind="pcie"),), group=hid))
                     new_link(nic_id, f"pcie{g}", gpu_id, "pcie1", "pcie", 0.0)
                     column.append(gpu_id)
                 members.append(column)
-            host_blocks.append(HostBlock(group_id, members))
-        if gpus and hosts:
+            devices.extend(board)
+            host_blocks.append(HostBlock(hid, members))
+        if gpus and hosts and not plan.any_server:
             rep.guess(count(len(hosts), "host"), f"{count(gpus, 'GPU')} per host adapter, over PCIe at "
                       f"twice the adapter's rate (at least {line_rate(HOST_PCIE_GBPS)}, a PCIe 3.0 x16 slot) so the "
                       "host never limits the network, as the endpoints of the analysis (the source does not say what "
-                      "a host holds; --gpus-per-adapter sets it, 0 leaves the adapters alone)", 0, "endpoints")
+                      "a host holds; --gpus-per-adapter sets it, 0 leaves the adapters alone; --server MODEL "
+                      "makes every host a server of that model)", 0, "endpoints")
 
         for i, e in enumerate(self.edges):
             a, b = dev_of[e.a], dev_of[e.b]
@@ -396,78 +428,13 @@ class Fabric:
         kinds: dict[str, int] = defaultdict(int)
         for dev in devices:
             kinds[dev.kind] += 1
-        stamped = gpus * sum(len(a) for a in hosts.values())
-        read = {"switches": kinds["switch"], "adapters": kinds["nic"], "gpus": kinds["gpu"] - stamped,
-                "gpus stamped behind adapters": stamped, "nvlink switches": kinds["nvswitch"],
+        stamped = Counter(d.kind for d in devices if d.group in hosts)
+        read = {"switches": kinds["switch"], "adapters": kinds["nic"], "hosts": len(hosts),
+                "servers": len(plan.templates), "gpus": kinds["gpu"] - stamped["gpu"],
+                "gpus stamped behind adapters": stamped["gpu"],
+                "nvlink switches": kinds["nvswitch"] - stamped["nvswitch"],
                 "cables": len(self.edges), "chassis": len(chassis_members)}
         rep.read.update({k: v for k, v in read.items() if v or k in ("switches", "cables")})
         return design
 
     _default_rate = 100.0
-
-
-def infer_tiers(fabric: Fabric) -> None:
-    """Name the switches' tiers from the graph where the source gave none.
-
-    A switch with a host adapter is a ``leaf``. Switches without hosts one hop from a leaf are
-    ``spine``; those further up are ``core`` only when every spine has an uplink to them (a real
-    third tier), else ``spine`` too (an extra switch hung off some spines is not a tier). A switch
-    with no host anywhere below it keeps no tier. Every inference is in the report.
-    """
-    rep = fabric.report
-    switches = {k for k, n in fabric.nodes.items() if n.kind == "switch"}
-    if not switches:
-        return
-    adj: dict[str, set[str]] = defaultdict(set)
-    has_host: set[str] = set()
-    fabric_kinds = ("switch", "nvswitch")
-    for e in fabric.edges:
-        a, b = fabric.nodes[e.a], fabric.nodes[e.b]
-        if a.kind == "switch" and b.kind == "switch":
-            adj[e.a].add(e.b)
-            adj[e.b].add(e.a)
-        elif a.kind == "switch" and b.kind not in fabric_kinds:
-            has_host.add(e.a)
-        elif b.kind == "switch" and a.kind not in fabric_kinds:
-            has_host.add(e.b)
-    given = {k for k in switches if fabric.nodes[k].tier}
-    if given == switches:
-        return
-    dist: dict[str, int] = {k: 0 for k in has_host}
-    frontier = sorted(has_host)
-    while frontier:
-        nxt = []
-        for k in frontier:
-            for m in adj[k]:
-                if m not in dist:
-                    dist[m] = dist[k] + 1
-                    nxt.append(m)
-        frontier = nxt
-    spines = {k for k, d in dist.items() if d == 1}
-    upper = {k for k, d in dist.items() if d >= 2}
-    third_tier = bool(upper) and bool(spines) and all(adj[s] & upper for s in spines)
-    counts: dict[str, int] = defaultdict(int)
-    for k in sorted(switches, key=natural_key):
-        node = fabric.nodes[k]
-        if node.tier:
-            continue
-        d = dist.get(k)
-        if d is None:
-            rep.guess(k, "no host below it: no tier", node.line, "tier")
-            continue
-        if d == 0:
-            node.tier = "leaf"
-        elif d == 1:
-            node.tier = "spine"
-        elif third_tier:
-            node.tier = "core"
-        else:
-            node.tier = "spine"
-            rep.guess(k, f"{d} hops above the hosts but only some spines link to it: counted as a spine", node.line,
-                      "tier")
-        counts[node.tier] += 1
-    if counts:
-        text = ", ".join(f"{n} {t}" for t, n in sorted(counts.items(), key=lambda kv: ("leaf", "spine", "core")
-                                                       .index(kv[0])))
-        rep.guess("tiers", f"{text}: leaves have hosts, spines are one hop above, core only when every spine "
-                  "links up to it", 0, "tiers")

@@ -25,25 +25,25 @@ from designer.io.importers.base import (
     guid_key,
 )
 from designer.io.importers.fabric import Fabric
+from designer.io.importers.hosts import host_of
+from designer.io.importers.ib_rates import ibsim_speed, ibsim_width, link_gbps, speed_of_signal
 from designer.model import Design
 from designer.model.units import line_rate
 
 NAME = "ibnetdiscover"
 TITLE = "InfiniBand ibnetdiscover / ibdiagnet"
 
-#: Gb/s per lane of each InfiniBand speed (signalling rate, as the catalog quotes NDR at 400G 4x).
-LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
-             "NDR": 100.0, "XDR": 200.0}
-_SPEED_OF_LANE = {2.5: "SDR", 5.0: "DDR", 10.0: "QDR", 14.0: "FDR", 25.0: "EDR", 50.0: "HDR", 100.0: "NDR",
-                  200.0: "XDR"}
 _MAX_NODE_PORTS = 4096
 
 _KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)\s*=\s*(\S+)", re.IGNORECASE)
-_HEADER = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([^"]*)"\s*(.*)$')
-_PORT = re.compile(r'^\[(\d+)\](?:\(([0-9A-Fa-f]+)\))?\s*"([^"]*)"\s*\[(\d+)\](?:\(([0-9A-Fa-f]+)\))?\s*(.*)$')
+_HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"\s*(.*)$')
+#: A port line: ``[1] "peer"[15]``, with the port GUID (``[1](0002c9030001)``) or, on Quantum-2 switches,
+#: the front-panel label (``[1](1/1/1)``: cage, split...) after either port number.
+_PORT = re.compile(r'^\[(\d+)\](?:\(([^)]*)\))?\s*"([^"]*)"\s*\[(\d+)\](?:\(([^)]*)\))?\s*(.*)$')
+#: ibsim ``net`` files: ``w=`` / ``s=`` after a port line (LinkWidthEnabled, LinkSpeedEnabled bits).
+_IBSIM_OPT = re.compile(r"(?:^|\s)([ws])=(\d+)\b")
 _RATE = re.compile(r"\b(\d+)[xX]\s*(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
 _QUOTED = re.compile(r'"([^"]*)"')
-_HOST_DESC = re.compile(r"^(\S+)\s+(?:HCA-\d+|mlx\d+_\d+|hfi\d+_\d+|qib\d+|ibp\S+)\s*$")
 _CHASSIS_DESC = re.compile(r"^(?:MF0;)?([^:;]+):([^/]+)/(.+)$")
 _LST_NODE = re.compile(
     r"\{\s*(SW|CA|RT)\s+Ports:([0-9A-Fa-f]+)\s+SystemGUID:([0-9A-Fa-f]+)\s+NodeGUID:([0-9A-Fa-f]+)"
@@ -58,8 +58,8 @@ _PORTS_LINE = re.compile(rf"^\s*{_PORTS_END}\s+(\d+)[xX]\s+(SDR|DDR|QDR|FDR10|FD
 def sniff(text: str) -> int:
     """How sure the text is ibnetdiscover (or ibdiagnet .lst) output, 0..100."""
     head = text[:200_000]
-    headers = len(re.findall(r'^(?:Switch|Ca|Rt)\s+\d+\s+"', head, re.MULTILINE))
-    ports = len(re.findall(r'^\[\d+\](?:\([0-9A-Fa-f]+\))?\s*"', head, re.MULTILINE))
+    headers = len(re.findall(r'^(?:Switch|Ca|Hca|Rt)\s+\d+\s+"', head, re.MULTILINE))
+    ports = len(re.findall(r'^\[\d+\](?:\([^)]*\))?\s*"', head, re.MULTILINE))
     lst = len(re.findall(r"^\{\s*(?:SW|CA|RT)\s+Ports:", head, re.MULTILINE))
     if headers and ports:
         return 95
@@ -72,16 +72,18 @@ def sniff(text: str) -> int:
     return 0
 
 
-def _speed_name(gbps_per_lane: float) -> str:
-    return _SPEED_OF_LANE.get(gbps_per_lane, f"{gbps_per_lane:g}G/lane")
-
-
 def _rate(comment: str) -> tuple[float | None, str]:
+    """The data rate and label of a port line's ``4xQDR`` (ibnetdiscover) or ``w=``/``s=`` (ibsim)."""
     found = _RATE.findall(comment)
-    if not found:
-        return None, ""
-    width, speed = found[-1]
-    return int(width) * LANE_GBPS[speed.upper()], f"{width}x{speed.upper()}"
+    if found:
+        width, speed = found[-1]
+        return link_gbps(int(width), speed), f"{width}x{speed.upper()}"
+    opts = dict(_IBSIM_OPT.findall(comment.split("#", 1)[0]))
+    width = ibsim_width(int(opts["w"])) if "w" in opts else 0
+    speed = ibsim_speed(int(opts["s"])) if "s" in opts else ""
+    if width and speed:
+        return link_gbps(width, speed), f"{width}x{speed}"
+    return None, ""
 
 
 class _Record:
@@ -118,6 +120,9 @@ def _parse_ibnetdiscover(lines: list[str], report: ImportReport) -> list[_Record
         if m:
             recognised += 1
             kind, count, key, rest = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+            if kind == "Hca":  # ibsim's net files
+                kind = "Ca"
+                report.format = "ibsim"
             if not key:
                 raise ImportFileError(f"{src}: line {n}: a {kind} with an empty name")
             if count < 1 or count > _MAX_NODE_PORTS:
@@ -208,8 +213,9 @@ def _parse_lst(lines: list[str], report: ImportReport) -> list[_Record]:
             report.skip(f"cable {recs[0].key}[{int(ends[0][6], 16)}] - {recs[1].key}[{int(ends[1][6], 16)}]",
                         f"link state {state}, not active: carries nothing", n, "inactive")
             continue
-        rate = width * lane
-        label = f"{width}x{_speed_name(lane)}"
+        speed = speed_of_signal(lane)
+        rate = link_gbps(width, speed) if speed else width * lane
+        label = f"{width}x{speed}" if speed else f"{width}x{lane:g}G/lane"
         recs[0].links.append((int(ends[0][6], 16), recs[1].key, int(ends[1][6], 16), rate, label, n))
     if not nodes:
         raise ImportFileError(f"{src}: no ibdiagnet link line ('{{ SW Ports:.. }} {{ CA ..}} PHY=4x LOG=ACT SPD=..')")
@@ -258,7 +264,7 @@ def _parse_ports(lines: list[str], report: ImportReport) -> list[_Record]:
         if not m.group(7):
             continue  # a port with nothing cabled
         peer = node(m.group(7), m.group(10), int(m.group(9)), m.group(12) or "", n)
-        me.links.append((port, peer.key, int(m.group(9)), int(width) * LANE_GBPS[speed], f"{width}x{speed}", n))
+        me.links.append((port, peer.key, int(m.group(9)), link_gbps(int(width), speed), f"{width}x{speed}", n))
     if not nodes:
         raise ImportFileError(f"{src}: no ibnetdiscover --ports line")
     if bad > max(20, recognised // 5):
@@ -270,7 +276,7 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
     lines = text.split("\n")
     head = text[:200_000]
     lst = bool(re.search(r"^\s*\{\s*(?:SW|CA|RT)\s+Ports:", head, re.MULTILINE))
-    ports_list = not lst and not re.search(r'^(?:Switch|Ca|Rt)\s+\d+\s+"', head, re.MULTILINE) and \
+    ports_list = not lst and not re.search(r'^(?:Switch|Ca|Hca|Rt)\s+\d+\s+"', head, re.MULTILINE) and \
         bool(_PORTS_LINE.search(head))
     if lst:
         report.format = "ibdiagnet-lst"
@@ -281,6 +287,8 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
     else:
         report.format = NAME
         records = _parse_ibnetdiscover(lines, report)
+        if report.format == "ibsim":
+            report.note("ibsim net file: Hca records are host adapters; w=/s= are the enabled width and speed bits")
     names = options.name_map
 
     def mapped(key: str) -> str:
@@ -302,8 +310,7 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
         if r.key in sharp:
             continue
         if r.kind == "Ca":
-            host_m = _HOST_DESC.match(r.desc)
-            host = mapped(r.key) or (host_m.group(1) if host_m else "")
+            host = host_of(r.key, mapped(r.key), r.desc, options)
             fabric.add_node(r.key, "adapter", r.line, ports=r.ports, name=host or r.desc, host=host,
                             id_hint=host or r.key, properties={"guid": r.key, "description": r.desc})
         else:
