@@ -33,6 +33,7 @@ from designer.analysis.serving.workload import (
     ServingModel,
     ServingWorkload,
 )
+from designer.analysis.training import constants as T
 from designer.io.typed_json import Fields
 
 _DTYPES = tuple(S.DTYPE_BYTES)
@@ -143,7 +144,7 @@ def serving_from_data(data: Any, source: str = "<serving workload>") -> ServingW
         raise f.fail("deployment.decode: give batch_sequences or requests.target_tpot_s (the largest batch that "
                      "keeps it is then found)")
     e = f.section(d, "efficiency", "", ("compute", "memory", "peak_tflops", "kv_transfer"))
-    efficiency = Efficiency(f.number(e, "compute", "efficiency", S.COMPUTE_EFFICIENCY, maximum=1.0),
+    efficiency = Efficiency(f.number(e, "compute", "efficiency", T.COMPUTE_EFFICIENCY, maximum=1.0),
                             f.number(e, "memory", "efficiency", S.MEMORY_EFFICIENCY, maximum=1.0),
                             f.optional_number(e, "peak_tflops", "efficiency", maximum=1e9),
                             f.choice(e, "kv_transfer", "efficiency", S.KV_TRANSFER_MODES, "layer"))

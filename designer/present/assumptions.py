@@ -2,8 +2,9 @@
 
 Two kinds (block ``assumptions`` of the export report, docs/report-format.md):
 
-- ``constants``: the analyzer's and the step model's constants. The values are read from
-  :mod:`designer.analysis.common.constants` and :mod:`designer.analysis.training.constants`, and each
+- ``constants``: the analyzer's, the step model's and the serving model's constants. The values are
+  read from :mod:`designer.analysis.common.constants`, :mod:`designer.analysis.training.constants` and
+  :mod:`designer.analysis.serving.constants`, and each
   source is the ``#:`` comment written above the constant there, so code and report cannot
   disagree. A dict constant gives one row per key (``PROTOCOL_EFFICIENCY[infiniband]``).
 - ``catalog``: the catalog figures of the models and cables the design uses (power, price,
@@ -18,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from designer.analysis.common import constants as analysis_constants
+from designer.analysis.serving import constants as serving_constants
 from designer.analysis.training import constants as training_constants
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
@@ -69,10 +71,19 @@ CONSTANT_UNITS: dict[str, dict[str, str]] = {
         "INPUT_BYTES_PER_TOKEN": "bytes per token",
         "CONCURRENT_FAIR_MAX_FLOWS": "flows",
     },
+    "designer.analysis.serving.constants": {
+        "DTYPE_BYTES": "bytes per element, by data type",
+        "FP8_OVER_BF16_PEAK": "factor",
+        "FP8_SCALE_BYTES_PER_ELEMENT": "bytes per element",
+        "MEMORY_EFFICIENCY": "fraction of peak HBM bytes/s",
+        "MEMORY_USABLE_FRACTION": "fraction of GPU memory",
+        "EP_EFFICIENCY": "fraction of effective link rate, by kernel mode and transport",
+        "EP_CALL_LATENCY_S": "s per call",
+    },
 }
-_MODULES: tuple[ModuleType, ...] = (analysis_constants, training_constants)
-#: Which constants only the training-step model uses (listed only when a workload is analysed).
-_TRAINING = "designer.analysis.training.constants"
+_MODULES: tuple[ModuleType, ...] = (analysis_constants, training_constants, serving_constants)
+#: Which constants only the workload models use (listed only when a workload is analysed).
+_WORKLOAD_MODULES = ("designer.analysis.training.constants", "designer.analysis.serving.constants")
 
 
 def constant_comments(module: ModuleType) -> dict[str, str]:
@@ -115,7 +126,7 @@ def constants_rows(workload: bool = True) -> list[dict[str, Any]]:
     """
     rows: list[dict[str, Any]] = []
     for module in _MODULES:
-        if module.__name__ == _TRAINING and not workload:
+        if module.__name__ in _WORKLOAD_MODULES and not workload:
             continue
         units = CONSTANT_UNITS[module.__name__]
         comments = constant_comments(module)

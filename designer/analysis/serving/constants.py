@@ -2,7 +2,8 @@
 
 Units: seconds, bytes, FLOP. Collective latencies and link efficiencies are the analyzer's
 (:mod:`designer.analysis.common.constants`); the kernel efficiency of a forward pass is the
-training model's (:data:`designer.analysis.training.constants.COMPUTE_EFFICIENCY`).
+training model's (:data:`designer.analysis.training.constants.COMPUTE_EFFICIENCY`: a prefill is the
+forward pass of training at the same token counts).
 
 Sources, abbreviated below:
 
@@ -39,7 +40,6 @@ Examples
 from __future__ import annotations
 
 from designer.analysis.common import constants as K
-from designer.analysis.training import constants as T
 
 #: Bytes per element of each data type a serving workload names.
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
@@ -52,10 +52,6 @@ FP8_OVER_BF16_PEAK = 2.0
 #: Extra bytes per element of an FP8 activation: one FP32 scale per 1x128 tile (DeepSeek-V3, section 3.3.2;
 #: DeepEP's FP8 dispatch sends the scales with the tokens).
 FP8_SCALE_BYTES_PER_ELEMENT = 4.0 / 128.0
-
-#: Kernel efficiency of a forward pass's matrix products: the training model's (a prefill is the forward
-#: pass of training at the same token counts).
-COMPUTE_EFFICIENCY = T.COMPUTE_EFFICIENCY
 
 #: Fraction of the peak HBM bandwidth the decode kernels reach (weights and KV cache read each step):
 #: FlashMLA's 3,000 GB/s of the H800's 3.35 TB/s.

@@ -136,7 +136,7 @@ class _Comm:
         return self.comm.time(self.bytes_per_token * tokens)
 
 
-class _AllToAll:
+class AllToAll:
     """Expert dispatch or combine over every expert group of a pool at once: DeepEP's efficiency for the
     kernel mode over the transport the groups use, on the fabric's seconds per byte."""
 
@@ -168,7 +168,7 @@ class _PhaseModel:
         act, h = pr.bytes_of("activations"), m.hidden_size
         self.tp = _Comm(ctx, "tp", pool.tp, "allreduce", h * act / ph.dp, grid) if ph.tp > 1 else None
         self.pp = _Comm(ctx, "pp", pool.pp, "sendrecv", h * act / ph.dp, grid) if ph.pp > 1 else None
-        self.ep = _AllToAll(ctx, pool.ep, ph.ep_mode) if ph.ep > 1 and m.is_moe else None
+        self.ep = AllToAll(ctx, pool.ep, ph.ep_mode) if ph.ep > 1 and m.is_moe else None
 
     def _context(self) -> tuple[float, float]:
         """(attention context per token, KV tokens held per sequence)."""
@@ -236,7 +236,7 @@ def _memory_limit(w: ServingWorkload, phase: Phase, capacity: float) -> int:
     return max(int(free // per_seq), 0) if per_seq > 0 else 10**9
 
 
-def _kv_transfer(ctx: Context, prefill: Pool, decode: Pool, message: float) -> tuple[float, str, bool]:
+def kv_transfer_time(ctx: Context, prefill: Pool, decode: Pool, message: float) -> tuple[float, str, bool]:
     """Seconds to send ``message`` bytes of KV cache from every prefill instance to its decode instance at
     once, the bottleneck link, and whether it crosses the network."""
     kp, sp = prefill.gpus.shape
@@ -323,7 +323,7 @@ def serving_analysis(design: Design | Context, w: ServingWorkload, catalog: Cata
     kv_exposed = 0.0
     if w.disaggregated:
         message = w.prefill.batch_sequences * r.prompt_tokens * kv_pt
-        t, link, net = _kv_transfer(ctx, pf_pool, dc_pool, message)
+        t, link, net = kv_transfer_time(ctx, pf_pool, dc_pool, message)
         if w.efficiency.kv_transfer == "layer":
             kv_exposed = max(t - pre.step_s * (1 - 1 / w.model.layers), t / w.model.layers)
         else:
@@ -355,4 +355,4 @@ def serving_analysis(design: Design | Context, w: ServingWorkload, catalog: Cata
     )
 
 
-__all__ = ["BOUNDS", "CommTerm", "PhaseReport", "ServingReport", "serving_analysis"]
+__all__ = ["BOUNDS", "AllToAll", "CommTerm", "PhaseReport", "ServingReport", "kv_transfer_time", "serving_analysis"]

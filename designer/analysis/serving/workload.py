@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from designer.analysis.serving import constants as S
+from designer.analysis.training import constants as T
 from designer.model.errors import DesignError
 
 SERVING_FORMAT = "topo-designer-serving"
@@ -118,7 +119,7 @@ class Efficiency:
     """Fractions of the catalog's peaks the kernels reach (compute FLOP/s, HBM bytes/s), an optional
     peak override, and how the KV cache goes from prefill to decode."""
 
-    compute: float = S.COMPUTE_EFFICIENCY
+    compute: float = T.COMPUTE_EFFICIENCY
     memory: float = S.MEMORY_EFFICIENCY
     peak_tflops: float | None = None
     kv_transfer: str = "layer"
