@@ -60,8 +60,9 @@ def deepep(ctx) -> None:  # noqa: ANN001
 
 def mooncake() -> None:
     """40 GB from one server's GPUs to another's."""
-    cases = {"8 x 400 Gbps": (GENERATORS["rail-optimized"].build(sus=1, switch="sn5600"), 8, 190.0),
-             "4 x 200 Gbps": (GENERATORS["rail-optimized"].build(sus=1, switch="qm8700", gpus_per_node=4, nodes_per_su=16), 4, 87.0)}
+    rail = GENERATORS["rail-optimized"]
+    cases = {"8 x 400 Gbps": (rail.build(sus=1, switch="sn5600"), 8, 190.0),
+             "4 x 200 Gbps": (rail.build(sus=1, switch="qm8700", gpus_per_node=4, nodes_per_su=16), 4, 87.0)}
     for label, (design, n, measured) in cases.items():
         ctx = build_context(design)
         order = server_order(ctx)
@@ -96,8 +97,8 @@ def sglang(ctx) -> None:  # noqa: ANN001
         d["deployment"]["prefill"]["batch_sequences"] = 32 * 16_384 // prompt
         d["deployment"]["decode"].update(dp=72, ep=72, batch_sequences=72 * 256)
         r = serving_analysis(ctx, serving_from_data(d))
-        row(f"SGLang DeepSeek-V3 prefill, {prompt:,}-token prompts, tokens/s per H100 node", r.input_tokens_per_s_per_server,
-            measured, "tokens/s")
+        row(f"SGLang DeepSeek-V3 prefill, {prompt:,}-token prompts, tokens/s per H100 node",
+            r.input_tokens_per_s_per_server, measured, "tokens/s")
     d = copy.deepcopy(base)
     d["requests"] = {"prompt_tokens": 1950, "output_tokens": 100}
     d["deployment"]["decode"].update(dp=72, ep=72, batch_sequences=72 * 256)
