@@ -8,21 +8,27 @@ Every sample must validate clean: the script exits 1 if the design rules find an
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from designer.analysis.rules.check import check_design  # noqa: E402
-from designer.generators.samples import SAMPLES  # noqa: E402
+from designer.generators.samples import SAMPLES, Sample  # noqa: E402
 from designer.io import design_to_text, save_design  # noqa: E402
+from designer.model import Design  # noqa: E402
 from designer.model.catalog import Catalog  # noqa: E402
 
 
-def write_samples(folder: str | Path, catalog: Catalog | None = None, *, check: bool = False) -> list[str]:
-    """Write every sample to ``folder`` (or with ``check``, list the files that differ); return file names."""
+def write_samples(folder: str | Path, catalog: Catalog | None = None, *, check: bool = False,
+                  build: Callable[[Sample], Design] | None = None) -> list[str]:
+    """Write every sample to ``folder`` (or with ``check``, list the files that differ); return file names.
+
+    ``build`` makes a sample's design (default: ``sample.build(catalog)``), e.g. from designs already built.
+    """
     out = []
     for s in SAMPLES:
-        design = s.build(catalog)
+        design = build(s) if build is not None else s.build(catalog)
         path = Path(folder) / s.file
         if check:
             text = design_to_text(design)

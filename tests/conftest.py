@@ -12,3 +12,42 @@ def pytest_configure(config):
     home = tempfile.mkdtemp(prefix="topo-designer-test-home-")
     os.environ["XDG_CONFIG_HOME"] = os.path.join(home, "config")
     os.environ["XDG_DATA_HOME"] = os.path.join(home, "data")
+
+
+# ---------------------------------------------------------------- shared designs
+# Large designs are built or read once per test process and shared by the tests that only read
+# them (a 16,384-GPU design takes seconds to build, to load and to check). A test that edits a
+# design builds or loads its own.
+import functools  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+SAMPLE_FOLDER = Path(__file__).resolve().parents[1] / "sample_designs"
+
+
+class _Shelf:
+    """Designs made on first use, then kept for the session. Tests must not edit them."""
+
+    def __init__(self, make):
+        self._make = functools.cache(make)
+
+    def __getitem__(self, key):
+        return self._make(key)
+
+
+@pytest.fixture(scope="session")
+def built_samples():
+    """``built_samples[file]``: the sample design of that file name as the generators build it now."""
+    from designer.generators.samples import SAMPLES
+
+    by_file = {s.file: s for s in SAMPLES}
+    return _Shelf(lambda file: by_file[file].build())
+
+
+@pytest.fixture(scope="session")
+def loaded_samples():
+    """``loaded_samples[file]``: the shipped sample file of that name, loaded."""
+    from designer.io import load_design
+
+    return _Shelf(lambda file: load_design(SAMPLE_FOLDER / file))

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from designer.analysis.rules.check import check_design
-from designer.io import design_to_text, load_design
+from designer.io import design_to_text
 
 SAMPLES = sorted((Path(__file__).resolve().parents[1] / "sample_designs").glob("*.json"))
 
@@ -16,7 +16,7 @@ def test_the_reference_samples_are_shipped():
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
-def test_sample_loads_validates_clean_and_round_trips(path):
-    design = load_design(path)
+def test_sample_loads_validates_clean_and_round_trips(path, loaded_samples):
+    design = loaded_samples[path.name]
     assert check_design(design) == []
     assert design_to_text(design).encode("utf-8") == path.read_bytes()

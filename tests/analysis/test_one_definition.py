@@ -18,7 +18,6 @@ from designer.analysis.fabric.context import Context, build_context
 from designer.analysis.report import analyze
 from designer.analysis.rules.check import check_design
 from designer.generators import GENERATORS
-from designer.io import load_design
 from designer.model import Design, Device, Link, PortGroup
 from designer.model.catalog import Catalog, default_catalog, line_rate_gbps, link_rate_gbps
 
@@ -45,8 +44,8 @@ def assert_capacity_rates_are_link_rates(design: Design, catalog: Catalog) -> No
     [pytest.param(p, marks=pytest.mark.slow) if "16k" in p.name else p for p in SAMPLES],
     ids=lambda p: p.name,
 )
-def test_the_analyzer_rates_every_sample_link_as_the_model_does(path):
-    assert_capacity_rates_are_link_rates(load_design(path), default_catalog())
+def test_the_analyzer_rates_every_sample_link_as_the_model_does(path, loaded_samples):
+    assert_capacity_rates_are_link_rates(loaded_samples[path.name], default_catalog())
 
 
 @pytest.mark.parametrize("dense", [True, False], ids=["table", "sorted"])

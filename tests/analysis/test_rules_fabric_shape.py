@@ -13,7 +13,7 @@ import pytest
 from designer.analysis.rules.check import check_design
 from designer.cli import main
 from designer.generators.registry import GENERATORS
-from designer.io import load_design, save_design
+from designer.io import save_design
 from designer.model import Design, Link
 from designer.model.catalog import default_catalog
 
@@ -40,8 +40,8 @@ def test_generated_fabrics_are_free_of_shape_findings(kind, params):
 
 
 @pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.json")), ids=lambda p: p.name)
-def test_shipped_samples_are_free_of_shape_findings(path):
-    assert shape_findings(load_design(path)) == []
+def test_shipped_samples_are_free_of_shape_findings(path, loaded_samples):
+    assert shape_findings(loaded_samples[path.name]) == []
 
 
 def recable(d: Design, link_id: str, end: str, device: str, port: str | None = None) -> str:

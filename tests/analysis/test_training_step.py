@@ -249,11 +249,9 @@ def test_activation_recompute_adds_a_forward_pass() -> None:
 
 
 @pytest.mark.slow
-def test_calibration_against_the_published_llama3_405b_runs() -> None:
+def test_calibration_against_the_published_llama3_405b_runs(loaded_samples) -> None:
     """Llama 3 paper, Table 4: BF16 MFU 43% on 8,192 H100 (DP 64), 41% on 16,384 (DP 128), 38% with CP 16."""
-    from pathlib import Path
 
-    from designer.io import load_design
     from designer.io.workload_file import load_workload
 
     w = load_workload("llama3-405b")
@@ -261,7 +259,7 @@ def test_calibration_against_the_published_llama3_405b_runs() -> None:
     r8 = step_analysis(d8, w.with_options(parallelism={"dp": 64}))
     assert r8.gpus == 8192 and r8.micro_batches == 32
     assert r8.mfu == pytest.approx(0.43, abs=0.015)
-    d16 = load_design(Path(__file__).resolve().parents[2] / "sample_designs" / "rail-optimized-16k-3tier.json")
+    d16 = loaded_samples["rail-optimized-16k-3tier.json"]
     ctx = build_context(d16)
     r16 = step_analysis(ctx, w.with_options(parallelism={"dp": 128}))
     assert r16.mfu == pytest.approx(0.41, abs=0.04)

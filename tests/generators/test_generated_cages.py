@@ -26,8 +26,8 @@ def test_default_design_has_no_mixed_cage(kind):
 
 
 @pytest.mark.parametrize("sample", [s for s in SAMPLES if "16k" not in s.file], ids=lambda s: s.file)
-def test_sample_file_has_no_mixed_cage(sample):
-    design = load_design(FOLDER / sample.file)
+def test_sample_file_has_no_mixed_cage(sample, loaded_samples):
+    design = loaded_samples[sample.file]
     assert mixed_cages(design) == [], _messages(design)
 
 
@@ -38,9 +38,9 @@ def test_superpod_4su_sample_has_no_mixed_cage():
 
 
 @pytest.mark.slow
-def test_16k_sample_has_no_mixed_cage():
+def test_16k_sample_has_no_mixed_cage(built_samples):
     (sample,) = [s for s in SAMPLES if "16k" in s.file]
-    design = sample.build()
+    design = built_samples[sample.file]
     assert mixed_cages(design) == [], _messages(design)
 
 

@@ -14,7 +14,6 @@ import pytest
 from designer.generators import GENERATORS
 from designer.generators.layout import FRAME_HEADER, Rect, frame_rects, layout_problems
 from designer.generators.samples import SAMPLES
-from designer.io import load_design
 
 FOLDER = Path(__file__).resolve().parents[2] / "sample_designs"
 
@@ -60,14 +59,14 @@ def test_frames_hold_their_members_and_nothing_else(case):
 
 
 @pytest.mark.parametrize("sample", [s for s in SAMPLES if "16k" not in s.file], ids=lambda s: s.file)
-def test_sample_frames_hold_their_members_and_nothing_else(sample):
-    assert layout_problems(load_design(FOLDER / sample.file), gap=8.0) == []
+def test_sample_frames_hold_their_members_and_nothing_else(sample, loaded_samples):
+    assert layout_problems(loaded_samples[sample.file], gap=8.0) == []
 
 
 @pytest.mark.slow
-def test_16k_sample_frames_hold_their_members_and_nothing_else():
+def test_16k_sample_frames_hold_their_members_and_nothing_else(loaded_samples):
     (sample,) = [s for s in SAMPLES if "16k" in s.file]
-    assert layout_problems(load_design(FOLDER / sample.file), gap=8.0) == []
+    assert layout_problems(loaded_samples[sample.file], gap=8.0) == []
 
 
 @pytest.mark.parametrize("case", VARIANTS, ids=_name)

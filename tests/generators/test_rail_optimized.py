@@ -56,8 +56,9 @@ def test_names_and_groups_are_readable():
 
 
 @pytest.mark.slow
-def test_16k_gpus_need_three_tiers_512_leaf_512_spine_256_core():
-    d = build_rail_optimized(sus=64)
+def test_16k_gpus_need_three_tiers_512_leaf_512_spine_256_core(built_samples):
+    d = built_samples["rail-optimized-16k-3tier.json"]  # build_rail_optimized(sus=64), with a title
+    assert d.properties["sus"] == 64
     c = kinds(d)
     assert (c["gpu"], c["leaf"], c["spine"], c["core"]) == (16384, 512, 512, 256)
     assert d.properties["tiers"] == 3
