@@ -58,6 +58,8 @@ def axis_title(name: str) -> str:
         return "Indicative cost"
     if name == "time_to_train_s":
         return "Time to train"
+    if name == "tpot_s":
+        return "Time per output token"
     if name.endswith("_time_s"):
         coll, size = _coll_size(name)
         return f"{coll} time of {size}"
@@ -71,7 +73,7 @@ def _axis(name: str, values: Sequence[float]) -> tuple[str, float]:
         return ("Indicative cost (million USD)", 1e-6) if top >= 1e6 else ("Indicative cost (USD)", 1.0)
     if name == "time_to_train_s":
         return "Time to train (days)", 1 / 86400.0
-    if name.endswith("_time_s"):
+    if name.endswith("_time_s") or name == "tpot_s":
         for unit, factor in (("s", 1.0), ("ms", 1e3), ("us", 1e6)):
             if top * factor >= 1 or unit == "us":
                 return f"{axis_title(name)} ({unit})", factor
@@ -127,7 +129,7 @@ def cell_text(name: str, v: Any) -> str:
         return days(v)
     if name.endswith("_time_s") or name.endswith("_s"):
         return units.duration(v)
-    if name.endswith("_fraction") or name == "mfu":
+    if name.endswith("_fraction") or name == "mfu" or name.startswith("network_share"):
         return units.percent(v)
     if isinstance(v, int):
         return f"{v:,}"
@@ -141,6 +143,8 @@ _SHOWN = (("gpus", "GPUs"), ("switches", "switches"), ("cables", "cables"), ("po
           ("cost_usd", "cost"), ("bisection_lower_bytes_per_s", "bisection \u2265"),
           ("bisection_upper_bytes_per_s", "bisection \u2264"), ("step_time_s", "step"),
           ("gpu_idle_fraction", "GPU idle"), ("mfu", "MFU"), ("time_to_train_s", "time to train"),
+          ("ttft_s", "TTFT"), ("tpot_s", "TPOT"), ("output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
+          ("network_share_tpot", "TPOT network share"), ("serving_bound", "decode bound"),
           ("n1_gpus_cut_off", "N-1: GPUs cut off"), ("n1_lost_bisection_bytes_per_s", "N-1: bisection lost"),
           ("n1_added_step_s", "N-1: step added"))
 

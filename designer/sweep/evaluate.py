@@ -4,7 +4,8 @@ The design is built from the point's parameters by the generator registry; every
 from the analysis entry points the rest of the product uses: :func:`designer.analysis.analyze`
 (bisection bounds, collective times), :func:`designer.analysis.bom.bill.bill_of_materials` (switches,
 cables, power, cost), :func:`designer.analysis.training.step_analysis` (step time, GPU idle
-fraction, time to train) and :func:`designer.analysis.training.failures.n1_scan`. A point whose
+fraction, time to train), :func:`designer.analysis.serving.model.serving_analysis` (TTFT, TPOT,
+tokens/s per GPU) and :func:`designer.analysis.training.failures.n1_scan`. A point whose
 parameters the generator refuses, or whose workload does not fit, is a row with status
 ``refused`` and the one-line reason; anything unexpected is ``failed`` with its error. Nothing
 here raises.
@@ -16,6 +17,8 @@ import math
 import time
 from typing import Any
 
+from designer.analysis.serving.workload import ServingWorkload
+from designer.analysis.training.workload import Workload
 from designer.model import Design, DesignError
 from designer.model.catalog import Catalog
 from designer.sweep.results import base_row
@@ -88,20 +91,32 @@ def _metrics(point: Point, catalog: Catalog | None, row: dict[str, Any]) -> None
                 row[f"{prefix}_time_s"] = float(r.time_s)
                 row[f"{prefix}_busbw_bytes_per_s"] = float(r.busbw_bytes_per_s)
                 row[f"{prefix}_algorithm"] = r.algorithm
-    if "step" in s.metrics and point.workload is not None:
+    training = point.workload if isinstance(point.workload, Workload) else None
+    if "step" in s.metrics and training is not None:
         from designer.analysis.training import step_analysis
 
-        step = step_analysis(ctx, point.workload, catalog)
+        step = step_analysis(ctx, training, catalog)
         row["step_time_s"] = float(step.step_time_s)
         row["gpu_idle_fraction"] = float(step.gpu_idle_fraction)
         row["mfu"] = float(step.mfu)
         row["tokens_per_s"] = float(step.tokens_per_s)
         row["time_to_train_s"] = float(step.time_to_train_s)
         row["idle_cost_to_train_usd"] = float(step.idle_cost_to_train_usd)
+    if "serving" in s.metrics and isinstance(point.workload, ServingWorkload):
+        from designer.analysis.serving.model import serving_analysis
+
+        served = serving_analysis(ctx, point.workload, catalog)
+        row["ttft_s"] = float(served.ttft_s)
+        row["tpot_s"] = float(served.tpot_s)
+        row["output_tokens_per_s_per_gpu"] = float(served.output_tokens_per_s_per_gpu)
+        row["input_tokens_per_s_per_gpu"] = float(served.input_tokens_per_s_per_gpu)
+        row["network_share_ttft"] = float(served.network_share_ttft)
+        row["network_share_tpot"] = float(served.network_share_tpot)
+        row["serving_bound"] = served.bound
     if "failures" in s.metrics and s.failures:
         from designer.analysis.training.failures import n1_scan
 
-        scan = n1_scan(design, links=s.failures == "links", workload=point.workload, catalog=catalog)
+        scan = n1_scan(design, links=s.failures == "links", workload=training, catalog=catalog)
         row["n1_classes"] = scan.classes
         if scan.rows:
             worst = scan.rows[0]

@@ -57,10 +57,13 @@ BISECTION = (Column("bisection_lower_bytes_per_s", "float"), Column("bisection_u
 STEP = (Column("step_time_s", "float"), Column("gpu_idle_fraction", "float"), Column("mfu", "float"),
         Column("tokens_per_s", "float"), Column("time_to_train_s", "float"),
         Column("idle_cost_to_train_usd", "float"))
+SERVING = (Column("ttft_s", "float"), Column("tpot_s", "float"), Column("output_tokens_per_s_per_gpu", "float"),
+           Column("input_tokens_per_s_per_gpu", "float"), Column("network_share_ttft", "float"),
+           Column("network_share_tpot", "float"), Column("serving_bound", "str"))
 FAILURES = (Column("n1_classes", "int"), Column("n1_worst", "str"), Column("n1_gpus_cut_off", "int"),
             Column("n1_lost_bisection_bytes_per_s", "float"), Column("n1_added_step_s", "float"))
 TAIL = (Column("seconds", "float"), Column("pareto", "bool"))
-_METRIC_NAMES = {c.name for c in (*HEAD, *STATUS, *BOM, *ANALYSIS, *BISECTION, *STEP, *FAILURES, *TAIL)} | \
+_METRIC_NAMES = {c.name for c in (*HEAD, *STATUS, *BOM, *ANALYSIS, *BISECTION, *STEP, *SERVING, *FAILURES, *TAIL)} | \
     {"workload"}
 _PARAM_TYPES = {"int": "int", "float": "float", "bool": "bool"}
 
@@ -101,6 +104,8 @@ def columns(spec: SweepSpec) -> tuple[Column, ...]:
         out += collective_columns(s.collective, s.size_names)
     if "step" in s.metrics:
         out += STEP
+    if "serving" in s.metrics:
+        out += SERVING
     if "failures" in s.metrics:
         out += FAILURES
     out += TAIL
@@ -194,7 +199,8 @@ def _read_csv(path: Path, known: dict[str, str] | None = None) -> tuple[list[Col
 
 
 def _all_known() -> tuple[Column, ...]:
-    return (*HEAD, *STATUS, *BOM, *ANALYSIS, *BISECTION, *STEP, *FAILURES, *TAIL, Column("workload", "str"))
+    return (*HEAD, *STATUS, *BOM, *ANALYSIS, *BISECTION, *STEP, *SERVING, *FAILURES, *TAIL,
+            Column("workload", "str"))
 
 
 # --------------------------------------------------------------------------- parquet
@@ -313,13 +319,16 @@ class Sink:
 
 # --------------------------------------------------------------------------- the Pareto front
 def pareto_axes(names: Iterable[str]) -> tuple[str, str] | None:
-    """The columns the front is drawn on: (cost, time to train), or (cost, collective time at the
-    largest size) without a workload; None when the results have no cost."""
+    """The columns the front is drawn on: (cost, time to train), with serving workloads only (cost, time
+    per output token), or (cost, collective time at the largest size) without a workload; None when the
+    results have no cost."""
     names = list(names)
     if "cost_usd" not in names:
         return None
     if "time_to_train_s" in names:
         return "cost_usd", "time_to_train_s"
+    if "tpot_s" in names:
+        return "cost_usd", "tpot_s"
     times = [n for n in names if n.endswith("_time_s") and n != "step_time_s" and not n.startswith("n1_")]
     if not times:
         return None

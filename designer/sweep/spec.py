@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from designer.analysis.collectives.times import COLLECTIVES
+from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError
 from designer.io.design_file import read_bounded
@@ -40,11 +41,11 @@ MAX_SPEC_BYTES = 1 << 20
 MAX_SPEC_MEMBERS = 1000
 MAX_SPEC_DEPTH = 16
 #: Metric groups a spec may ask for (``metrics``), in column order.
-METRICS = ("bom", "bisection", "collective", "step", "failures")
+METRICS = ("bom", "bisection", "collective", "step", "serving", "failures")
 #: Failure scans: ``switches`` fails every switch once per class, ``links`` every link too.
 FAILURE_SCANS = ("switches", "links")
 TOP_KEYS = ("format", "version", "name", "description", "generator", "parameters", "zip", "workloads",
-            "collective", "sizes", "failures", "metrics")
+            "serving", "collective", "sizes", "failures", "metrics")
 
 
 class SweepError(DesignError):
@@ -75,7 +76,7 @@ class Point:
     #: The parameters the spec gives for this point (JSON values; defaults left out).
     params: Mapping[str, Any]
     workload_name: str = ""
-    workload: Workload | None = field(default=None, repr=False, compare=False)
+    workload: Workload | ServingWorkload | None = field(default=None, repr=False, compare=False)
     settings: Settings = field(default_factory=Settings, repr=False)
     key: str = ""
 
@@ -93,8 +94,8 @@ class SweepSpec:
     fixed: Mapping[str, Any]
     #: Axes of the grid: each a tuple of parameter names advancing together and their value tuples.
     axes: tuple[tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]], ...]
-    #: Workloads as (name, workload); empty: no workload.
-    workloads: tuple[tuple[str, Workload], ...]
+    #: Workloads as (name, workload): training workloads, then serving workloads; empty: no workload.
+    workloads: tuple[tuple[str, Workload | ServingWorkload], ...]
     settings: Settings
     source: str = ""
 
@@ -216,8 +217,12 @@ def parse_spec(data: Any, source: str, parse_size: Callable[[str], int] = units.
             axes.append((group, tuple(zip(*(lists[g] for g in group), strict=True))))
         else:
             axes.append(((n,), tuple((v,) for v in lists[n])))
-    workloads = _workloads(data.get("workloads", []), fail, base)
-    settings = _settings(data, fail, parse_size, bool(workloads))
+    training = _workloads(data.get("workloads", []), fail, base, "workloads")
+    serving = _workloads(data.get("serving", []), fail, base, "serving")
+    workloads = training + serving
+    if len({n for n, _ in workloads}) != len(workloads):
+        raise fail("serving", "a serving workload has the name of a training workload")
+    settings = _settings(data, fail, parse_size, bool(training), bool(serving))
     spec = SweepSpec(kind, name, fixed, tuple(axes), workloads, settings, source,
                      parameter_names=tuple(params))
     if spec.count > MAX_POINTS:
@@ -225,30 +230,33 @@ def parse_spec(data: Any, source: str, parse_size: Callable[[str], int] = units.
     return spec
 
 
-def _workloads(value: Any, fail: Callable[[str, str], SweepError], base: Path | None
-               ) -> tuple[tuple[str, Workload], ...]:
-    from designer.io.workload_file import load_workload
+def _workloads(value: Any, fail: Callable[[str, str], SweepError], base: Path | None, key: str
+               ) -> tuple[tuple[str, Workload | ServingWorkload], ...]:
+    """The training workloads (``key`` "workloads") or serving workloads ("serving") a spec lists."""
+    from designer.io.workload_file import load_serving, load_workload
 
+    load = load_serving if key == "serving" else load_workload
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise fail("workloads", "must be a list of workload preset names or workload files")
+        what = "serving" if key == "serving" else "workload"
+        raise fail(key, f"must be a list of {what} preset names or {what} files")
     out = []
     for i, w in enumerate(value):
         target = w
         if base is not None and (w.endswith(".json") or os.sep in w) and not Path(w).is_absolute():
             target = str(base / w)
         try:
-            out.append((w, load_workload(target)))
+            out.append((w, load(target)))
         except DesignError as e:
-            raise fail(f"workloads[{i}]", str(e)) from None
+            raise fail(f"{key}[{i}]", str(e)) from None
     if len({n for n, _ in out}) != len(out):
-        raise fail("workloads", "a workload is listed twice")
+        raise fail(key, "a workload is listed twice")
     return tuple(out)
 
 
 def _settings(data: dict, fail: Callable[[str, str], SweepError], parse_size: Callable[[str], int],
-              has_workload: bool) -> Settings:
+              has_workload: bool, has_serving: bool = False) -> Settings:
     collective = data.get("collective", "allreduce")
     if collective not in COLLECTIVES:
         raise fail("collective", f"unknown collective {collective!r} (known: {', '.join(COLLECTIVES)})")
@@ -276,7 +284,8 @@ def _settings(data: dict, fail: Callable[[str, str], SweepError], parse_size: Ca
         failures = ""
     if failures and failures not in FAILURE_SCANS:
         raise fail("failures", f"scan must be one of {', '.join(FAILURE_SCANS)}, not {failures!r}")
-    default = [m for m in METRICS if (m != "step" or has_workload) and (m != "failures" or failures)]
+    default = [m for m in METRICS if (m != "step" or has_workload) and (m != "serving" or has_serving)
+               and (m != "failures" or failures)]
     metrics = data.get("metrics", default)
     if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
         raise fail("metrics", f"must be a non-empty list of: {', '.join(METRICS)}")
@@ -285,6 +294,8 @@ def _settings(data: dict, fail: Callable[[str, str], SweepError], parse_size: Ca
             raise fail("metrics", f"unknown metric group {m!r} (known: {', '.join(METRICS)})")
     if "step" in metrics and not has_workload:
         raise fail("metrics", "step needs at least one workload (workloads)")
+    if "serving" in metrics and not has_serving:
+        raise fail("metrics", "serving needs at least one serving workload (serving)")
     if "failures" in metrics and not failures:
         failures = "switches"
     if failures and "failures" not in metrics:
@@ -316,14 +327,15 @@ def load_spec(path: str | os.PathLike[str], parse_size: Callable[[str], int] = u
     return parse_spec(data, source, parse_size, base=p.parent)
 
 
-def _workload_digest(w: Workload | None) -> str:
+def _workload_digest(w: Workload | ServingWorkload | None) -> str:
     if w is None:
         return ""
     text = json.dumps(dataclasses.asdict(w), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def point_key(generator: str, params: Mapping[str, Any], workload: Workload | None, settings: Settings) -> str:
+def point_key(generator: str, params: Mapping[str, Any], workload: Workload | ServingWorkload | None,
+              settings: Settings) -> str:
     """A stable hash of what a point computes: generator, parameters, workload contents and settings.
 
     The same point in another run (or another spec with the same settings) has the same key, so
@@ -341,7 +353,7 @@ def _key(generator: str, params: Mapping[str, Any], workload_digest: str, settin
 def expand(spec: SweepSpec) -> list[Point]:
     """Every point of the grid, in order: the first axis varies slowest, workloads fastest."""
     out: list[Point] = []
-    workloads: Sequence[tuple[str, Workload | None]] = spec.workloads or (("", None),)
+    workloads: Sequence[tuple[str, Workload | ServingWorkload | None]] = spec.workloads or (("", None),)
     digests = {name: _workload_digest(w) for name, w in workloads}
     combos = itertools.product(*(values for _, values in spec.axes)) if spec.axes else [()]
     order = spec.parameter_names
