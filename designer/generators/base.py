@@ -61,6 +61,8 @@ DEFAULT_NVSWITCH = {
     "h800-sxm": "hgx-h100-nvswitch",
     "a100-sxm": "hgx-a100-nvswitch",
     "b200": "hgx-b200-nvswitch",
+    # HGX B300 keeps HGX B200's fifth-generation NVLink switch board (1.8 TB/s per GPU, catalog b300).
+    "b300": "hgx-b200-nvswitch",
 }
 
 #: Length given to board connections (NVLink, PCIe), metres.

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from designer.generators.base import DX, NODE_DY, RACK_GAP, Builder
-from designer.generators.direct import accelerator, direct_params
+from designer.generators.direct import accelerator, chip_links, direct_params
 from designer.generators.params import GeneratorSpec, Param, cabling_params
 from designer.model import Design, units
 from designer.model.catalog import Catalog
@@ -56,6 +56,7 @@ def _build_hypercube(
     if not 1 <= n <= 16:
         raise b.error(f"n must be 1..16 (2 to 65,536 accelerators), got {n}")
     count = 1 << n
+    link_speed_gbps = chip_links(b, gpu, n, link_speed_gbps, f"a {n}-D hypercube")
     low = (n + 1) // 2
     devs = []
     rack, gid = -1, ""

@@ -15,6 +15,7 @@ from designer.generators import (
     server,
     torus,
 )
+from designer.generators.direct import GPU_DIRECT_LINK_GBPS
 from designer.generators.params import GeneratorError, GeneratorSpec
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
@@ -54,7 +55,9 @@ def details(spec: GeneratorSpec, catalog: Catalog | None = None) -> str:
     cabled = "cable" in names
     floor = "cables are chosen by reach from a floor plan of racks in rows (see --racks-per-row)"
     if "link_speed_gbps" in names:
-        return (f"Accelerators link directly, with no switches, at {line_rate(d['link_speed_gbps'])} by default "
+        rate = (line_rate(d["link_speed_gbps"]) if d["link_speed_gbps"] > 0 else
+                f"the accelerator's own ICI link rate ({line_rate(GPU_DIRECT_LINK_GBPS)} for a GPU)")
+        return (f"Accelerators link directly, with no switches, at {rate} by default "
                 f"({spec.param('link_speed_gbps').cli_flag}); " + floor + ".")
     parts = []
     if d.get("nic"):

@@ -13,7 +13,7 @@ import itertools
 from typing import Any
 
 from designer.generators.base import DX, NODE_DY, RACK_GAP, Builder
-from designer.generators.direct import accelerator, direct_params
+from designer.generators.direct import accelerator, chip_links, direct_params
 from designer.generators.params import GeneratorSpec, Param, cabling_params, dims_text
 from designer.model import Design
 from designer.model.catalog import Catalog
@@ -50,6 +50,7 @@ def _build_torus(
     if n_nodes > MAX_NODES:
         raise b.error(f"dims {dims_text(dims)} give {n_nodes} accelerators; the limit is {MAX_NODES}")
     n = len(dims)
+    link_speed_gbps = chip_links(b, gpu, 2 * n, link_speed_gbps, f"a {n}-D {'torus' if wrap else 'mesh'}")
     block = tuple(min(k, rack_dims[i]) if i < len(rack_dims) else 1 for i, k in enumerate(dims))
     rack_grid = tuple(-(-k // bl) for k, bl in zip(dims, block, strict=True))
 

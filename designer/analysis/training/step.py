@@ -106,12 +106,22 @@ class StepReport:
         return next((p for p in self.phases if p.name == name), None)
 
 
+def gpu_models(ctx: Context, gpus: np.ndarray) -> set[str]:
+    """The catalog models of ``gpus``: a device's model, else the GPU its figures are based on
+    (``properties.based_on``: the chips of a torus, mesh or hypercube built from a GPU)."""
+    out = set()
+    for i in gpus:
+        dev = ctx.design.device(ctx.gpu_ids[i])
+        out.add(dev.model or str(dev.properties.get("based_on") or ""))
+    return out
+
+
 def gpu_figure(ctx: Context, gpus: np.ndarray, key: str, catalog: Catalog, hint: str = "",
                what: str = "peak") -> tuple[float, str, list[str]]:
     """The smallest catalog ``specs[key]`` of the models of ``gpus``, the models, and a note when they
     differ; :class:`WorkloadError` (ending with ``hint``) when a model lacks the figure."""
     notes: list[str] = []
-    models = sorted({ctx.design.device(ctx.gpu_ids[i]).model for i in gpus})
+    models = sorted(gpu_models(ctx, gpus))
     values = {}
     for m in models:
         comp = catalog.components.get(m) if m else None
@@ -126,7 +136,7 @@ def gpu_figure(ctx: Context, gpus: np.ndarray, key: str, catalog: Catalog, hint:
 
 def _peak(ctx: Context, gpus: np.ndarray, workload: Workload, catalog: Catalog) -> tuple[float, str, list[str]]:
     if workload.compute.peak_tflops is not None:
-        models = sorted({ctx.design.device(ctx.gpu_ids[i]).model for i in gpus})
+        models = sorted(gpu_models(ctx, gpus))
         return workload.compute.peak_tflops * 1e12, ", ".join(m or "?" for m in models), []
     tflops, models, notes = gpu_figure(ctx, gpus, "bf16_dense_tflops", catalog,
                                        ": give compute.peak_tflops in the workload")
@@ -137,7 +147,7 @@ def _price(ctx: Context, gpus: np.ndarray, workload: Workload, catalog: Catalog)
     if workload.training.gpu_hour_usd is not None:
         return workload.training.gpu_hour_usd, "workload"
     prices = []
-    for m in {ctx.design.device(ctx.gpu_ids[i]).model for i in gpus}:
+    for m in gpu_models(ctx, gpus):
         comp = catalog.components.get(m) if m else None
         if comp is not None and comp.price_usd > 0:
             prices.append(comp.price_usd)
