@@ -16,9 +16,10 @@ from PySide6.QtCore import QMimeData, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 
+from designer.gui.canvas.cabling import Pair, nics_to_connect, plan_links, rail_wise, to_switch
 from designer.gui.canvas.interactions import snap
 from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
-from designer.gui.canvas.linking import LinkError, make_link
+from designer.gui.canvas.linking import LinkError, choose_ports
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
 from designer.gui.document import fragments
@@ -132,6 +133,7 @@ class Editor(QObject):
         except DesignError as e:
             self.status(str(e))
             return []
+        design = fragments.renumber_servers(self.design, design)
         return self.insert_design(design, f"Place {design.name}", centre=pos, free_space=True)
 
     def place_template(self, path: str, pos: QPointF) -> list[str]:
@@ -143,6 +145,7 @@ class Editor(QObject):
         except DesignError as e:
             self.status(str(e))
             return []
+        design = fragments.renumber_servers(self.design, design)
         return self.insert_design(design, f"Place {design.name}", centre=pos, free_space=True)
 
     def insert_design(self, design: Design, text: str, centre: QPointF | None = None,
@@ -185,10 +188,12 @@ class Editor(QObject):
         return []
 
     def reveal(self, area: QRectF) -> None:
-        """Scroll the views just enough to show ``area`` (a placement moved to free space may
-        have landed at the edge of the view or beyond)."""
+        """Scroll a view just enough to show ``area`` when none of it is in sight (a placement
+        moved to free space beyond the view); a view that shows part of it keeps still."""
         for view in self.scene.views():
-            view.ensureVisible(area, 20, 20)
+            shown = view.mapToScene(view.viewport().rect()).boundingRect()
+            if not shown.intersects(area):
+                view.ensureVisible(area, 20, 20)
 
     def _obstacles(self, area: QRectF) -> list[QRectF]:
         """Scene rectangles of the devices, collapsed boxes and group frames drawn in ``area``."""
@@ -232,16 +237,66 @@ class Editor(QObject):
 
     # ------------------------------------------------------------------ links
     def connect_ports(self, a_dev: str, a_port: str | None, b_dev: str, b_port: str | None) -> str | None:
-        """Connect two devices (ports chosen when None); return the new link id or None."""
+        """Connect two devices (ports chosen when None); return the new link id or None.
+
+        The cable follows the twin-port cages (:mod:`designer.gui.canvas.cabling`): a link into a
+        cage that already holds one takes its cable, or both take one that reaches.
+        """
         try:
-            link = make_link(self.design, self.catalog, a_dev, a_port, b_dev, b_port)
+            ports = choose_ports(self.design, a_dev, a_port, b_dev, b_port)
+            ids = self._connect([(a_dev, ports[0], b_dev, ports[1])], "")
         except (LinkError, DesignError) as e:
             self.status(f"cannot connect: {e}")
             return None
-        if self._push(cmd.AddLinkCommand(self.design, link)):
-            self.status(f"connected {link.a} to {link.b}: {link.medium.replace('_', ' ')}, {link.length_m:g} m")
-            return link.id
-        return None
+        if not ids:
+            return None
+        link = self.design.link(ids[0])
+        self.status(f"connected {link.a} to {link.b}: {link.medium.replace('_', ' ')}, {link.length_m:g} m")
+        return link.id
+
+    def _connect(self, pairs: list[Pair], text: str) -> list[str]:
+        """Add the links of ``pairs`` as one undo step, cabled cage by cage; their ids.
+
+        LinkError or DesignError when a pair cannot be joined (nothing is changed then)."""
+        plan = plan_links(self.design, self.catalog, pairs)
+        if len(plan.links) == 1 and not plan.retune:
+            command: cmd.DesignCommand = cmd.AddLinkCommand(self.design, plan.links[0])
+        else:
+            command = cmd.MacroCommand(self.design, text or f"Connect {units.count(len(plan.links), 'link')}")
+            for link in plan.links:
+                cmd.AddLinkCommand(self.design, link, command)
+            for lid, (medium, cable) in plan.retune.items():
+                cmd.SetLinkFieldCommand(self.design, [lid], "medium", medium, command)
+                cmd.SetLinkFieldCommand(self.design, [lid], "cable", cable, command)
+        self.document.push(command)
+        return [link.id for link in plan.links]
+
+    def connect_to_switch(self, device_ids: list[str], switch_id: str) -> list[str]:
+        """Connect Selected ▸ to switch: the NICs among ``device_ids`` (and in their groups), in rail
+        order, to the switch's next free network ports, as one undo step."""
+        return self._cable(device_ids, [switch_id], rail=False)
+
+    def cable_rail_wise(self, device_ids: list[str], leaf_ids: list[str]) -> list[str]:
+        """Rail r of every selected server to leaf r of ``leaf_ids``, as one undo step."""
+        return self._cable(device_ids, leaf_ids, rail=True)
+
+    def _cable(self, device_ids: list[str], switches: list[str], rail: bool) -> list[str]:
+        d = self.design
+        members = [m.id for did in device_ids if d.has_group(did) for m in d.all_members(did)]
+        nics = nics_to_connect(d, [i for i in dict.fromkeys((*device_ids, *members)) if d.has_device(i)])
+        if not nics or not switches:
+            self.status("select servers or NICs with a free network port, and the switches to cable them to")
+            return []
+        try:
+            pairs = rail_wise(d, nics, switches) if rail else to_switch(d, nics, switches[0])
+            where = f"{units.count(len(switches), 'leaf', 'leaves')} rail-wise" if rail else switches[0]
+            ids = self._connect(pairs, f"Connect {units.count(len(pairs), 'NIC')} to {where}")
+        except (LinkError, DesignError) as e:
+            self.status(f"cannot connect: {e}")
+            return []
+        media = sorted({d.link(i).cable or d.link(i).medium for i in ids})
+        self.status(f"connected {units.count(len(ids), 'NIC')} to {where}: {', '.join(media)}")
+        return ids
 
     def apply_cable(self, cable_id: str, link_ids: list[str]) -> bool:
         """Give links a catalog cable (and its medium) as one undo step."""

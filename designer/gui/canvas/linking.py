@@ -12,7 +12,8 @@ Rules (documented in docs/gui.md):
 - Medium and cable: NVLink and PCIe ports use the board pseudo-cables; network ports take the
   catalog's cheapest cable that reaches (``Catalog.choose_cable``): copper within its reach,
   then AOC, then optics (:func:`cable_for`; a medium chosen later in the inspector takes the
-  cheapest cable of that medium that reaches, by the same function).
+  cheapest cable of that medium that reaches, by the same function). Links that share a
+  twin-port cage share one cable (:mod:`designer.gui.canvas.cabling` makes every new link).
 """
 
 from __future__ import annotations
@@ -154,34 +155,6 @@ def choose_ports(
                             f"{_kinds(db)} ports")
         raise LinkError(f"{a_dev} and {b_dev} have no free ports of a common kind")
     return best[1], best[2]
-
-
-def make_link(
-    design: Design,
-    catalog: Catalog,
-    a_dev: str,
-    a_port: str | None,
-    b_dev: str,
-    b_port: str | None,
-) -> Link:
-    """A new link record (not yet added) with ports, length, medium and cable chosen."""
-    a_port, b_port = choose_ports(design, a_dev, a_port, b_dev, b_port)
-    pa = design.device(a_dev).port(a_port)
-    pb = design.device(b_dev).port(b_port)
-    assert pa is not None and pb is not None
-    rate = min(pa.speed_gbps, pb.speed_gbps)
-    if pa.kind in BOARD_MEDIA:
-        medium = pa.kind
-        length = 0.5
-        cable = cable_for(catalog, medium, rate, length)
-    else:
-        length = estimate_length_m(design, a_dev, b_dev)
-        cable = cable_for(catalog, None, rate, length)
-        medium = cable.medium if cable is not None else "optical"
-    link_id = design.unique_id(f"{a_dev}.{a_port}--{b_dev}.{b_port}"[:120].rstrip(".-_"), "link")
-    link = Link(link_id, a_dev, a_port, b_dev, b_port, medium=medium, length_m=length, cable=cable.id if cable else "")
-    design.check_link(link)
-    return link
 
 
 def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -> float:

@@ -102,6 +102,56 @@ def free_id(base: str, taken: Callable[[str], bool]) -> str:
     return f"{stem}-{n}"
 
 
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def renumber_servers(design: Design, fragment: Design) -> Design:
+    """The fragment with each top-level server group renumbered to the next free name in ``design``
+    (a second ``node1`` placed becomes ``node2`` with ``node2-gpu1``..., not ``node1-gpu1-2``), and
+    titled after it (``node2: 8x NVIDIA H100 SXM5 80GB``). Other records are kept as they are."""
+    used_groups = {g.id for g in design.groups}
+    used_prefixes = {dev.id.split("-", 1)[0] for dev in design.iter_devices()}
+    rename: dict[str, str] = {}
+    for g in fragment.groups:
+        m = _NUMBERED.match(g.id)
+        if g.kind != "server" or g.parent is not None or m is None or not m.group(1):
+            continue
+        k = 1
+        while (f"{m.group(1)}{k}" in used_groups or f"{m.group(1)}{k}" in used_prefixes
+               or f"{m.group(1)}{k}" in rename.values()):
+            k += 1
+        rename[g.id] = f"{m.group(1)}{k}"
+    if not rename:
+        return fragment
+
+    def new(i: str) -> str:
+        head, sep, tail = i.partition("-")
+        return rename.get(head, head) + sep + tail if head in rename else i
+
+    out = Design(fragment.name, fragment.description)
+    groups = []
+    for g in fragment.groups:
+        g = copy.copy(g)
+        if g.id in rename:
+            g.name = f"{rename[g.id]}: {g.name}" if g.name else ""
+        g.id, g.parent = new(g.id), new(g.parent) if g.parent is not None else None
+        groups.append(g)
+    devices = []
+    for dev in fragment.iter_devices():
+        dev = copy.copy(dev)
+        dev.properties = dict(dev.properties)
+        dev.id, dev.group = new(dev.id), new(dev.group) if dev.group is not None else None
+        devices.append(dev)
+    links = []
+    for link in fragment.iter_links():
+        link = copy.copy(link)
+        link.id = "--".join(new(part) for part in link.id.split("--"))
+        link.a_device, link.b_device = new(link.a_device), new(link.b_device)
+        links.append(link)
+    out.extend(groups, devices, links, validated=True)
+    return out
+
+
 def rename_for(
     design: Design, fragment: Design, dx: float = 0.0, dy: float = 0.0
 ) -> tuple[list[Group], list[Device], list[Link]]:
@@ -153,7 +203,7 @@ def rename_for(
         base = link.id
         if dmap[link.a_device] != link.a_device or dmap[link.b_device] != link.b_device:
             # an id naming the old ends would point at other devices (or none): name the new ends,
-            # the way a link drawn in the window is named (designer.gui.canvas.linking.make_link)
+            # the way a link drawn in the window is named (designer.gui.canvas.cabling.plan_links)
             a, b = dmap[link.a_device], dmap[link.b_device]
             base = f"{a}.{link.a_port}--{b}.{link.b_port}"[:120].rstrip(".-_")
         nid = free_id(base, t_link)

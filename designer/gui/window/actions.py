@@ -35,6 +35,12 @@ def _import(window: MainWindow) -> None:
     import_fabric(window)
 
 
+def _cabling(window: MainWindow, rail: bool) -> None:
+    from designer.gui.window.canvas_menu import cable_selected_rail_wise, connect_selected
+
+    (cable_selected_rail_wise if rail else connect_selected)(window)
+
+
 def _open_sweep_point(window: MainWindow) -> None:
     from designer.gui.window.sweep import open_sweep_point
 
@@ -100,6 +106,10 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     act("zoom_100", "Actual &Size", w.view.zoom_reset, QKeySequence("Ctrl+1"))
     act("connect_mode", "&Connect Mode", w.set_connect_mode, QKeySequence("C"), "connect",
         "Drag from device to device to connect them (or Alt+drag, or drag from a port)", checkable=True)
+    act("connect_selected", "Connect Selected to &Switch", lambda: _cabling(w, False), QKeySequence("Ctrl+K"),
+        tip="Connect the selected servers' NICs, in rail order, to the next free ports of the one selected switch")
+    act("cable_rail_wise", "Cable Rail-&wise to Selected Leaves", lambda: _cabling(w, True),
+        QKeySequence("Ctrl+Shift+K"), tip="Rail r of every selected server to the r-th selected leaf switch")
     act("group", "&Group", w.editor.group_selection, QKeySequence("Ctrl+G"), tip="Put the selected devices in a group")
     act("ungroup", "&Ungroup", w.editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))
     act("collapse", "Collapse / &Expand", w.editor.toggle_collapse_selection, QKeySequence("Ctrl+E"), "collapse",
@@ -139,8 +149,8 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     m.addSeparator()
     w.view_menu = m
     m = mb.addMenu("&Design")
-    for k in ("connect_mode", None, "group", "ungroup", "collapse", "collapse_servers", "expand_all", None,
-              "generate", "check", "analyze"):
+    for k in ("connect_mode", "connect_selected", "cable_rail_wise", None, "group", "ungroup", "collapse",
+              "collapse_servers", "expand_all", None, "generate", "check", "analyze"):
         m.addSeparator() if k is None else m.addAction(acts[k])
     m = mb.addMenu("&Help")
     for k in ("docs", "shortcuts", None, "about"):

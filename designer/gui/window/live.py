@@ -2,7 +2,7 @@
 
 :func:`install_live` adds to a :class:`MainWindow` the pyqtgraph panels (docked at the bottom,
 under the canvas), the Analysis menu (Live, Analyze, Cancel, utilisation overlay, the panels), the
-canvas context menu (Fail / Restore a link, a switch or a NIC) and wires every result of the
+canvas context menu (window/canvas_menu.py) and wires every result of the
 runner to the panels and the overlay. Everything it draws is view state: nothing marks the design
 modified except Fail / Restore, which are undoable edits.
 """
@@ -16,7 +16,6 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QDockWidget, QInputDialog, QLabel, QMenu, QMessageBox
 
 from designer.gui import style
-from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE
 from designer.gui.canvas.overlay import BOTTLENECK, CUT
 from designer.gui.panels.compare import ComparePanel
 from designer.gui.panels.live_runner import LiveResult, waiting_text
@@ -27,8 +26,6 @@ if TYPE_CHECKING:
 
 #: How many of the busiest links get a halo on the canvas while the overlay is on.
 HALO_LINKS = 5
-#: Device kinds a right-click can fail (with all their links).
-FAILABLE = ("switch", "nic", "nvswitch")
 
 
 class LiveAnalysis(QObject):
@@ -339,46 +336,17 @@ class LiveAnalysis(QObject):
             out.extend(dev.id for dev in d.all_members(gid) if dev.kind == "gpu")
         return list(dict.fromkeys(out))
 
-    # ------------------------------------------------------------------ failures
+    # ------------------------------------------------------------------ the canvas menu
     def _on_view_context_menu(self, pos: QPoint) -> None:
         menu = self.context_menu(pos)
         if menu is not None:
             menu.exec(self.w.view.viewport().mapToGlobal(pos))
 
     def context_menu(self, pos: QPoint) -> QMenu | None:
-        """The canvas menu for what is under ``pos`` (viewport coordinates): Fail / Restore."""
-        w = self.w
-        item = w.view.itemAt(pos)
-        links: list[str] = []
-        what = ""
-        if item is not None and item.type() == BUNDLE_TYPE:
-            links = w.scene.bundle_link_ids(item.key)  # type: ignore[attr-defined]
-            what = links[0] if len(links) == 1 else f"{len(links):,} links"
-        elif item is not None and item.type() == DEVICE_TYPE:
-            dev = w.document.design.device(item.device_id)  # type: ignore[attr-defined]
-            if dev.kind in FAILABLE or dev.kind == "gpu":
-                links = w.editor.failure_links(device_ids=[dev.id])
-                what = dev.id
-        elif item is not None and item.type() == BOX_TYPE:
-            gid = item.group_id  # type: ignore[attr-defined]
-            d = w.document.design
-            members = [dev.id for dev in d.all_members(gid)]
-            inside = set(members)
-            links = [lid for lid in w.editor.failure_links(device_ids=members)
-                     if not ({d.link(lid).a_device, d.link(lid).b_device} <= inside)]
-            what = f"the links of {gid}"
-        if not links:
-            return None
-        d = w.document.design
-        failed = sum(1 for lid in links if d.link(lid).failed)
-        menu = QMenu(w.view)
-        fail = menu.addAction(f"Fail {what}")
-        fail.setEnabled(failed < len(links))
-        fail.triggered.connect(lambda: w.editor.set_failed(links, True, what))
-        restore = menu.addAction(f"Restore {what}")
-        restore.setEnabled(failed > 0)
-        restore.triggered.connect(lambda: w.editor.set_failed(links, False, what))
-        return menu
+        """The canvas menu for what is under ``pos`` (viewport coordinates)."""
+        from designer.gui.window.canvas_menu import canvas_menu
+
+        return canvas_menu(self.w, pos)
 
 
 def install_live(window: MainWindow) -> LiveAnalysis:

@@ -478,15 +478,19 @@ class MainWindow(QMainWindow):
         if found is None:
             self.statusBar().showMessage(f"no device matches {text!r}", 5000)
             return None
+        # The device itself, never the group hiding it (Delete would then remove the whole rack):
+        # the groups around it open, as view state.
+        hidden = [g for g in d.ancestors(found.group) if d.group(g).collapsed] if found.group else []
+        if hidden:
+            self.document.reveal(hidden)
         self.scene.select_devices([found.id])
         item = self.scene.item_for_device(found.id)
         if item is not None:
+            if self.view.scale_factor() < 0.5:
+                self.view.zoom_by(0.5 / self.view.scale_factor())  # a device, not a dot of the sketch
             self.view.centre_on_item(item)
-        shown = self.scene.shown_key_of(found.id)
-        if shown is not None and shown.is_group:
-            self.statusBar().showMessage(f"{found.id} is inside collapsed group {shown.id}", 6000)
-        else:
-            self.statusBar().showMessage(f"found {found.id}", 4000)
+        opened = f" (opened {', '.join(hidden)})" if hidden else ""
+        self.statusBar().showMessage(f"found {found.id}{opened}", 6000)
         self.view.setFocus()
         return found.id
 
