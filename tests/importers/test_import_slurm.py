@@ -47,7 +47,7 @@ def test_no_default_rate_is_a_stated_guess():
 
 
 @pytest.mark.parametrize(("text", "words"), [
-    ("BlockName=b1 Nodes=n[1-4]\n", "line 1: BlockName"),
+    ("BlockName=b[1-2] Nodes=n[1-4]\n", "line 1: BlockName names 2 blocks"),
     ("SwitchName=s[1-2] Nodes=n1\n", "line 1: SwitchName names 2 switches"),
     ("SwitchName=s1 Nodes=n[1-\n", "line 1:"),
 ])

@@ -370,7 +370,7 @@ def hashed_collective(ctx: Context, model: AlgorithmModel, message_bytes: int, *
         seq += np.maximum(float(fixed.max()) if len(fixed) else 0.0, Hs.max(axis=1) if Hs.shape[1] else 0.0)
     rest = float(fixed_sum[~is_core].max()) if (~is_core).any() else 0.0
     total_core = fixed_sum[core][None, :] + core_sum
-    busiest = np.maximum(rest, total_core.max(axis=1) if len(core) else 0.0)
+    busiest = np.maximum(rest, total_core.max(axis=1) if len(core) else np.zeros(draws))  # one per draw
     if model.concurrent and len(model.phases) > 1:
         spb = busiest
     else:

@@ -25,12 +25,31 @@ _LINK = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)(?:\s+(\S+))?\s*$")
 MAX_NODES = 1_000_000
 
 
+def _first_lines(text: str, n: int) -> list[str]:
+    """The first ``n`` non-blank lines, however long (line 2 lists every switch id: megabytes on a large fabric)."""
+    out: list[str] = []
+    start = 0
+    while len(out) < n and start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if text[start:end].strip():
+            out.append(text[start:end])
+        start = end + 1
+    return out
+
+
 def sniff(text: str) -> int:
-    lines = [line for line in text[:4000].split("\n") if line.strip()][:3]
-    if len(lines) >= 3 and _HEADER.match(lines[0]) and re.fullmatch(r"[\d\s]+", lines[1]) and \
-            re.match(r"^\s*\d+\s+\d+\s+[\d.]+\s*[GMK]bps\b", lines[2], re.IGNORECASE):
-        return 85
-    return 0
+    """How sure the text is a SimAI topology, from its structure: a header of five counts whose node
+    count holds the NVSwitches and switches, a line of that many ids (any length), then a link line."""
+    lines = _first_lines(text, 3)
+    m = _HEADER.match(lines[0]) if lines else None
+    if len(lines) < 3 or not m or not re.fullmatch(r"[\d\s]+", lines[1]):
+        return 0
+    nodes, _per, nvsw, sw = (int(m.group(i)) for i in range(1, 5))
+    if nodes < nvsw + sw or not re.match(r"^\s*\d+\s+\d+\s+[\d.]+\s*[GMK]bps\b", lines[2], re.IGNORECASE):
+        return 0
+    ids = lines[1].split()
+    return 85 if len(ids) == nvsw + sw else 60
 
 
 def read(text: str, options: ImportOptions, report: ImportReport) -> Design:

@@ -1,5 +1,7 @@
 """Slurm ``topology.conf`` (topology/tree): a switch hierarchy with host lists, and no speeds.
 
+A file for the topology/block plugin (``BlockName=``) is read by :mod:`designer.io.importers.slurm_block`.
+
 ``SwitchName=s1 Nodes=node[1-5,7] Switches=s[2-3]`` per line; ``#`` comments; keys are case
 insensitive. Hostlists expand as Slurm does (``tux[000-015]`` keeps its zero padding, several
 bracket groups multiply). Every link runs at the default rate the user gives (``--default-rate``;
@@ -14,6 +16,7 @@ import re
 
 from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport
 from designer.io.importers.fabric import Fabric
+from designer.io.importers.slurm_block import read_blocks
 from designer.model import Design
 
 NAME = "slurm"
@@ -27,7 +30,7 @@ _PAIR = re.compile(r"(\w+)\s*=\s*(\S+)")
 
 def sniff(text: str) -> int:
     head = text[:100_000]
-    if re.search(r"^\s*SwitchName\s*=", head, re.MULTILINE | re.IGNORECASE):
+    if re.search(r"^\s*(?:SwitchName|BlockName)\s*=", head, re.MULTILINE | re.IGNORECASE):
         return 90
     return 0
 
@@ -87,6 +90,42 @@ def _range_items(spec: str, part: str) -> list[str]:
     return items
 
 
+def _read_block_file(lines: list[str], options: ImportOptions, report: ImportReport) -> Design:
+    """A topology/block file (``BlockName=``, ``BlockSizes=``): see :mod:`designer.io.importers.slurm_block`."""
+    src = report.source
+    entries: list[tuple[int, str, list[str]]] = []
+    sizes: list[int] = []
+    for n, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        pairs = {k.lower(): v for k, v in _PAIR.findall(line)}
+        if "switchname" in pairs:
+            raise ImportFileError(f"{src}: line {n}: SwitchName in a topology/block file: a file is for one plugin "
+                                  "(tree or block)")
+        if "blocksizes" in pairs:
+            try:
+                sizes = [int(t) for t in pairs["blocksizes"].split(",") if t.strip()]
+            except ValueError:
+                raise ImportFileError(f"{src}: line {n}: BlockSizes={pairs['blocksizes']!r}: not a list of "
+                                      "numbers") from None
+            continue
+        if "blockname" not in pairs:
+            report.skip(f"{line[:60]!r}", "not a BlockName line: ignored", n, "unreadable")
+            continue
+        try:
+            names = expand_hostlist(pairs["blockname"])
+            nodes = expand_hostlist(pairs.get("nodes", ""))
+        except ValueError as e:
+            raise ImportFileError(f"{src}: line {n}: {e}") from None
+        if len(names) != 1:
+            raise ImportFileError(f"{src}: line {n}: BlockName names {len(names)} blocks; it names one")
+        entries.append((n, names[0], nodes))
+    if not entries:
+        raise ImportFileError(f"{src}: no BlockName line: not a Slurm topology/block file")
+    return read_blocks(entries, sizes, options, report)
+
+
 def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
     src = report.source
     fabric = Fabric(report)
@@ -98,9 +137,8 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
         if not line:
             continue
         pairs = {k.lower(): v for k, v in _PAIR.findall(line)}
-        if "blockname" in pairs:
-            raise ImportFileError(f"{src}: line {n}: BlockName: the topology/block plugin has no switch hierarchy; "
-                                  "only topology/tree (SwitchName=) is read")
+        if "blockname" in pairs or "blocksizes" in pairs:
+            return _read_block_file(lines, options, report)
         if "switchname" not in pairs:
             what = "before the first SwitchName line" if not entries else "not a SwitchName line"
             report.skip(f"{line[:60]!r}", f"{what}: ignored", n, "junk" if not entries else "unreadable")
