@@ -65,3 +65,15 @@ def test_an_unknown_serving_preset_names_the_presets(capsys) -> None:
     assert main(["analyze", SAMPLE, "--serve", "gpt5-serve"]) == 2
     err = capsys.readouterr().err
     assert "no serving workload preset or file 'gpt5-serve'" in err and "llama3-70b-serve" in err
+
+
+def test_export_with_serve_adds_the_section_and_the_block(tmp_path, capsys) -> None:
+    html, report = tmp_path / "r.html", tmp_path / "r.json"
+    assert main(["export", SAMPLE, "--sizes", "1GiB", "--serve", "llama3-70b-serve", "--report", str(report),
+                 "--html", str(html)]) == 0
+    doc = json.loads(report.read_text())
+    assert doc["serving"]["kv_bytes_per_token"] == 327_680
+    assert any(r["name"].startswith("EP_EFFICIENCY") for r in doc["assumptions"]["constants"])
+    text = html.read_text()
+    assert "<h2>Serving: llama3-70b-serve</h2>" in text and "Where a step" in text
+    assert 'data-key="serving.tpot_s"' in text

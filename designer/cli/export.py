@@ -52,6 +52,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="also predict a training step of this workload (a preset, see 'topo-designer workloads', "
                    "or a workload file): in the report, the HTML and the step panel")
     p.add_argument("--placement", metavar="ORDER", help="with --workload: rank placement, innermost first")
+    p.add_argument("--serve", metavar="NAME|FILE",
+                   help="also predict serving this model (a serving preset or file, docs/serving.md): TTFT, TPOT, "
+                   "tokens/s, the network's share, in the report and the HTML")
     p.add_argument("--sizes", metavar="SIZES", default=DEFAULT_SIZES,
                    help=f"collective message sizes: a range '8B:8GiB' (default) or a list '1MiB,1GiB'; {SIZE_HELP}")
     p.add_argument("--collective", default="allreduce", choices=COLLECTIVES, help="collective (default allreduce)")
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     if outputs["panels"]:
         check_folder(outputs["panels"])
     guard_outputs(args, {f"--{key}": path for key, path in outputs.items()},
-                  {"the design file": args.file, "the workload file": args.workload, "the compare JSON": args.compare})
+                  {"the design file": args.file, "the workload file": args.workload, "the serving file": args.serve,
+                   "the compare JSON": args.compare})
     if args.compare and not outputs["html"]:
         raise ExportError("--compare adds a section to the HTML report: give --html too")
     if args.compare:
@@ -93,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
         from designer.cli.workloads import workload_arg
 
         workload = workload_arg(args.workload, args.placement)
+    serve = None
+    if args.serve:
+        from designer.io.workload_file import load_serving
+
+        serve = load_serving(args.serve)
     design = load_design(args.file)
     source = "<stdin>" if args.file == "-" else args.file
     timings: list[tuple[str, float]] = []
@@ -102,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         # the canvas picture, the cabling plan and GraphML need no analysis
         t0 = time.perf_counter()
         data = prepare(design, source=source, catalog=catalog, sizes=sizes, workload=workload,
-                       collective=args.collective)
+                       collective=args.collective, serving=serve)
         timings.append(("analysis", time.perf_counter() - t0))
     done: list[str] = []
 

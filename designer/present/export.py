@@ -28,6 +28,8 @@ from designer.analysis.bom.bill import Bom, bill_of_materials
 from designer.analysis.common.findings import Finding
 from designer.analysis.report import Report
 from designer.analysis.rules.check import check_design
+from designer.analysis.serving.model import ServingReport
+from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training.step import StepReport
 from designer.analysis.training.workload import Workload
 from designer.io.atomic import atomic_write_text
@@ -101,6 +103,7 @@ class ExportData:
     findings: list[Finding]
     step: StepReport | None = None
     step_error: str = ""
+    serving: ServingReport | None = None
     _document: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -113,12 +116,13 @@ class ExportData:
 
 def prepare(design: Design, *, source: str = "", catalog: Catalog | None = None, sizes: Iterable[int] | None = None,
             workload: Workload | None = None, collective: str = "allreduce", top: int = 10,
-            progress: Progress | None = None) -> ExportData:
+            progress: Progress | None = None, serving: ServingWorkload | None = None) -> ExportData:
     """Analyse ``design`` once for every export.
 
     ``sizes`` are the collective's message sizes (default 8 B .. 8 GiB); with ``workload`` the
-    training step is predicted on the same capacity graph. A workload that does not fit the
-    design raises its :class:`~designer.model.DesignError` (a one-line message).
+    training step is predicted on the same capacity graph, with ``serving`` the serving model. A
+    workload that does not fit the design raises its :class:`~designer.model.DesignError` (a one-line
+    message).
     """
     from designer.analysis import analyze, build_context
     from designer.analysis.training import step_analysis
@@ -136,16 +140,22 @@ def prepare(design: Design, *, source: str = "", catalog: Catalog | None = None,
     if workload is not None:
         tick("training step", 1, 4)
         step = step_analysis(ctx, workload, cat)
+    served = None
+    if serving is not None:
+        from designer.analysis.serving.model import serving_analysis
+
+        tick("serving", 1, 4)
+        served = serving_analysis(ctx, serving, cat)
     tick("design rules", 2, 4)
     findings = list(check_design(design, cat))
     tick("bill of materials", 3, 4)
     bom = bill_of_materials(design, cat)
     tick("analysis", 4, 4)
-    return ExportData(design, cat, source, report, bom, findings, step)
+    return ExportData(design, cat, source, report, bom, findings, step, serving=served)
 
 
 def export_document(data: ExportData) -> dict[str, Any]:
-    """The JSON report: the analyzer's report plus ``workload``, ``bom``, ``findings``, ``assumptions``."""
+    """The JSON report: the analyzer's report plus ``workload``, ``serving``, ``bom``, ``findings``, ``assumptions``."""
     from designer.present.assumptions import assumptions_to_dict
     from designer.present.documents import bom_to_dict, findings_to_dict
     from designer.present.report_json import report_to_dict
@@ -154,9 +164,14 @@ def export_document(data: ExportData) -> dict[str, Any]:
     doc = report_to_dict(data.report)
     if data.step is not None:
         doc["workload"] = step_to_dict(data.step)
+    if data.serving is not None:
+        from designer.present.serving_json import serving_to_dict
+
+        doc["serving"] = serving_to_dict(data.serving)
     doc["bom"] = bom_to_dict(data.bom)
     doc["findings"] = findings_to_dict(data.findings, data.source or data.design.name)
-    doc["assumptions"] = assumptions_to_dict(data.design, data.catalog, workload=data.step is not None)
+    doc["assumptions"] = assumptions_to_dict(data.design, data.catalog,
+                                             workload=data.step is not None or data.serving is not None)
     doc["exported"] = {"tool": f"topo-designer {__version__}", "file": data.source}
     return doc
 

@@ -235,6 +235,66 @@ def _assumptions(doc: dict[str, Any]) -> str:
             + table(["part", "figure", "value", "unit", "source"], cat, [False, False, True, False, False]))
 
 
+def _serving(doc: dict[str, Any]) -> str:
+    """The serving section: TTFT, TPOT, throughput, the bound, and where each phase's step goes."""
+    w = doc.get("serving")
+    if w is None:
+        return ""
+
+    def tokens(x: float) -> str:
+        return f"{x:,.0f}"
+
+    share = w["network_share"]
+    figs = [
+        ("time to first token", "serving.ttft_s", w["ttft_s"], units.duration),
+        ("time per output token", "serving.tpot_s", w["tpot_s"], units.duration),
+        ("output tokens/s per GPU", "serving.output_tokens_per_s_per_gpu", w["output_tokens_per_s_per_gpu"], tokens),
+        ("output tokens/s per server", "serving.output_tokens_per_s_per_server", w["output_tokens_per_s_per_server"],
+         tokens),
+        ("input tokens/s per GPU", "serving.input_tokens_per_s_per_gpu", w["input_tokens_per_s_per_gpu"], tokens),
+        ("network's share of TTFT", "serving.network_share.ttft", share["ttft"], units.percent),
+        ("network's share of TPOT", "serving.network_share.tpot", share["tpot"], units.percent),
+        ("KV cache per token", "serving.kv_bytes_per_token", w["kv_bytes_per_token"], lambda x: f"{x:,} bytes"),
+    ]
+    rows = [[esc(label), tagged(key, value, or_missing(fmt, value))] for label, key, value, fmt in figs]
+    rows.append([esc("decode is bound by"), tagged("serving.bound", w["bound"], w["bound"])])
+    if w.get("max_batch_for_target") is not None:
+        rows.append([esc(f"largest decode batch within {units.duration(w['target_tpot_s'])}"),
+                     esc(f"{w['max_batch_for_target']:,} sequences")])
+    phases = []
+    for name in ("prefill", "decode"):
+        p = w[name]
+        par = ", ".join(f"{k.upper()} {v}" for k, v in p["parallelism"].items() if v > 1 or k == "tp")
+        phases.append([esc(name), esc(f"{p['instances']:,} x {p['gpus_per_instance']:,} GPUs ({par})"),
+                       esc(f"{p['batch_sequences']:,}"), esc(or_missing(units.duration, p["step_s"])),
+                       esc(or_missing(units.duration, p["compute_s"])), esc(or_missing(units.duration, p["memory_s"])),
+                       esc(or_missing(units.duration, p["exposed_comm_s"])), esc(p["bound"])])
+    comm = [[esc(ph), esc(c["name"]), esc("network" if c["network"] else "NVLink"), esc(f"{c['calls']:,}"),
+             esc(or_missing(units.size, c["message_bytes"])), esc(or_missing(units.duration, c["per_call_s"])),
+             esc(or_missing(units.duration, c["exposed_s"])), esc(c["bottleneck_link"] or "\u2014")]
+            for ph in ("prefill", "decode") for c in w[ph]["communication"]]
+    kv = w.get("kv_transfer")
+    if kv is not None:
+        comm.append([esc("prefill \u2192 decode"), esc(kv["name"]), esc("network" if kv["network"] else "NVLink"),
+                     esc("1"), esc(or_missing(units.size, kv["message_bytes"])),
+                     esc(or_missing(units.duration, kv["per_call_s"])),
+                     esc(or_missing(units.duration, kv["exposed_s"])),
+                     esc(kv["bottleneck_link"] or "\u2014")])
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in w["notes"])
+    return (f"<h2>Serving: {esc(w['workload'])}</h2>"
+            f'<p class="sub">{esc(w["mode"])} prefill and decode; {esc(w["gpu_model"])} \u00d7 {w["gpus"]:,} GPUs. '
+            "A step is one forward pass of an instance over its batch; step = GPU time (the larger of compute and "
+            "memory) + exposed communication (docs/serving.md). Units: s, bytes, tokens/s.</p>"
+            + table(["figure", "value"], rows, [False, True])
+            + "<h3>Where a step's time goes</h3>"
+            + table(["phase", "instances", "sequences per step", "step", "compute", "memory", "exposed communication",
+                     "bound"], phases, [False, False, True, True, True, True, True, False])
+            + "<h3>Communication per step</h3>"
+            + table(["phase", "communication", "over", "calls", "message", "time per call", "exposed",
+                     "bottleneck link"], comm, [False, False, False, True, True, True, True, False])
+            + notes)
+
+
 def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: Sequence[Picture] = (),
                 notes: Sequence[str] = (), measured: dict[str, Any] | None = None) -> str:
     """The HTML page of a JSON report ``doc`` with its pictures (``notes``: about missing pictures) and,
@@ -274,6 +334,7 @@ def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: S
     parts.append(f"<h2>Bottlenecks</h2><p class=\"sub\">Traffic: {esc(doc['links_traffic'])}.</p>"
                  + _bottlenecks(doc))
     parts.append(_workload(doc))
+    parts.append(_serving(doc))
     parts.append(_bom(doc))
     if panels:
         figs = "".join(f"<figure>{img(p, p.title)}<figcaption>{esc(p.title)}</figcaption></figure>" for p in panels)
