@@ -304,12 +304,37 @@ class CurvesPanel(PlotPanel):
         pi.addItem(self.ceiling, ignoreBounds=True)
         pi.addItem(self.marker, ignoreBounds=True)
         pi.addItem(self.point)
+        #: Measured points (nccl-tests runs loaded in the window): one scatter per run of the shown collective.
+        self.measured = pg.ScatterPlotItem(size=8, symbol="x", pen=pg.mkPen("#D9480F", width=2),
+                                           brush=pg.mkBrush("#D9480F"), name="measured")
+        pi.addItem(self.measured)
+        self._measured: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
         self._result: LiveResult | None = None
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
     def show_result(self, result: LiveResult | None) -> None:
         self._result = result
         self._redraw()
+
+    def set_measured(self, runs: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """Measured points over the predicted curves: (collective, label, sizes, busbw, time) per run; the
+        runs of the collective the panel shows are plotted (docs/measured.md)."""
+        self._measured = list(runs)
+        self._redraw()
+
+    def _measured_points(self, collective: str, busbw: bool) -> tuple[np.ndarray, np.ndarray, str]:
+        xs, ys, labels = [], [], []
+        for coll, label, sizes, bw, t in self._measured:
+            if coll != collective:
+                continue
+            y = bw if busbw else t
+            ok = (y > 0) & (sizes > 0)
+            xs.append(sizes[ok])
+            ys.append(y[ok])
+            labels.append(label)
+        if not xs:
+            return np.zeros(0), np.zeros(0), ""
+        return np.concatenate(xs), np.concatenate(ys), ", ".join(labels)
 
     def series(self, report: Report, algorithm: str) -> tuple[np.ndarray, np.ndarray]:
         """(sizes, values) of one algorithm's curve as plotted."""
@@ -354,12 +379,18 @@ class CurvesPanel(PlotPanel):
             entries.append((self.baseline_curve, f"{chosen.algorithm} without failures"))
         else:
             self.baseline_curve.setData([], [])
+        mx, my, mlabel = np.zeros(0), np.zeros(0), ""
+        if rep is not None:
+            mx, my, mlabel = self._measured_points(rep.collective, busbw)
+        self.measured.setData(np.log10(mx), np.log10(my))
+        if len(mx):
+            entries.append((self.measured, f"measured ({mlabel})"))
         self.legend.clear()
         for curve, label in entries:
             self.legend.addItem(curve, label)
         self.legend.setVisible(bool(entries))
         values = [r.busbw_bytes_per_s if busbw else r.time_s for r in rep.collectives] if rep is not None else []
-        values = [v for v in values if v > 0]
+        values = [v for v in values if v > 0] + [float(v) for v in my]
         if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
             values.append(rep.ceiling_busbw_bytes_per_s)
         self.set_left_ticks(log_ticks(min(values), max(values), units.rate if busbw else units.duration)

@@ -279,7 +279,9 @@ class ExportDialog(QDialog):
                         written.append(str(path / f"{p.name}.png"))
                 else:
                     canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False)
-                    write_html(data, path, canvas=canvas, panels=panels())
+                    measured = getattr(w, "measured", None)
+                    write_html(data, path, canvas=canvas, panels=panels(),
+                               measured=measured.doc if measured is not None else None)
                     written.append(str(path))
                 step += 1
         except OSError as e:

@@ -39,6 +39,8 @@ class LiveAnalysis(QObject):
         self.compare = ComparePanel(window.document, window.runner)
         self.docks: dict[str, QDockWidget] = {}
         self.overlay_on = False
+        #: Measured utilisation shown instead of the predicted one: (link ids, values), or None.
+        self.measured_marks: tuple[list[str], list[float]] | None = None
         self.result: LiveResult | None = None
         self._workload_raised = None
         self._build_docks()
@@ -293,7 +295,16 @@ class LiveAnalysis(QObject):
         self.overlay_on = on
         if self.overlay_action.isChecked() != on:
             self.overlay_action.setChecked(on)
-        self.w.legend.set_utilisation_scale(on)
+        self.w.legend.set_utilisation_scale(on or self.measured_marks is not None)
+        self._update_marks()
+
+    def set_measured_marks(self, marks: tuple[list[str], list[float]] | None) -> None:
+        """Colour links by their measured utilisation (the second heat-map mode); None: back to the predicted
+        one (if on) or the media. The predicted overlay and this one exclude each other."""
+        self.measured_marks = marks
+        if marks is not None and self.overlay_on:
+            self.set_overlay(False)
+        self.w.legend.set_utilisation_scale(self.overlay_on or marks is not None)
         self._update_marks()
 
     def _update_marks(self) -> None:
@@ -302,6 +313,9 @@ class LiveAnalysis(QObject):
         if self.overlay_on and rep is not None:
             marks.set_utilisation(rep.links.ids, rep.links.utilization)
             marks.set_halo(BOTTLENECK, [b.link for b in rep.bottlenecks[:HALO_LINKS]], style.BOTTLENECK_HALO)
+        elif self.measured_marks is not None:
+            marks.set_utilisation(*self.measured_marks)
+            marks.set_halo(BOTTLENECK, (), style.BOTTLENECK_HALO)
         else:
             marks.set_utilisation(None)
             marks.set_halo(BOTTLENECK, (), style.BOTTLENECK_HALO)

@@ -76,6 +76,9 @@ class MainWindow(QMainWindow):
         from designer.gui.window.live import install_live
 
         self.live = install_live(self)
+        from designer.gui.window.measured import install_measured
+
+        self.measured = install_measured(self)
         self._build_status()
         self._design: Design | None = None
         self.document.design_replaced.connect(self._on_document_design_replaced)
