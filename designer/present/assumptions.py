@@ -81,6 +81,74 @@ CONSTANT_UNITS: dict[str, dict[str, str]] = {
         "EP_CALL_LATENCY_S": "s per call",
     },
 }
+#: Each constant in plain words; ``{0}``, ``{1}``... stand for the parts of a table constant's key.
+CONSTANT_WORDS: dict[str, str] = {
+    "BYTES_PER_S_PER_GBPS": "Bytes per second in one Gb/s of line rate",
+    "NVLINK_EFFICIENCY": "Share of an NVLink link's line rate that NCCL's collectives reach",
+    "NVLINK_EFFICIENCY_BY_GEN": "Share of NVLink line rate that NCCL reaches, NVLink generation {0}",
+    "INFINIBAND_EFFICIENCY": "Share of an InfiniBand NIC's line rate that collectives reach",
+    "ETHERNET_EFFICIENCY": "Share of an Ethernet (RoCE) NIC's line rate that collectives reach",
+    "PCIE_EFFICIENCY": "Share of a PCIe link's raw rate left for data",
+    "DIRECT_EFFICIENCY": "Share of a direct chip-to-chip link's rate that collectives reach",
+    "NVLS_EFFICIENCY": "NVLink SHARP (NVLS) all-reduce: its data rate against the effective NVLink rate",
+    "NVLS_TREE_MAX_BUSBW_PER_CHANNEL": "NVLS across servers: NCCL's limit of bus bandwidth per channel, {0} servers",
+    "SHARP_EFFICIENCY": "InfiniBand SHARP in-network reduction: share of the NIC rate it reaches",
+    "TREE_EFFICIENCY": "NCCL's tree algorithm: its bandwidth correction",
+    "PROTOCOL_BW_FACTOR": "Bandwidth of NCCL's {0} algorithm with the {1} protocol, against the Simple protocol",
+    "BASE_LATENCY_S": "Software start-up time of a collective call: {0} algorithm, {1} protocol",
+    "STEP_LATENCY_S": "Hardware time of one algorithm step over {0}: {1} algorithm, {2} protocol",
+    "DIRECT_STEP_LATENCY_S": "Time of one step over a direct chip link, {0} protocol",
+    "RING_PLATEAU_FACTOR": "NCCL's extra latency factor for large ring all-reduces across servers",
+    "RING_PLATEAU_BYTES_PER_RANK": "Message size per GPU above which that factor applies",
+    "CABLE_LATENCY_S_PER_M": "Signal delay per metre of a cable not in the catalog",
+    "DEFAULT_SWITCH_LATENCY_S": "Port-to-port delay of a {0} switch whose model gives none",
+    "NIC_LATENCY_S": "Delay the NICs add each time data crosses the network (send and receive)",
+    "MIN_LINK_GBPS": "Slowest link counted (a slower one counts as no capacity)",
+    "MAX_LINK_GBPS": "Fastest link rate accepted",
+    "EXACT_RTOL": "Tolerance within which the two bisection bounds count as equal",
+    "PAIR_WORK_BUDGET": "Size limit of the detailed per-pair routing (larger fabrics take a cheaper method)",
+    "CLASS_ROUTING_MIN": "Switch count above which twin switches are routed once as a class",
+    "FAIR_WORK_BUDGET": "Size limit of the fair-share computation (flows by links)",
+    "FAIR_MAX_NNZ": "Size limit of the fair-share matrix",
+    "FLOPS_PER_PARAM_PER_TOKEN": "Training arithmetic per parameter per token",
+    "BACKWARD_SHARE": "Share of a step's compute in the backward pass",
+    "FORWARD_SHARE": "Share of a step's compute in the forward pass",
+    "COMPUTE_EFFICIENCY": "Share of the GPU's peak arithmetic rate the model's kernels reach",
+    "RECOMPUTE_FACTOR": "Extra compute when activations are recomputed",
+    "DDP_BUCKET_BYTES": "Size of a gradient bucket (PyTorch DDP's default)",
+    "OVERLAP_FRACTION": "Share of data-parallel communication hidden behind compute",
+    "TP_OVERLAP": "Share of tensor-parallel communication hidden behind compute",
+    "GRADIENT_BYTES": "Size of a gradient value sent between GPUs",
+    "ACTIVATION_BYTES": "Size of an activation value sent between GPUs",
+    "AMORTISATION_YEARS": "Years over which a GPU's price is spread to cost its idle time",
+    "HOURS_PER_YEAR": "Hours in a year",
+    "INPUT_BYTES_PER_TOKEN": "Training data read per token",
+    "CONCURRENT_FAIR_MAX_FLOWS": "Flow count up to which concurrent communicators share links fairly",
+    "DTYPE_BYTES": "Size of a {0} value",
+    "FP8_OVER_BF16_PEAK": "Peak arithmetic rate in FP8 against BF16",
+    "FP8_SCALE_BYTES_PER_ELEMENT": "Extra bytes per FP8 activation value for its scale",
+    "MEMORY_EFFICIENCY": "Share of the GPU's peak memory bandwidth the decode kernels reach",
+    "MEMORY_USABLE_FRACTION": "Share of GPU memory the serving engine may fill",
+    "EP_EFFICIENCY": "Expert all-to-all ({0} kernels over {1}): share of the effective link rate",
+    "EP_CALL_LATENCY_S": "Fixed time of one expert dispatch or combine call",
+}
+#: How the parts of a table constant's key read.
+_KEY_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "net": "the network", "infiniband": "InfiniBand",
+              "ethernet": "Ethernet", "3": "3 or more", "rdma": "RDMA", "low_latency": "low-latency",
+              "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8"}
+
+
+def constant_meaning(name: str, key: Any = None) -> str:
+    """A constant (with the key of a table constant's entry) in plain words.
+
+    >>> constant_meaning("STEP_LATENCY_S", ("net", "ring", "Simple"))
+    'Hardware time of one algorithm step over the network: ring algorithm, Simple protocol'
+    """
+    parts = key if isinstance(key, tuple) else () if key is None else (key,)
+    words = CONSTANT_WORDS.get(name, name)
+    return words.format(*(_KEY_WORDS.get(str(p), str(p)) for p in parts)) if parts else words
+
+
 _MODULES: tuple[ModuleType, ...] = (analysis_constants, training_constants, serving_constants)
 #: Which constants only the workload models use (listed only when a workload is analysed).
 _WORKLOAD_MODULES = ("designer.analysis.training.constants", "designer.analysis.serving.constants")
@@ -117,7 +185,8 @@ def _key_text(key: Any) -> str:
 
 
 def constants_rows(workload: bool = True) -> list[dict[str, Any]]:
-    """One row per constant (and per key of a dict constant): ``name``, ``value``, ``unit``, ``source``.
+    """One row per constant (and per key of a dict constant): ``name``, ``value``, ``unit``, ``meaning``
+    (plain words), ``source``.
 
     >>> rows = constants_rows()
     >>> row = next(r for r in rows if r["name"] == "INFINIBAND_EFFICIENCY")
@@ -138,10 +207,10 @@ def constants_rows(workload: bool = True) -> list[dict[str, Any]]:
                 # a dict's own comment often names the source of its entries in the constants above it
                 for key, v in value.items():
                     rows.append({"name": f"{name}[{_key_text(key)}]", "value": float(v), "unit": unit,
-                                 "source": source, "defined_in": where})
+                                 "meaning": constant_meaning(name, key), "source": source, "defined_in": where})
             else:
-                rows.append({"name": name, "value": float(value), "unit": unit, "source": source,
-                             "defined_in": where})
+                rows.append({"name": name, "value": float(value), "unit": unit,
+                             "meaning": constant_meaning(name), "source": source, "defined_in": where})
     return rows
 
 
@@ -209,4 +278,5 @@ def assumptions_to_dict(design: Design, catalog: Catalog | None = None, *, workl
     return {"constants": constants_rows(workload), "catalog": catalog_rows(design, catalog)}
 
 
-__all__ = ["CONSTANT_UNITS", "assumptions_to_dict", "catalog_rows", "constant_comments", "constants_rows"]
+__all__ = ["CONSTANT_UNITS", "CONSTANT_WORDS", "assumptions_to_dict", "catalog_rows", "constant_comments",
+           "constant_meaning", "constants_rows"]

@@ -48,6 +48,8 @@ def bom_line_to_dict(line: BomLine) -> dict[str, Any]:
             d[key] = getattr(line, key)
     d.update(unit_power_w=round(line.unit_power_w, 3), unit_price_usd=round(line.unit_price_usd, 2),
              power_w=round(line.power_w, 3), price_usd=round(line.price_usd, 2))
+    if line.unpriced:
+        d["unpriced"] = line.unpriced
     return d
 
 

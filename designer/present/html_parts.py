@@ -38,6 +38,8 @@ figure { margin: 10px 0 18px; }
 figcaption { color: #5a6472; font-size: 12px; }
 .panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 14px; }
 .error { color: #b3261e; } .warning { color: #8a5a00; }
+.code { white-space: nowrap; }
+details { margin: 6px 0 12px; } summary { cursor: pointer; color: #1E6FD9; }
 .note { color: #5a6472; font-size: 12.5px; }
 .src { color: #5a6472; font-size: 11.5px; }
 @media print {

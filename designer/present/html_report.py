@@ -10,10 +10,18 @@ network. A print style sheet keeps tables and figures whole on a page.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from designer.model import units
 from designer.present.html_parts import CSS, esc, figure, img, or_missing, table, tagged
+from designer.present.html_sections import (
+    assumptions_section,
+    bom_figures,
+    bom_section,
+    findings_section,
+    not_selected_sentence,
+)
 
 if TYPE_CHECKING:
     from designer.present.export import Picture
@@ -65,11 +73,7 @@ def _key_figures(doc: dict[str, Any]) -> str:
                               or_missing(units.percent, w["gpu_idle_fraction"]))))
         out.append(figure("predicted MFU", tagged("workload.mfu", w["mfu"], or_missing(units.percent, w["mfu"]))))
     if bom is not None:
-        t = bom["totals"]
-        out.append(figure("indicative cost (catalog list prices)",
-                           tagged("bom.totals.price_usd", t["price_usd"], units.usd(t['price_usd']))))
-        out.append(figure("power (typical draw)",
-                           tagged("bom.totals.power_w", t["power_w"], f"{t['power_w'] / 1000:,.1f} kW")))
+        out += bom_figures(bom)
     f = doc.get("findings")
     if f is not None:
         out.append(figure("design-rule findings",
@@ -168,73 +172,6 @@ def _workload(doc: dict[str, Any]) -> str:
             + notes)
 
 
-def _bom(doc: dict[str, Any]) -> str:
-    bom = doc.get("bom")
-    if bom is None:
-        return ""
-    rows = []
-    for line in bom["lines"]:
-        what = (f"{line.get('between', '')} {line.get('length_bucket', '')}".strip() if line["category"] == "cable"
-                else line.get("tier", ""))
-        rows.append([esc(line["category"]), esc(line["name"]), esc(what), esc(f"{line['quantity']:,}"),
-                     esc(f"{line['unit_power_w']:,.1f}"), esc(units.usd(line['unit_price_usd'])),
-                     esc(f"{line['power_w'] / 1000:,.2f}"), esc(units.usd(line['price_usd']))])
-    t = bom["totals"]
-    rows.append(["<b>total</b>", "", "", "", "", "", tagged("bom.totals.power_w", t["power_w"],
-                                                       f"{t['power_w'] / 1000:,.2f}"),
-                 tagged("bom.totals.price_usd", t["price_usd"], units.usd(t['price_usd']))])
-    classes = [""] * (len(rows) - 1) + ["total"]
-    board = ", ".join(f"{m} {n:,}" for m, n in bom["board_links"].items())
-    extra = f'<p class="note">Board connections (not cables): {esc(board)}.</p>' if board else ""
-    extra += "".join(f'<p class="note">Note: {esc(n)}</p>' for n in bom["notes"])
-    return ("<h2>Bill of materials</h2>"
-            '<p class="sub">Power: typical draw from the catalog (W). Prices: indicative list prices in USD '
-            "(the assumptions below give each figure's source).</p>"
-            + table(["category", "item", "tier / link, length", "qty", "unit W", "unit USD", "total kW",
-                      "total USD"], rows, [False, False, False, True, True, True, True, True], classes)
-            + extra)
-
-
-def _findings(doc: dict[str, Any]) -> str:
-    f = doc.get("findings")
-    if f is None:
-        return ""
-    if not f["findings"]:
-        return "<h2>Design rules</h2><p>No findings: the design meets every design rule.</p>"
-    limit = 200
-    rows = [[f'<span class="{esc(x["severity"])}">{esc(x["severity"])}</span>', esc(x["code"]), esc(x["message"])]
-            for x in f["findings"][:limit]]
-    more = len(f["findings"]) - limit
-    tail = f'<p class="note">{more:,} more in the JSON report.</p>' if more > 0 else ""
-    return (f"<h2>Design rules</h2><p>{f['errors']:,} errors, {f['warnings']:,} warnings.</p>"
-            + table(["severity", "rule", "finding"], rows) + tail)
-
-
-def _fmt_value(value: float) -> str:
-    return f"{value:.6g}"
-
-
-def _assumptions(doc: dict[str, Any]) -> str:
-    a = doc.get("assumptions")
-    if a is None:
-        return ""
-    rows, previous = [], ""
-    for c in a["constants"]:
-        # the entries of a table constant share one source: written once
-        same = c["source"] == previous
-        source = "\u2033 (as above)" if same else c["source"].replace("``", "")
-        rows.append([esc(c["name"]), esc(_fmt_value(c["value"])), esc(c["unit"]),
-                     f'<span class="src">{esc(source)}</span>'])
-        previous = c["source"]
-    cat = [[esc(c["item"]), esc(c["field"]), esc(_fmt_value(c["value"])), esc(c["unit"]),
-            f'<span class="src">{esc(c["source"])}</span>'] for c in a["catalog"]]
-    return ("<h2>Assumptions</h2>"
-            "<h3>Model constants</h3>"
-            + table(["constant", "value", "unit", "source"], rows, [False, True, False, False])
-            + "<h3>Catalog figures of the parts used</h3>"
-            + table(["part", "figure", "value", "unit", "source"], cat, [False, False, True, False, False]))
-
-
 def _serving(doc: dict[str, Any]) -> str:
     """The serving section: TTFT, TPOT, throughput, the bound, and where each phase's step goes."""
     w = doc.get("serving")
@@ -311,7 +248,7 @@ def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: S
     parts = [head, f"<h1>{esc(doc['name'] or 'Untitled design')}</h1>",
              f'<p class="sub">{esc(kinds)}'
              f", {d['links']:,} links, {d['servers']:,} servers. "
-             f"{esc(exported.get('file') or '')} \u00b7 {esc(exported.get('tool', 'topo-designer'))}. "
+             f"{esc(PurePath(exported.get('file') or '').name)} \u00b7 {esc(exported.get('tool', 'topo-designer'))}. "
              "Bandwidths are per direction.</p>",
              "<h2>Key figures</h2>", _key_figures(doc)]
     if canvas is not None:
@@ -330,12 +267,13 @@ def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: S
              else "<p><b>Nothing selected</b>: no algorithm can run.</p>")
     parts.append(f"<h2>{esc(title)} over {doc['ranks']:,} GPUs</h2>"
                  '<p class="sub">Time per algorithm (the one an NCCL-style tuner picks in bold), with the algorithm '
-                 "and protocol picked, its algbw and busbw (nccl-tests conventions).</p>" + coll_table + cannot)
+                 "and protocol picked, its algbw and busbw (nccl-tests conventions).</p>" + coll_table
+                 + not_selected_sentence(doc) + cannot)
     parts.append(f"<h2>Bottlenecks</h2><p class=\"sub\">Traffic: {esc(doc['links_traffic'])}.</p>"
                  + _bottlenecks(doc))
     parts.append(_workload(doc))
     parts.append(_serving(doc))
-    parts.append(_bom(doc))
+    parts.append(bom_section(doc.get("bom")))
     if panels:
         figs = "".join(f"<figure>{img(p, p.title)}<figcaption>{esc(p.title)}</figcaption></figure>" for p in panels)
         parts.append(f'<h2>Analysis panels</h2><div class="panels">{figs}</div>')
@@ -343,10 +281,10 @@ def html_report(doc: dict[str, Any], *, canvas: Picture | None = None, panels: S
         from designer.present.html_measured import measured_section
 
         parts.append(measured_section(measured))
-    parts.append(_findings(doc))
+    parts.append(findings_section(doc.get("findings")))
     if doc["notes"]:
         parts.append("<h2>Notes</h2>" + "".join(f"<p>{esc(n)}</p>" for n in doc["notes"]))
-    parts.append(_assumptions(doc))
+    parts.append(assumptions_section(doc.get("assumptions")))
     parts.append("</body></html>\n")
     return "\n".join(p for p in parts if p)
 

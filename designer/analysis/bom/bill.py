@@ -75,6 +75,9 @@ class BomLine:
     medium: str = ""
     between: str = ""
     length_bucket: str = ""
+    #: items of the line with no figure of their own, counted at 0 W, $0 (a custom device without
+    #: ``power_w`` / ``price_usd``, a link without a catalog cable): a report says "not priced"
+    unpriced: int = 0
 
     @property
     def power_w(self) -> float:
@@ -187,14 +190,18 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             power = float(dev.properties.get("power_w", 0.0) or 0.0)
             price = float(dev.properties.get("price_usd", 0.0) or 0.0)
             based_on = dev.properties.get("based_on")
-            name = dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
-            if is_unpriced_device(dev):
-                unpriced += 1
+            # a line per model, not per device: an imported device's model description (every host
+            # adapter of one make reads alike) before its own name (a host name)
+            described = str(dev.properties.get("description") or "")
+            name = described or dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
             key = (dev.kind, dev.model, dev.tier, name)
-        acc = dev_lines.setdefault(key, [0, 0.0, 0.0])
+        acc = dev_lines.setdefault(key, [0, 0.0, 0.0, 0])
         acc[0] += 1
         acc[1] += power
         acc[2] += price
+        if comp is None and is_unpriced_device(dev):
+            unpriced += 1
+            acc[3] += 1
         dev_names.setdefault(key, name)
     if unpriced:
         notes.append(f"{count(unpriced, 'custom device')} with no catalog model and no power_w/price_usd: "
@@ -285,11 +292,12 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     # Lines ---------------------------------------------------------------------------------
     lines: list[BomLine] = []
     order = {c: i for i, c in enumerate(CATEGORIES)}
-    for key, (qty, power, price) in sorted(
+    for key, (qty, power, price, no_figures) in sorted(
         dev_lines.items(), key=lambda kv: (order.get(kv[0][0], 9), _TIER_ORDER.get(kv[0][2] or "node", 4), kv[0])
     ):
         kind, item, tier, _ = key
-        lines.append(BomLine(kind, item, dev_names[key], int(qty), power / qty, price / qty, tier=tier))
+        lines.append(BomLine(kind, item, dev_names[key], int(qty), power / qty, price / qty, tier=tier,
+                             unpriced=int(no_figures)))
     bucket_order = {length_bucket(b): i for i, b in enumerate(LENGTH_BUCKETS_M)}
     for (cable_id, medium, between, bucket), (qty, power, price) in sorted(
         cable_acc.items(),
@@ -298,7 +306,8 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         cab = catalog.cables.get(cable_id)
         name = cab.name if cab is not None else f"{medium.replace('_', ' ')} (no catalog cable)"
         lines.append(BomLine("cable", cable_id, name, int(qty), power / qty, price / qty,
-                             medium=medium, between=between, length_bucket=bucket))
+                             medium=medium, between=between, length_bucket=bucket,
+                             unpriced=int(qty) if cab is None else 0))
     for module, qty in sorted(modules.items()):
         t = catalog.transceivers[module]
         lines.append(BomLine("transceiver", module, t.name, qty, t.power_w, t.price_usd))
