@@ -66,22 +66,6 @@ def run(args: argparse.Namespace) -> int:
     runs = _read_runs(args)
     fabric_samples = _read_counters(args)
     design = load_design(args.design)
-    done = []
-    if runs:
-        from designer.analysis.measured.compare import compare_run
-        from designer.analysis.measured.reasons import likely_reasons
-
-        ctx = build_context(design)
-        if not ctx.n_gpus:
-            raise AnalysisError(f"{args.design}: the design has no GPU to compare a measurement with")
-        for r in runs:
-            comp = compare_run(ctx, r, args.gpus)
-            done.append((comp, likely_reasons(ctx, comp)))
-    fits = None
-    if args.fit:
-        if not runs:
-            raise AnalysisError("--fit needs nccl-tests logs to fit the efficiency to")
-        fits = _fit(ctx, [c for c, _ in done], args.fit)
     fabric = None
     if fabric_samples is not None:
         from designer.analysis.measured.ports import map_ports, port_uses
@@ -89,6 +73,22 @@ def run(args: argparse.Namespace) -> int:
         after, before = fabric_samples
         uses, seconds, notes = port_uses(after, before, args.interval)
         fabric = map_ports(design, uses, None, seconds, notes)
+    done = []
+    if runs:
+        from designer.analysis.measured.compare import compare_run
+        from designer.analysis.measured.reasons import counter_reasons, likely_reasons
+
+        ctx = build_context(design)
+        if not ctx.n_gpus:
+            raise AnalysisError(f"{args.design}: the design has no GPU to compare a measurement with")
+        for r in runs:
+            comp = compare_run(ctx, r, args.gpus)
+            done.append((comp, counter_reasons(ctx, comp, fabric) + likely_reasons(ctx, comp)))
+    fits = None
+    if args.fit:
+        if not runs:
+            raise AnalysisError("--fit needs nccl-tests logs to fit the efficiency to")
+        fits = _fit(ctx, [c for c, _ in done], args.fit)
     extra = {"counters": counters_to_dict(fabric)} if fabric is not None else {}
     if fits is not None:
         extra["fit"] = [{"medium": f.medium, "before": f.before, "after": f.after, "sizes": f.sizes,

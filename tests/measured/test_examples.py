@@ -25,6 +25,8 @@ def test_compare_on_the_examples_finds_the_slow_nic(tmp_path, capsys):
     (run,) = doc["runs"]
     assert run["gpus_from"] == "the log's host names" and run["gpus"][8] == "su1-node2-gpu1"
     assert [r["verdict"] for r in run["ranges"]] == ["slower than predicted", "slower than predicted"]
+    # The counters' findings on a link the run loads are its first reasons.
+    assert [r["code"] for r in run["reasons"][:2]] == ["counters-link-errors", "counters-below-rate"]
     counters = doc["counters"]
     assert counters["seconds"] == 60 and len(counters["links"]) == 16 and counters["unmapped"] == []
     codes = {(f["code"], f["links"][0]) for f in counters["findings"]}

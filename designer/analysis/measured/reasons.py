@@ -62,9 +62,14 @@ def likely_reasons(ctx: Context, comp: RunComparison) -> list[Reason]:
                               "shows the expected and p99 time"))
         out += _nvlink_generation(ctx, comp, used)
     if bw_ratio is not None and bw_ratio > 1 + AGREEMENT:
+        over = _oversubscribed(ctx, bw[-1].bottleneck_link)
         if comp.collective == "alltoall" and comp.servers > 1:
             out.append(Reason("alltoall-nics", "all-to-all ran faster than one NIC per GPU, which the model "
                               "allows it: NCCL spread it over several NICs of the server (PXN)"))
+        elif over:
+            out.append(Reason("less-oversubscribed", f"{over[0].text}; the cluster ran faster than that tier allows: "
+                              "its fabric is less oversubscribed than the design (more uplinks, or the run's GPUs "
+                              "under fewer switches than the design places them)", over[0].links))
         else:
             out.append(Reason("model-conservative", f"the cluster beats the model by {percent(bw_ratio - 1)} on "
                               "large messages: the efficiency the model gives this medium is low for it; fit it "
@@ -128,14 +133,17 @@ def _oversubscribed(ctx: Context, link_id: str) -> list[Reason]:
 
 def _other_algorithm(comp: RunComparison) -> list[Reason]:
     """Another algorithm's prediction fits where the selected one does not: NCCL ran that one."""
-    off = [s for s in comp.sizes if abs(s.ratio - 1) > AGREEMENT and s.nearest_algorithm != s.algorithm
-           and abs(s.nearest_ratio - 1) <= AGREEMENT]
+    # Bandwidth-bound sizes only: where the algorithms differ by their bandwidth, not by a latency that
+    # another algorithm may match by chance.
+    off = [s for s in comp.sizes if s.regime == "bandwidth-bound" and abs(s.ratio - 1) > AGREEMENT
+           and s.nearest_algorithm != s.algorithm and abs(s.nearest_ratio - 1) <= AGREEMENT]
     if len(off) < 2:
         return []
     algo = max({s.nearest_algorithm for s in off}, key=lambda a: sum(1 for s in off if s.nearest_algorithm == a))
     picked = off[0].algorithm
+    how = "the CollNet plugin, NCCL_COLLNET_ENABLE=1" if algo == "sharp" else "its tuner, or NCCL_ALGO"
     return [Reason("algorithm", f"at {count(len(off), 'size')} the measurement matches the {algo} prediction, not "
-                   f"{picked}: NCCL ran {algo} there (its tuner, or NCCL_ALGO), which the model would not pick")]
+                   f"{picked}: NCCL ran {algo} there ({how}), which the model would not pick")]
 
 
 _GENERATIONS = (("B200", 5), ("B100", 5), ("GB200", 5), ("H100", 4), ("H200", 4), ("H800", 4), ("A100", 3),
@@ -163,3 +171,18 @@ def _nvlink_generation(ctx: Context, comp: RunComparison, used: np.ndarray) -> l
         return []
     return [Reason("nvlink-generation", f"the log ran on {', '.join(sorted(names))} (NVLink {min(logged)}); the "
                    f"design's GPUs have NVLink {min(designed_gen)}: the servers' NVLink is slower than designed")]
+
+
+def counter_reasons(ctx: Context, comp: RunComparison, fabric) -> list[Reason]:  # noqa: ANN001 - MeasuredFabric
+    """Port-counter findings (errors that grew, a port below its rate) on links the run loads: the most
+    direct reason there is, so they come first."""
+    if fabric is None:
+        return []
+    used = {ctx.cap.link_ids[i] for i in _used_links(ctx, comp.model)}
+    out = []
+    for f in fabric.findings:
+        hit = tuple(lid for lid in f.links if lid in used)
+        if hit:
+            out.append(Reason(f.code.replace("measured-", "counters-"),
+                              f"the port counters show it on a link this run loads: {f.message}", hit))
+    return out

@@ -107,16 +107,10 @@ class MeasuredView(QObject):
         from designer.analysis.fabric.context import build_context
         from designer.analysis.measured.compare import compare_run
         from designer.analysis.measured.ports import map_ports, port_uses
-        from designer.analysis.measured.reasons import likely_reasons
+        from designer.analysis.measured.reasons import counter_reasons, likely_reasons
         from designer.present.measured_json import compare_to_dict, counters_to_dict
 
         design = self.w.document.design
-        done = []
-        if runs:
-            ctx = build_context(design, self.w.catalog)
-            for r in runs:
-                comp = compare_run(ctx, r)
-                done.append((comp, likely_reasons(ctx, comp)))
         fabric = None
         if samples:
             samples.sort(key=lambda s: (max((c.time_s or 0.0) for c in s[1]), os.path.getmtime(s[0])))
@@ -129,6 +123,12 @@ class MeasuredView(QObject):
                     return
             uses, seconds, notes = port_uses(after, before, interval)
             fabric = map_ports(design, uses, self.w.catalog, seconds, notes)
+        done = []
+        if runs:
+            ctx = build_context(design, self.w.catalog)
+            for r in runs:
+                comp = compare_run(ctx, r)
+                done.append((comp, counter_reasons(ctx, comp, fabric) + likely_reasons(ctx, comp)))
         extra = {"counters": counters_to_dict(fabric)} if fabric is not None else {}
         path = self.w.document.path
         self.show(compare_to_dict(str(path) if path is not None else design.name, done, extra))
