@@ -33,3 +33,20 @@ def test_compare_on_the_examples_finds_the_slow_nic(tmp_path, capsys):
     assert codes == {("measured-link-errors", "su1-node2-nic3--su1-leaf3"),
                      ("measured-below-rate", "su1-node2-nic3--su1-leaf3")}
     capsys.readouterr()
+
+
+def test_the_json_matches_its_schema(tmp_path, capsys):
+    import jsonschema
+
+    m = SAMPLES / "measured"
+    out = tmp_path / "c.json"
+    assert main(["compare", str(SAMPLES / "superpod-h100-1su.json"), str(m / "example-all_reduce-2nodes.log"),
+                 str(ROOT / "tests" / "data" / "measured" / "xxrjun-h100-N2_G8_cnode3-002_cnode3-003.log"),
+                 "--gpus", "su1-node1,su1-node2", "--counters-before", str(m / "example-counters-t0.prom"),
+                 "--counters", str(m / "example-counters-t60.prom"), "--fit", str(tmp_path / "fit.json"),
+                 "--json", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads(out.read_text())
+    schema = json.loads((ROOT / "resources" / "schema" / "compare.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    assert {r["collective"] for r in doc["runs"]} == {"allreduce", "alltoall", "sendrecv"} and doc["fit"]
