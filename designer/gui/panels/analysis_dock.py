@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from designer.analysis import Report
 from designer.analysis.collectives.times import ALGORITHMS
+from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import (
@@ -42,9 +43,10 @@ from designer.gui.panels.live_runner import (
     analyzer,
     waiting_text,
 )
-from designer.io.workload_file import load_workload, preset_names
+from designer.io.workload_file import load_serving, load_workload, preset_names, serving_preset_names
 from designer.model import Design, DesignError, units
 from designer.present.report_text import cannot_run_text, routing_lines, summary_lines
+from designer.present.serving_text import serving_lines
 from designer.present.step_text import step_lines, tokens, usd
 
 SIZES = [2**k for k in range(3, 34)]
@@ -52,7 +54,7 @@ COLLECTIVE_LABELS = {"allreduce": "All-reduce", "reducescatter": "Reduce-scatter
                      "alltoall": "All-to-all", "broadcast": "Broadcast"}
 STAGE_LABELS = {"routes": "building routes", "bisection": "bounding the bisection",
                 "collectives": "timing the collectives", "link use": "loading the links",
-                "training step": "predicting the training step"}
+                "training step": "predicting the training step", "serving": "predicting serving"}
 #: the workload list's entries that are not workloads
 NO_WORKLOAD, OPEN_WORKLOAD = "", "\0open"
 
@@ -104,6 +106,17 @@ class AnalysisDock(QWidget):
         self.workload.addItem("Open workload file\u2026", OPEN_WORKLOAD)
         self._workloads: dict[str, Workload] = {}
         self._workload_key = NO_WORKLOAD
+        self.serving = QComboBox()
+        self.serving.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.serving.setMinimumContentsLength(10)
+        self.serving.setToolTip("A model to serve on this design: time to first token, time per output token, "
+                                "tokens/s per GPU and what bounds them (docs/serving.md); the Serving panel draws it")
+        self.serving.addItem("No serving", NO_WORKLOAD)
+        for name in serving_preset_names():
+            self.serving.addItem(f"Serve: {name}", name)
+        self.serving.addItem("Open serving file\u2026", OPEN_WORKLOAD)
+        self._servings: dict[str, ServingWorkload] = {}
+        self._serving_key = NO_WORKLOAD
         self.button = QPushButton("Analyze")
         self.button.setToolTip("Run the analyzer on the current design now (F5)")
         self.live = QCheckBox("Live")
@@ -123,8 +136,9 @@ class AnalysisDock(QWidget):
         self.busiest = QLabel("\u2014")
         self.failures = QLabel("")
         self.step = QLabel("\u2014")
+        self.served = QLabel("\u2014")
         self.hashed = QLabel("")
-        for lab in (self.bisection, self.allreduce, self.busiest, self.failures, self.step, self.hashed):
+        for lab in (self.bisection, self.allreduce, self.busiest, self.failures, self.step, self.served, self.hashed):
             lab.setWordWrap(True)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
@@ -139,6 +153,7 @@ class AnalysisDock(QWidget):
         grid.addWidget(self.algorithm, 1, 1)
         grid.addWidget(self.workload, 2, 0)
         grid.addWidget(self.routing, 2, 1)
+        grid.addWidget(self.serving, 3, 0, 1, 2)
         run = QHBoxLayout()
         run.addWidget(self.button)
         run.addWidget(self.live)
@@ -159,6 +174,8 @@ class AnalysisDock(QWidget):
         form.addRow(self.failures_label, self.failures)
         self.step_label = QLabel("Training step")
         form.addRow(self.step_label, self.step)
+        self.served_label = QLabel("Serving")
+        form.addRow(self.served_label, self.served)
         self.hashed_label = QLabel("Hashed ECMP")
         form.addRow(self.hashed_label, self.hashed)
         lay = QVBoxLayout(self)
@@ -178,6 +195,7 @@ class AnalysisDock(QWidget):
         self.collective.currentIndexChanged.connect(lambda _i: self._fill_algorithms())
         self.gpus.activated.connect(self._on_gpus_activated)
         self.workload.activated.connect(self._on_workload_activated)
+        self.serving.activated.connect(self._on_serving_activated)
         runner.started.connect(self._on_runner_started)
         runner.live_result.connect(self.show_result)
         runner.result_ready.connect(self._on_runner_result_ready)
@@ -192,6 +210,7 @@ class AnalysisDock(QWidget):
         self._on_document_design_replaced(document.design)
         self._set_failures_visible(False)
         self._set_step_visible(False)
+        self._set_served_visible(False)
         self._show_hashed(None)
 
     # ------------------------------------------------------------------ traffic
@@ -242,7 +261,7 @@ class AnalysisDock(QWidget):
             gpus = self._selected_gpus or "all"
         return Traffic(self.collective.currentData(), int(self.size.currentData()), gpus,
                        self.algorithm.currentData(), self._workloads.get(self._workload_key),
-                       self.routing.currentData())
+                       self.routing.currentData(), self._servings.get(self._serving_key))
 
     def set_workload(self, key: str) -> bool:
         """Choose the workload by preset name or file path ("" for none); False (and a dialog) when unreadable."""
@@ -276,6 +295,39 @@ class AnalysisDock(QWidget):
                 return
             key = path
         self.set_workload(key)
+
+    def set_serving(self, key: str) -> bool:
+        """Choose the serving workload by preset name or file path ("" for none); False (and a dialog) when
+        unreadable."""
+        if key and key not in self._servings:
+            try:
+                self._servings[key] = load_serving(key)
+            except (DesignError, OSError) as e:
+                QMessageBox.warning(self, "Serving workload", f"Cannot use this serving workload: {e}")
+                self._show_serving_key()
+                return False
+            if self.serving.findData(key) < 0:
+                self.serving.insertItem(self.serving.count() - 1, f"Serve: {self._servings[key].name}", key)
+        self._serving_key = key
+        self._show_serving_key()
+        self._on_traffic_edited()
+        return True
+
+    def _show_serving_key(self) -> None:
+        self.serving.blockSignals(True)
+        self.serving.setCurrentIndex(max(0, self.serving.findData(self._serving_key)))
+        self.serving.blockSignals(False)
+
+    def _on_serving_activated(self, _index: int) -> None:
+        key = self.serving.currentData()
+        if key == OPEN_WORKLOAD:
+            path, _ = QFileDialog.getOpenFileName(self, "Open a serving workload", "",
+                                                  "Serving files (*.json);;All files (*)")
+            if not path:
+                self._show_serving_key()
+                return
+            key = path
+        self.set_serving(key)
 
     def set_size(self, size: int) -> None:
         """Choose the message size (the curves panel's click); re-runs like any traffic change."""
@@ -341,6 +393,25 @@ class AnalysisDock(QWidget):
         self.step.setVisible(on)
         self.step_label.setVisible(on)
 
+    def _set_served_visible(self, on: bool) -> None:
+        self.served.setVisible(on)
+        self.served_label.setVisible(on)
+
+    def _show_served(self, result: LiveResult) -> None:
+        if result.traffic.serving is None:
+            self._set_served_visible(False)
+            return
+        self._set_served_visible(True)
+        rep = result.serving
+        if rep is None:
+            self.served.setText(f"cannot serve: {result.serving_error}")
+            return
+        self.served.setText(f"TTFT {units.duration(rep.ttft_s)}, TPOT {units.duration(rep.tpot_s)}, "
+                            f"{units.figures(rep.output_tokens_per_s_per_gpu)} tokens/s per GPU; {rep.bound}-bound")
+        self.served.setToolTip(f"{rep.workload}: the network is {units.percent(rep.network_share_ttft)} of TTFT and "
+                               f"{units.percent(rep.network_share_tpot)} of TPOT. The Serving panel shows where the "
+                               "time goes.")
+
     def _set_failures_visible(self, on: bool) -> None:
         self.failures.setVisible(on)
         self.failures_label.setVisible(on)
@@ -351,6 +422,7 @@ class AnalysisDock(QWidget):
                 lab.setText("\u2014")
             self._set_failures_visible(False)
             self._set_step_visible(False)
+            self._set_served_visible(False)
             self._show_hashed(None)
             self.details.setPlainText("")
             return
@@ -393,6 +465,11 @@ class AnalysisDock(QWidget):
             lines = [*step_lines(result.step), "", *lines]
         elif result.step_error:
             lines = [f"Workload {result.traffic.workload.name!r}: {result.step_error}", "", *lines]
+        self._show_served(result)
+        if result.serving is not None:
+            lines = [*serving_lines(result.serving), "", *lines]
+        elif result.serving_error:
+            lines = [f"Serving {result.traffic.serving.name!r}: {result.serving_error}", "", *lines]
         self.details.setPlainText("\n".join(lines))
 
     def _show_step(self, result: LiveResult) -> None:

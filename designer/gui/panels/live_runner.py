@@ -34,6 +34,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from designer.analysis import Report
+from designer.analysis.serving.model import ServingReport
+from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.model import Design, DesignError, units
@@ -68,6 +70,8 @@ class Traffic:
     workload: Workload | None = None
     #: how flows cross the switches: "fluid", "hashed" (ECMP) or "adaptive"; None: by fabric type
     routing: str | None = None
+    #: a serving workload to predict TTFT and TPOT of on this design (None: no serving analysis)
+    serving: ServingWorkload | None = None
 
     def routes_key(self) -> tuple[Any, ...]:
         """What the routes depend on (size and algorithm choice do not change them)."""
@@ -90,6 +94,10 @@ class LiveResult:
     baseline_step: StepReport | None = None
     #: why the workload could not be analysed on this design ("" when it was, or none was given)
     step_error: str = ""
+    #: the serving workload on the design (None: none chosen, or it does not fit: ``serving_error``)
+    serving: ServingReport | None = None
+    #: why the serving workload could not be analysed on this design
+    serving_error: str = ""
 
 
 class Cancelled(Exception):
@@ -213,7 +221,17 @@ class _Job(QRunnable):
                     base_step = step_analysis(c.base_ctx, t.workload, self.catalog)
             except DesignError as e:  # the job does not fit this design (WorkloadError is one)
                 step_error = str(e)
-        return LiveResult(report, baseline, time.perf_counter() - t0, t, built, step, base_step, step_error)
+        served, serving_error = None, ""
+        if t.serving is not None:
+            from designer.analysis.serving.model import serving_analysis
+
+            self._check("serving", 4, 4)
+            try:
+                served = serving_analysis(c.ctx, t.serving, self.catalog)
+            except DesignError as e:  # the instances or the weights do not fit this design
+                serving_error = str(e)
+        return LiveResult(report, baseline, time.perf_counter() - t0, t, built, step, base_step, step_error,
+                          served, serving_error)
 
 
 class AnalysisRunner(QObject):

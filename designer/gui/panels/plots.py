@@ -43,6 +43,7 @@ from designer.gui.panels.plot_base import (
     log_ticks,
     plot_pen,
 )
+from designer.gui.panels.serving_panel import ServingPanel
 from designer.gui.panels.step_panel import StepPanel
 from designer.model import units
 from designer.present.report_text import cannot_run_text
@@ -529,4 +530,5 @@ PANELS: dict[str, tuple[str, Callable[[], PlotPanel]]] = {
     "bottlenecks": ("Bottlenecks", BottlenecksPanel),
     "bisection": ("Bisection", BisectionPanel),
     "step": ("Training step", StepPanel),
+    "serving": ("Serving", ServingPanel),
 }

@@ -43,6 +43,7 @@ class LiveAnalysis(QObject):
         self.measured_marks: tuple[list[str], list[float]] | None = None
         self.result: LiveResult | None = None
         self._workload_raised = None
+        self._serving_raised = None
         self._build_docks()
         self._build_actions()
         self._wire()
@@ -65,6 +66,7 @@ class LiveAnalysis(QObject):
         w.splitDockWidget(self.docks["utilisation"], self.docks["curves"], Qt.Orientation.Horizontal)
         w.tabifyDockWidget(self.docks["utilisation"], self.docks["bisection"])
         w.tabifyDockWidget(self.docks["utilisation"], self.docks["step"])
+        w.tabifyDockWidget(self.docks["utilisation"], self.docks["serving"])
         w.tabifyDockWidget(self.docks["curves"], self.docks["bottlenecks"])
         w.tabifyDockWidget(self.docks["curves"], self.docks["compare"])
         self.docks["utilisation"].raise_()
@@ -253,6 +255,11 @@ class LiveAnalysis(QObject):
             self.docks["step"].show()  # a workload was just chosen: show what it is for
             self.docks["step"].raise_()
             self._workload_raised = workload
+        serving = result.traffic.serving if result is not None else None
+        if serving is not None and serving != self._serving_raised:
+            self.docks["serving"].show()
+            self.docks["serving"].raise_()
+            self._serving_raised = serving
         self.result = result
         for panel in self.panels.values():
             panel.show_result(result)
@@ -265,13 +272,16 @@ class LiveAnalysis(QObject):
         """Panels without a result say whether the analysis is computing, or how to start it; the
         step panel names the workload chosen, also while a result for another one is shown."""
         w = self.w
-        chosen = self.runner.traffic.workload
+        chosen = {"step": self.runner.traffic.workload, "serving": self.runner.traffic.serving}
         if self.result is None:
             for key, panel in self.panels.items():
-                name = chosen.name if key == "step" and chosen is not None else ""
+                name = chosen[key].name if chosen.get(key) is not None else ""
                 panel.set_info(waiting_text(self.runner, w.document.design, name))
-        elif chosen is not None and chosen != self.result.traffic.workload:
-            self.panels["step"].set_info(waiting_text(self.runner, w.document.design, chosen.name))
+            return
+        shown = {"step": self.result.traffic.workload, "serving": self.result.traffic.serving}
+        for key, workload in chosen.items():
+            if workload is not None and workload != shown[key]:
+                self.panels[key].set_info(waiting_text(self.runner, w.document.design, workload.name))
 
     def _on_runner_result_ready(self, report: object) -> None:
         if report is None:

@@ -198,7 +198,7 @@ def _live_result(data: ExportData) -> Any:
     known: dict[str, Any] = {
         "report": rep, "baseline": None, "seconds": 0.0, "built_routes": False,
         "traffic": Traffic(collective=rep.collective, size=rep.link_use_bytes or Traffic().size),
-        "step": data.step, "workload": data.step,
+        "step": data.step, "workload": data.step, "serving": getattr(data, "serving", None),
     }
     kwargs = {}
     for f in dataclasses.fields(LiveResult):
