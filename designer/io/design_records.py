@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from designer.io.design_bulk import bulk_devices, bulk_links
 from designer.model import (
     DEVICE_KINDS,
     GROUP_KINDS,
@@ -292,6 +293,20 @@ def build_design(data: dict[str, Any]) -> Design:
             raise RecordError(f"{p}.id", f"model {mid!r} is listed twice")
         templates[mid] = port_groups(m.get("ports"), f"{p}.ports")
 
+    devices = bulk_devices(devices_raw, _KNOWN["device"], templates, group_ids, MAX_TEXT)
+    if devices is None:
+        devices = _devices_one_by_one(devices_raw, templates, group_ids, port_groups)
+    links = bulk_links(links_raw, _KNOWN["link"], devices, MAX_TEXT)
+    if links is None:
+        links = _links_one_by_one(links_raw, {dev.id: (dev, i) for i, dev in enumerate(devices)})
+    design.extend(ordered, devices, links, validated=True)  # every link was checked above
+    return design
+
+
+def _devices_one_by_one(devices_raw: list[Any], templates: dict[str, tuple[PortGroup, ...]],
+                        group_ids: dict[str, int], port_groups: Any) -> list[Device]:
+    """The device table read record by record: the fast path where a record passes every check,
+    else the careful path, which finds and names the exact problem."""
     devices: list[Device] = []
     device_ports: dict[str, tuple[Device, int]] = {}
     known_device = _KNOWN["device"]
@@ -330,6 +345,11 @@ def build_design(data: dict[str, Any]) -> Design:
         devices.append(dev)
         device_ports[did] = (dev, i)
 
+    return devices
+
+
+def _links_one_by_one(links_raw: list[Any], device_ports: dict[str, tuple[Device, int]]) -> list[Link]:
+    """The link table read record by record (as :func:`_devices_one_by_one`)."""
     links: list[Link] = []
     link_ids: dict[str, int] = {}
     port_used: dict[tuple[str, str], int] = {}
@@ -380,5 +400,4 @@ def build_design(data: dict[str, Any]) -> Design:
         link_ids[lid] = i
         links.append(link)
 
-    design.extend(ordered, devices, links, validated=True)  # every link was checked above
-    return design
+    return links

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gc
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from designer.model.entities import Device, Link
 
 if TYPE_CHECKING:
     from designer.model.design import Design
@@ -67,3 +69,36 @@ def release_gradually(design: Design, step: int = 4000) -> None:
             while container:
                 for key in list(itertools.islice(container, step)):
                     del container[key]
+
+
+def checked_devices(rows: Iterable[tuple[Any, ...]]) -> list[Device]:
+    """Devices from ``(id, kind, ports, model, name, tier, x, y, group, properties)`` rows whose
+    every field the caller has already checked against :class:`Device`'s invariants (a file
+    loader that validated a whole table at once): valid distinct-enough ids, known kinds, port
+    groups with distinct prefixes, finite float ``x`` and ``y`` >= -1e9. The per-record checks of
+    ``Device.__post_init__`` are skipped; anything else must be built with ``Device(...)``.
+    """
+    new = object.__new__
+    out = []
+    for did, kind, ports, model, name, tier, x, y, group, props in rows:
+        dev = new(Device)
+        dev.id, dev.kind, dev.ports, dev.model, dev.name, dev.tier = did, kind, ports, model, name, tier
+        dev.x, dev.y, dev.group, dev.properties = x, y, group, props
+        dev._indexed, dev._index = (), {}
+        out.append(dev)
+    return out
+
+
+def checked_links(rows: Iterable[tuple[Any, ...]]) -> list[Link]:
+    """Links from ``(id, a_device, a_port, b_device, b_port, medium, length_m, cable, failed,
+    properties)`` rows the caller has already checked against :class:`Link`'s invariants (valid
+    ids, known media, finite float lengths >= 0, boolean ``failed``), as :func:`checked_devices`.
+    """
+    new = object.__new__
+    out = []
+    for lid, ad, ap, bd, bp, medium, length, cable, failed, props in rows:
+        link = new(Link)
+        link.id, link.a_device, link.a_port, link.b_device, link.b_port = lid, ad, ap, bd, bp
+        link.medium, link.length_m, link.cable, link.failed, link.properties = medium, length, cable, failed, props
+        out.append(link)
+    return out
