@@ -77,7 +77,7 @@ def test_every_command_refuses_a_broken_user_catalog_alike(tmp_path, command):
     r = run_cli(command[0], str(SAMPLE), *command[1:], env=env)
     assert r.returncode == 2
     assert r.stdout == ""
-    assert r.stderr == f"topo-designer: {tmp_path}/config/topo-designer/catalog.json: id must be text, not 3\n"
+    assert r.stderr == f"topo-designer: {tmp_path}/config/topo-designer/catalog.json: id: must be text, not 3\n"
 
 
 def test_analysis_never_silently_drops_the_catalog(tmp_path, monkeypatch):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from pathlib import Path
 
 from designer import __version__
 from designer.cli.commands import COMMANDS, MODULE_OF, MODULES
@@ -99,11 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         argv, command = _find_command(build_parser(None), argv)
         args = build_parser(command).parse_args(argv)
-        catalogs = catalog_paths(args)
-        if catalogs:
-            from designer.model.catalog import load_catalog, set_default_catalog
+        from designer.model.catalog import set_catalog_files
 
-            set_default_catalog(load_catalog([Path(p) for p in catalogs]))
+        set_catalog_files(catalog_paths(args))  # read when a command first needs the catalog
         if args.command is None:
             from designer.cli.gui import open_window
 

@@ -18,7 +18,7 @@ from designer.generators import (
 from designer.generators.direct import GPU_DIRECT_LINK_GBPS
 from designer.generators.params import GeneratorError, GeneratorSpec
 from designer.model import Design
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog, builtin_catalog
 from designer.model.units import line_rate
 
 GENERATORS: dict[str, GeneratorSpec] = {
@@ -49,7 +49,7 @@ def details(spec: GeneratorSpec, catalog: Catalog | None = None) -> str:
     >>> details(GENERATORS["nvl72"]).split(",")[0]
     'Network links run at 800 Gb/s with the defaults (connectx-8-800g NICs'
     """
-    catalog = catalog if catalog is not None else default_catalog()
+    catalog = catalog if catalog is not None else builtin_catalog()
     d = spec.defaults()
     names = {p.name for p in spec.params}
     cabled = "cable" in names

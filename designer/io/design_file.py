@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from designer.io.atomic import atomic_write_text
@@ -43,7 +41,9 @@ from designer.model import (
     PortGroup,
 )
 from designer.model.bulk import gc_paused
-from designer.model.units import size
+from designer.model.fields import parse_json as parse_fields_json
+from designer.model.reading import read_bounded as _read_bounded
+from designer.model.reading import read_input
 
 FORMAT = "topo-designer-design"
 VERSION = 2
@@ -225,42 +225,10 @@ def save_design(design: Design, path: str | os.PathLike[str], variants: Sequence
 
 
 # ---------------------------------------------------------------------------- reading
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed in a design file")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    if len(pairs) > MAX_OBJECT_MEMBERS:
-        raise ValueError(_too_many_members(len(pairs)))
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise ValueError(f"duplicate key {k!r}")
-            seen.add(k)
-    return d
-
-
-def _decode_error_text(e: json.JSONDecodeError, text: str) -> str:
-    """``unterminated string starting at line 3, column 9`` (the decoder's message reads as a sentence)."""
-    msg = e.msg[:1].lower() + e.msg[1:]
-    where = f"line {e.lineno}, column {e.colno}"
-    sentence = f"{msg} {where}" if msg.endswith(" at") else f"{msg} at {where}"
-    if not text[e.pos:].strip() or msg.startswith("unterminated string"):
-        sentence += "; the file ends before the JSON does (was it cut short?)"
-    return sentence
-
-
 def parse_json(text: str, source: str) -> Any:
-    try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
-    except RecursionError:
-        raise DesignFileError(f"{source}: nested too deeply to be a design file") from None
-    except json.JSONDecodeError as e:
-        raise DesignFileError(f"{source}: not valid JSON: {_decode_error_text(e, text)}") from None
-    except ValueError as e:
-        raise DesignFileError(f"{source}: not valid JSON: {e}") from None
+    """A design file's JSON (the rules of :func:`designer.model.fields.parse_json`, objects bounded)."""
+    return parse_fields_json(text, source, "a design file", DesignFileError, max_members=MAX_OBJECT_MEMBERS,
+                             too_many=_too_many_members)
 
 
 def migrate(data: dict[str, Any], source: str) -> dict[str, Any]:
@@ -337,29 +305,10 @@ def designs_from_text(text: str, source: str = "<design>") -> list[Design]:
 
 
 def read_bounded(stream: BinaryIO, source: str, limit: int | None = None) -> bytes:
-    """Read ``stream`` to its end, refusing to hold more than ``limit`` bytes.
-
-    The limit holds whatever the stream is: a regular file, a pipe, standard input or a device such
-    as ``/dev/zero`` (a size from ``stat()`` would not). Reading stops one byte past the limit
-    (default :data:`MAX_FILE_BYTES`).
-    """
-    limit = MAX_FILE_BYTES if limit is None else limit
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        try:
-            chunk = stream.read(min(_CHUNK, limit + 1 - total))
-        except OSError as e:
-            raise DesignFileError(f"{source}: cannot read: {e.strerror or e}") from None
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            raise DesignFileError(f"{source}: larger than the {size(limit)} limit for a design file")
-    data = b"".join(chunks)
-    chunks.clear()
-    return data
+    """Read ``stream`` to its end, refusing to hold more than ``limit`` bytes (default
+    :data:`MAX_FILE_BYTES`); :func:`designer.model.reading.read_bounded` for a design file."""
+    return _read_bounded(stream, source, MAX_FILE_BYTES if limit is None else limit, "a design file",
+                         DesignFileError)
 
 
 def load_design_stream(stream: BinaryIO, source: str = "<stdin>") -> Design:
@@ -388,8 +337,9 @@ def _designs_from_owned_bytes(holder: list[bytes], source: str) -> list[Design]:
 def load_design(path: str | os.PathLike[str]) -> Design:
     """Read, migrate and validate a design file; raise DesignFileError naming the exact problem.
 
-    ``-`` reads standard input. Files, pipes and devices are all read through :func:`read_bounded`,
-    so none can make the program hold more than :data:`MAX_FILE_BYTES`. A file with variants
+    ``-`` reads standard input. Every path is read through :func:`designer.model.reading.read_input`:
+    nothing can make the program hold more than :data:`MAX_FILE_BYTES`, a device is refused and a
+    named pipe with no writer is refused after a few seconds. A file with variants
     gives its main design (:func:`load_designs` gives all).
     """
     return load_designs(path)[0]
@@ -397,19 +347,7 @@ def load_design(path: str | os.PathLike[str]) -> Design:
 
 def load_designs(path: str | os.PathLike[str]) -> list[Design]:
     """The main design of a design file followed by its variants (see :func:`load_design`)."""
-    if os.fspath(path) == "-":
-        return _designs_from_owned_bytes([read_bounded(sys.stdin.buffer, "<stdin>")], "<stdin>")
-    p = Path(path)
-    if p.is_dir():
-        raise DesignFileError(f"{p}: is a folder, not a design file")
-    try:
-        # O_NONBLOCK is not used: a named pipe is read like the shell would, waiting for a writer.
-        with open(p, "rb") as fh:
-            holder = [read_bounded(fh, str(p))]
-    except FileNotFoundError:
-        raise DesignFileError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise DesignFileError(f"{p}: is a folder, not a design file") from None
-    except OSError as e:
-        raise DesignFileError(f"{p}: cannot read: {e.strerror or e}") from None
-    return _designs_from_owned_bytes(holder, str(p))
+    raw, source = read_input(path, MAX_FILE_BYTES, "a design file", DesignFileError)
+    holder = [raw]
+    del raw
+    return _designs_from_owned_bytes(holder, source)

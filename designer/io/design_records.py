@@ -11,6 +11,7 @@ path, which finds and names the problem.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from designer.io.design_bulk import bulk_devices, bulk_links
@@ -26,42 +27,43 @@ from designer.model import (
     Link,
     PortGroup,
 )
-from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
+from designer.model.entities import (
+    MAX_COORD,
+    MAX_LINK_LENGTH_M,
+    MAX_PORT_GBPS,
+    MAX_POWER_W,
+    MAX_PRICE_USD,
+    MIN_PORT_GBPS,
+)
+from designer.model.fields import (
+    MAX_TEXT,
+    FieldError,
+    as_bool,
+    as_choice,
+    as_int,
+    as_list,
+    as_number,
+    as_object,
+    as_text,
+)
 
-MAX_TEXT = 4096
-
-
-class RecordError(Exception):
-    """A record breaks the format; the message starts with its path."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
-
-
-# ---------------------------------------------------------------------------- writing
+# The path-prefixed error of every field reader: a design record's path (``links[12].b``) first.
+RecordError = FieldError
 
 
 def _obj(v: Any, path: str) -> dict[str, Any]:
-    if not isinstance(v, dict):
-        raise RecordError(path, f"must be an object, not {type(v).__name__}")
-    return v
+    return as_object(v, path)
 
 
 def _list(v: Any, path: str) -> list[Any]:
-    if not isinstance(v, list):
-        raise RecordError(path, f"must be a list, not {type(v).__name__}")
-    return v
+    return as_list(v, path)
 
 
 def _text(obj: dict[str, Any], key: str, path: str, default: str | None = None) -> str:
     v = obj.get(key, default)
     if v is None:
         raise RecordError(path, f"missing {key!r}")
-    if not isinstance(v, str):
-        raise RecordError(f"{path}.{key}", f"must be text, not {type(v).__name__}")
-    if len(v) > MAX_TEXT:
-        raise RecordError(f"{path}.{key}", f"text is {len(v)} characters long, over {MAX_TEXT}")
-    return v
+    return as_text(v, f"{path}.{key}")
 
 
 def _number(obj: dict[str, Any], key: str, path: str, *, default: float | None = None, positive: bool = False,
@@ -69,46 +71,82 @@ def _number(obj: dict[str, Any], key: str, path: str, *, default: float | None =
     v = obj.get(key, default)
     if v is None:
         raise RecordError(path, f"missing {key!r}")
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise RecordError(f"{path}.{key}", f"must be a number, not {v!r}")
-    v = float(v)
-    if not math.isfinite(v):
-        raise RecordError(f"{path}.{key}", f"must be finite, not {v!r}")
-    if positive and v <= 0:
-        raise RecordError(f"{path}.{key}", f"must be > 0, not {v:g}")
-    if v < minimum:
-        raise RecordError(f"{path}.{key}", f"must be >= {minimum:g}{unit}, not {v:g}")
-    if v > maximum:
-        raise RecordError(f"{path}.{key}", f"must be <= {maximum:g}{unit}, not {v:g}")
-    return v
+    return as_number(v, f"{path}.{key}", minimum=minimum, maximum=maximum, positive=positive, unit=unit)
 
 
 def _int(obj: dict[str, Any], key: str, path: str, lo: int, hi: int, default: int | None = None) -> int:
     v = obj.get(key, default)
     if v is None:
         raise RecordError(path, f"missing {key!r}")
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise RecordError(f"{path}.{key}", f"must be an integer in {lo}..{hi}, not {v!r}")
-    return v
+    return as_int(v, f"{path}.{key}", lo, hi)
+
+
+def _coord(obj: dict[str, Any], key: str, path: str) -> float:
+    return _number(obj, key, path, default=0.0, minimum=-MAX_COORD, maximum=MAX_COORD)
 
 
 def _bool(obj: dict[str, Any], key: str, path: str) -> bool:
-    v = obj.get(key, False)
-    if not isinstance(v, bool):
-        raise RecordError(f"{path}.{key}", f"must be true or false, not {v!r}")
-    return v
+    return as_bool(obj.get(key, False), f"{path}.{key}")
 
 
 def _choice(obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...], default: str | None = None) -> str:
-    v = _text(obj, key, path, default)
-    if v not in choices:
-        raise RecordError(f"{path}.{key}", f"must be one of {', '.join(choices)}, not {v!r}")
+    v = obj.get(key, default)
+    if v is None:
+        raise RecordError(path, f"missing {key!r}")
+    return as_choice(v, f"{path}.{key}", choices)
+
+
+def _whole(lo: int, hi: int) -> Callable[[Any, str], int]:
+    return lambda v, path: as_int(v, path, lo, hi)
+
+
+def _amount(maximum: float) -> Callable[[Any, str], float]:
+    return lambda v, path: as_number(v, path, minimum=0.0, maximum=maximum)
+
+
+#: A GPU's position in a grid (``coords``, read by the bisection bounds): at most this many
+#: dimensions, each index below MAX_COORD_INDEX.
+MAX_GRID_DIMS = 16
+MAX_COORD_INDEX = 1_000_000
+
+
+def _grid_coords(v: Any, path: str) -> list[int]:
+    items = as_list(v, path)
+    if len(items) > MAX_GRID_DIMS:
+        raise RecordError(path, f"at most {MAX_GRID_DIMS} dimensions, not {len(items):,}")
+    return [as_int(x, f"{path}[{i}]", 0, MAX_COORD_INDEX) for i, x in enumerate(items)]
+
+
+#: Properties other commands read, each with the rule it must meet. A file is checked against them
+#: when it is read, so ``validate`` refuses what ``analyze``, ``bom``, ``scale``... could not use
+#: (whole numbers written ``2.0`` are stored as 2). Other properties are free-form.
+DEVICE_PROPERTY_RULES: dict[str, Callable[[Any, str], Any]] = {
+    "rail": _whole(-1, 1_000_000), "su": _whole(-1, 1_000_000),
+    "power_w": _amount(MAX_POWER_W), "price_usd": _amount(MAX_PRICE_USD),
+    "coords": _grid_coords,
+}
+#: The size parameters a generated design records (``scale`` and ``advise`` rebuild it from them).
+DESIGN_PROPERTY_RULES: dict[str, Callable[[Any, str], Any]] = {
+    key: _whole(1, 10_000_000) for key in ("sus", "nodes", "nodes_per_su", "leaves", "hosts_per_leaf", "pods",
+                                           "leaves_per_pod", "racks", "gpus_per_node", "gpus")
+}
+
+
+def check_properties(props: dict[str, Any], rules: dict[str, Callable[[Any, str], Any]], path: str) -> None:
+    """Check (and normalise in place) the properties ``rules`` name; RecordError names the first bad one."""
+    if props.keys().isdisjoint(rules):
+        return
+    for key, rule in rules.items():
+        if key in props:
+            props[key] = rule(props[key], f"{path}.{key}")
+
+
+def _props(obj: dict[str, Any], path: str, rules: dict[str, Callable[[Any, str], Any]] | None = None
+           ) -> dict[str, Any]:
+    v = dict(_obj(obj.get("properties", {}), f"{path}.properties"))
+    if rules:
+        check_properties(v, rules, f"{path}.properties")
     return v
-
-
-def _props(obj: dict[str, Any], path: str) -> dict[str, Any]:
-    v = obj.get("properties", {})
-    return dict(_obj(v, f"{path}.properties"))
 
 
 _KNOWN = {
@@ -155,13 +193,19 @@ def _fast_device(d: dict[str, Any], seen: dict[str, Any], templates: dict[str, t
     if len(name) > MAX_TEXT or len(tier) > MAX_TEXT or len(model) > MAX_TEXT:
         return None
     x, y, group = d.get("x", 0.0), d.get("y", 0.0), d.get("group")
-    if not (_fine_number(x, -1e9) and _fine_number(y, -1e9)):
+    if not (_fine_number(x, -MAX_COORD, MAX_COORD) and _fine_number(y, -MAX_COORD, MAX_COORD)):
         return None
     if group is not None and (type(group) is not str or group not in group_ids):
         return None
+    props = dict(props)
+    if not props.keys().isdisjoint(DEVICE_PROPERTY_RULES):
+        try:
+            check_properties(props, DEVICE_PROPERTY_RULES, "")
+        except RecordError:
+            return None
     try:
         return Device(did, kind, templates[model], model=model, name=name, tier=tier, x=x, y=y, group=group,
-                      properties=dict(props))
+                      properties=props)
     except DesignError:
         return None
 
@@ -199,7 +243,7 @@ def build_design(data: dict[str, Any]) -> Design:
     """Validate the records of a migrated file and build the design (raise RecordError)."""
     head = _obj(data.get("design", {}), "design")
     design = Design(_text(head, "name", "design", "Untitled"), _text(head, "description", "design", ""))
-    design.properties = dict(_obj(head.get("properties", {}), "design.properties"))
+    design.properties = _props(head, "design", DESIGN_PROPERTY_RULES)
 
     groups_raw = _list(data.get("groups", []), "groups")
     devices_raw = _list(data.get("devices", []), "devices")
@@ -338,8 +382,8 @@ def _devices_one_by_one(devices_raw: list[Any], templates: dict[str, tuple[PortG
             raise RecordError(f"{p}.group", f"no group {group!r}")
         try:
             dev = Device(did, kind, ports, model=model, name=_text(d, "name", p, ""),
-                         tier=_text(d, "tier", p, ""), x=_number(d, "x", p, default=0.0, minimum=-1e9),
-                         y=_number(d, "y", p, default=0.0, minimum=-1e9), group=group, properties=_props(d, p))
+                         tier=_text(d, "tier", p, ""), x=_coord(d, "x", p), y=_coord(d, "y", p), group=group,
+                         properties=_props(d, p, DEVICE_PROPERTY_RULES))
         except DesignError as e:
             raise RecordError(p, str(e)) from None
         devices.append(dev)

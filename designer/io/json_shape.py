@@ -11,11 +11,12 @@ count.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from designer.model.fields import parse_json
 
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
 # Structural characters: openers +1, closers -1, ':' and ',' 0.
@@ -174,25 +175,8 @@ def parse_small_document(raw: bytes, source: str, what: str, error: Callable[[st
     if shape.depth > max_depth:
         raise error(f"{source}: nested {shape.depth} deep; {what} allows at most {max_depth}")
 
-    def no_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not allowed in {what}")
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        d = dict(items)
-        if len(d) != len(items):
-            seen: set[str] = set()
-            for k, _ in items:
-                if k in seen:
-                    raise ValueError(f"duplicate key {k!r}")
-                seen.add(k)
-        return d
-
     try:
-        return json.loads(raw.decode("utf-8-sig"), parse_constant=no_constant, object_pairs_hook=pairs)
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise error(f"{source}: not UTF-8 text (byte {e.start:,})") from None
-    except json.JSONDecodeError as e:
-        raise error(f"{source}: not valid JSON: {e.msg[:1].lower()}{e.msg[1:]} at line {e.lineno}, "
-                    f"column {e.colno}") from None
-    except (ValueError, RecursionError) as e:
-        raise error(f"{source}: not valid JSON: {e}") from None
+    return parse_json(text, source, what, error)

@@ -11,20 +11,18 @@ one line; :func:`designer.io.workload_records.workload_from_data` (training) or
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from designer.analysis.serving.workload import ServingError, ServingWorkload
 from designer.analysis.training.workload import Workload, WorkloadError
-from designer.io.design_file import DesignFileError, read_bounded
 from designer.io.json_shape import parse_small_document
 from designer.io.serving_records import serving_from_data
 from designer.io.workload_records import workload_from_data
 from designer.model.errors import DesignError
+from designer.model.reading import read_input
 from designer.model.shipped import resources_dir
-from designer.model.units import size
 
 #: A workload file is a few kilobytes; this bounds what is read.
 MAX_WORKLOAD_BYTES = 1024 * 1024
@@ -71,39 +69,20 @@ def serving_from_bytes(raw: bytes, source: str) -> ServingWorkload:
     return serving_from_data(data, source)
 
 
-def _read(stream: Any, source: str, error: type[DesignError], what: str) -> bytes:
-    try:
-        return read_bounded(stream, source, MAX_WORKLOAD_BYTES)
-    except DesignFileError as e:
-        if "limit" in str(e):
-            raise error(f"{source}: larger than the {size(MAX_WORKLOAD_BYTES)} limit for a {what} file") from None
-        raise error(str(e)) from None
-
-
 def _load(name_or_path: str | os.PathLike[str], folder: Path, parse: Callable[[bytes, str], Any],
           error: type[DesignError], what: str) -> Any:
-    """A preset of ``folder`` by name, or a file (``-``: standard input), parsed by ``parse``."""
+    """A preset of ``folder`` by name, or a file (``-``: standard input), parsed by ``parse``; read through
+    :func:`designer.model.reading.read_input` (bounded, devices and writerless pipes refused)."""
     text = os.fspath(name_or_path)
-    if text == "-":
-        return parse(_read(sys.stdin.buffer, "<stdin>", error, what), "<stdin>")
     path = Path(text)
-    if not path.exists() and os.sep not in text and not text.endswith(".json"):
+    if text != "-" and not path.exists() and os.sep not in text and not text.endswith(".json"):
         preset = folder / f"{text}.json"
         if not preset.is_file():
             raise error(f"no {what} preset or file {text!r}: presets are {', '.join(_names(folder))}")
-        path = preset
-    if path.is_dir():
-        raise error(f"{text}: is a folder, not a {what} file")
-    try:
-        with open(path, "rb") as f:
-            raw = _read(f, text, error, what)
-    except FileNotFoundError:
-        raise error(f"{text}: no such {what} file") from None
-    except PermissionError:
-        raise error(f"{text}: permission denied") from None
-    except OSError as e:
-        raise error(f"{text}: cannot read: {e.strerror or e}") from None
-    return parse(raw, text)
+        raw, _ = read_input(preset, MAX_WORKLOAD_BYTES, f"a {what} file", error)
+        return parse(raw, text)
+    raw, source = read_input(text, MAX_WORKLOAD_BYTES, f"a {what} file", error)
+    return parse(raw, source)
 
 
 def load_workload(name_or_path: str | os.PathLike[str]) -> Workload:

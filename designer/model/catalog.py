@@ -9,7 +9,6 @@ per-direction line rates in Gb/s; power in W; prices in USD (indicative); length
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 from collections.abc import Iterable
@@ -17,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from designer.model.entities import DEVICE_KINDS, MEDIA, Device, Link, PortGroup
+from designer.model.entities import DEVICE_KINDS, MAX_POWER_W, MAX_PRICE_USD, MEDIA, Device, Link, PortGroup
 from designer.model.errors import DesignError
+from designer.model.fields import FieldError, as_list, as_number, as_text, parse_json
+from designer.model.reading import read_input
 from designer.model.shipped import resources_dir
 
 if TYPE_CHECKING:
@@ -236,15 +237,15 @@ class Catalog:
 
     def merge(self, data: dict[str, Any], origin: str) -> None:
         """Merge one parsed catalog file (entries with an existing id replace it)."""
-        for comp in data.get("components", ()):
+        for comp in _entries(data, "components", origin):
             c = _component(comp, origin)
             self.components[c.id] = c
             self.origins[c.id] = origin
-        for cab in data.get("cables", ()):
+        for cab in _entries(data, "cables", origin):
             c2 = _cable(cab, origin)
             self.cables[c2.id] = c2
             self.origins[c2.id] = origin
-        for tr in data.get("transceivers", ()):
+        for tr in _entries(data, "transceivers", origin):
             t = _transceiver(tr, origin)
             self.transceivers[t.id] = t
             self.origins[t.id] = origin
@@ -311,20 +312,29 @@ def port_rate_gbps(design: Design, link: Link) -> float:
     return line_rate_gbps(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, None)
 
 
-def _num(obj: dict[str, Any], key: str, where: str, default: float | None = None) -> float:
+def _num(obj: dict[str, Any], key: str, where: str, default: float | None = None,
+         maximum: float = math.inf) -> float:
     v = obj.get(key, default)
     if v is None:
         raise CatalogError(f"{where}: missing {key!r}")
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        raise CatalogError(f"{where}: {key} must be a finite number >= 0, not {v!r}")
-    return float(v)
+    try:
+        return as_number(v, f"{where}: {key}", minimum=0.0, maximum=maximum)
+    except FieldError as e:
+        raise CatalogError(str(e)) from None
 
 
 def _str(obj: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
-    v = obj.get(key, default)
-    if not isinstance(v, str):
-        raise CatalogError(f"{where}: {key} must be text, not {v!r}")
-    return v
+    try:
+        return as_text(obj.get(key, default), f"{where}: {key}")
+    except FieldError as e:
+        raise CatalogError(str(e)) from None
+
+
+def _entries(data: dict[str, Any], key: str, origin: str) -> list[Any]:
+    try:
+        return as_list(data.get(key, []), f"{origin}: {key}")
+    except FieldError as e:
+        raise CatalogError(str(e)) from None
 
 
 def _sources(obj: dict[str, Any], where: str) -> dict[str, str]:
@@ -372,8 +382,8 @@ def _component(obj: Any, origin: str) -> Component:
         name=_str(obj, "name", where, cid),
         vendor=_str(obj, "vendor", where, ""),
         ports=tuple(ports),
-        power_w=_num(obj, "power_w", where, 0.0),
-        price_usd=_num(obj, "price_usd", where, 0.0),
+        power_w=_num(obj, "power_w", where, 0.0, MAX_POWER_W),
+        price_usd=_num(obj, "price_usd", where, 0.0, MAX_PRICE_USD),
         latency_ns=_num(obj, "latency_ns", where, 0.0),
         specs=dict(specs),
         sources=_sources(obj, where),
@@ -402,7 +412,7 @@ def _cable(obj: Any, origin: str) -> Cable:
         lengths_m=tuple(_num({"l": v}, "l", f"{where}: lengths_m") for v in lengths),
         latency_ns_per_m=_num(obj, "latency_ns_per_m", where, 5.0),
         power_w_per_end=_num(obj, "power_w_per_end", where, 0.0),
-        price_usd=_num(obj, "price_usd", where, 0.0),
+        price_usd=_num(obj, "price_usd", where, 0.0, MAX_PRICE_USD),
         price_usd_per_m=_num(obj, "price_usd_per_m", where, 0.0),
         transceiver=tr if isinstance(tr, str) else None,
         fibre=fibre if isinstance(fibre, str) else None,
@@ -423,8 +433,8 @@ def _transceiver(obj: Any, origin: str) -> Transceiver:
         rate_gbps=_num(obj, "rate_gbps", where),
         reach_m=_num(obj, "reach_m", where),
         fibre=fibre if isinstance(fibre, str) else None,
-        power_w=_num(obj, "power_w", where, 0.0),
-        price_usd=_num(obj, "price_usd", where, 0.0),
+        power_w=_num(obj, "power_w", where, 0.0, MAX_POWER_W),
+        price_usd=_num(obj, "price_usd", where, 0.0, MAX_PRICE_USD),
         sources=_sources(obj, where),
     )
 
@@ -449,17 +459,14 @@ def _efficiency(obj: Any, origin: str) -> dict[str, tuple[float, str]]:
 
 def read_catalog_file(path: Path) -> dict[str, Any]:
     """Parse and check the envelope of one catalog file."""
+    raw, source = read_input(path, MAX_CATALOG_BYTES, "a catalog file", CatalogError)
     try:
-        size = path.stat().st_size
-        if size > MAX_CATALOG_BYTES:
-            raise CatalogError(f"{path}: catalog file is {size} bytes, over the {MAX_CATALOG_BYTES} byte limit")
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except CatalogError:
-        raise
-    except (OSError, UnicodeDecodeError) as e:
-        raise CatalogError(f"{path}: cannot read catalog: {e}") from None
-    except (json.JSONDecodeError, RecursionError) as e:
-        raise CatalogError(f"{path}: not valid JSON: {e}") from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise CatalogError(f"{source}: not UTF-8 text (byte {e.start:,})") from None
+    if not text.strip():
+        raise CatalogError(f"{source}: file is empty")
+    data = parse_json(text, source, "a catalog file", CatalogError)
     if not isinstance(data, dict) or data.get("format") != CATALOG_FORMAT:
         raise CatalogError(f"{path}: not a catalog file (format must be {CATALOG_FORMAT!r})")
     if data.get("version") != CATALOG_VERSION:
@@ -487,14 +494,37 @@ def load_catalog(extra: Iterable[Path] = (), *, include_user: bool = True) -> Ca
 
 
 _DEFAULT: Catalog | None = None
+_BUILTIN: Catalog | None = None
+#: The ``--catalog`` files merged over the built-in and user catalogs when the default is loaded.
+_EXTRA: tuple[str, ...] = ()
 
 
 def default_catalog() -> Catalog:
-    """The built-in catalog merged with the user's, loaded once per process."""
+    """The built-in catalog merged with the user's and the ``--catalog`` files, loaded on first use.
+
+    Loaded only when something needs it: a command that reads no catalog (``--help``,
+    ``--version``, ``workloads``) works whatever the user catalog holds.
+    """
     global _DEFAULT
     if _DEFAULT is None:
-        _DEFAULT = load_catalog()
+        _DEFAULT = load_catalog([Path(p) for p in _EXTRA])
     return _DEFAULT
+
+
+def builtin_catalog() -> Catalog:
+    """The built-in catalog alone (the generators' defaults name its models), loaded once."""
+    global _BUILTIN
+    if _BUILTIN is None:
+        _BUILTIN = load_catalog(include_user=False)
+    return _BUILTIN
+
+
+def set_catalog_files(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Merge these files over the default catalog, when it is loaded (the ``--catalog`` option)."""
+    global _EXTRA, _DEFAULT
+    extra = tuple(os.fspath(p) for p in paths)
+    if extra != _EXTRA:
+        _EXTRA, _DEFAULT = extra, None
 
 
 def set_default_catalog(catalog: Catalog | None) -> None:

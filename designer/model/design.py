@@ -26,6 +26,7 @@ from designer.model.entities import (
     Group,
     Link,
     PortGroup,
+    check_coord,
     check_finite,
     check_id,
 )
@@ -355,7 +356,7 @@ class Design:
         checked: list[tuple[Device, float, float]] = []
         for did, (x, y) in positions.items():
             dev = self.device(did)
-            checked.append((dev, check_finite(x, "x", minimum=-1e9), check_finite(y, "y", minimum=-1e9)))
+            checked.append((dev, check_coord(x, "x"), check_coord(y, "y")))
         for dev, x, y in checked:
             old[dev.id] = (dev.x, dev.y)
             dev.x, dev.y = x, y

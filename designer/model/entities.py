@@ -29,6 +29,16 @@ COPPER_MEDIA = ("passive_copper", "active_copper")
 MIN_PORT_GBPS = 1e-3
 MAX_PORT_GBPS = 1e5
 MAX_LINK_LENGTH_M = 1e5
+#: A device's canvas position (``x``, ``y``, in canvas units: 1 unit is 1 px at 100 % zoom) lies
+#: within +-MAX_COORD. The largest generated floor plan (the 131,072-GPU fabric) spans about 1e6
+#: units; beyond 1e9 the canvas can no longer zoom out far enough to show a design whole. Every
+#: reader, the inspector and the canvas hold positions to this bound.
+MAX_COORD = 1e9
+#: A device's own power (``properties.power_w`` of a custom device, a catalog ``power_w``) is at
+#: most 1 MW, about eight GB200 NVL72 racks (120-132 kW each, NVIDIA's published rack power); a
+#: price (``price_usd``) at most 1e9 USD. Above either, a figure is a slip of the keyboard.
+MAX_POWER_W = 1e6
+MAX_PRICE_USD = 1e9
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
 
@@ -57,6 +67,19 @@ def check_finite(value: object, what: str, *, minimum: float = 0.0, strict: bool
         op = ">" if strict else ">="
         raise InvalidValueError(f"{what} must be {op} {minimum:g}, not {value!r}")
     return v
+
+
+def check_coord(value: object, what: str) -> float:
+    """A canvas position: a finite number within +-:data:`MAX_COORD`."""
+    v = check_finite(value, what, minimum=-MAX_COORD)
+    if v > MAX_COORD:
+        raise InvalidValueError(f"{what} must be <= {MAX_COORD:g}, not {value!r}")
+    return v
+
+
+def clamp_coord(value: float) -> float:
+    """``value`` held within +-:data:`MAX_COORD` (a drag or a paste that would carry a device past it)."""
+    return min(max(value, -MAX_COORD), MAX_COORD)
 
 
 class PortSpec(NamedTuple):
@@ -148,8 +171,8 @@ class Device:
         prefixes = [g.prefix for g in self.ports]
         if len(set(prefixes)) != len(prefixes):
             raise InvalidValueError(f"device {self.id!r}: port prefixes must be distinct, got {prefixes}")
-        self.x = check_finite(self.x, f"device {self.id!r} x", minimum=-1e9)
-        self.y = check_finite(self.y, f"device {self.id!r} y", minimum=-1e9)
+        self.x = check_coord(self.x, f"device {self.id!r} x")
+        self.y = check_coord(self.y, f"device {self.id!r} y")
 
     @property
     def label(self) -> str:

@@ -25,9 +25,9 @@ from designer.analysis.collectives.times import COLLECTIVES
 from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError
-from designer.io.design_file import read_bounded
 from designer.io.json_shape import parse_small_document
 from designer.model import DesignError, units
+from designer.model.reading import read_input
 from designer.model.units import count
 from designer.model.units import size as size_text
 
@@ -309,19 +309,7 @@ def load_spec(path: str | os.PathLike[str], parse_size: Callable[[str], int] = u
     """Read and check a spec file (JSON); SweepError names the file and the problem in one line."""
     p = Path(path)
     source = os.fspath(path)
-    if p.is_dir():
-        raise SweepError(f"{source}: is a folder, not a sweep spec")
-    try:
-        with open(p, "rb") as f:
-            raw = read_bounded(f, source, MAX_SPEC_BYTES)
-    except FileNotFoundError:
-        raise SweepError(f"{source}: no such file") from None
-    except OSError as e:
-        raise SweepError(f"{source}: cannot read: {e.strerror or e}") from None
-    except DesignError as e:
-        if "limit" in str(e):
-            raise SweepError(f"{source}: larger than the {size_text(MAX_SPEC_BYTES)} limit for a sweep spec") from None
-        raise SweepError(str(e)) from None
+    raw, source = read_input(path, MAX_SPEC_BYTES, "a sweep spec", SweepError)
     data = parse_small_document(raw, source, "a sweep spec", SweepError, max_members=MAX_SPEC_MEMBERS,
                                 max_depth=MAX_SPEC_DEPTH)
     return parse_spec(data, source, parse_size, base=p.parent)

@@ -73,7 +73,7 @@ def test_a_minimal_document_takes_the_documented_defaults() -> None:
     ({"parallelism": {"ep": 2}}, "no experts"),
     ({"parallelism": {"pp": 8}}, "exceeds model.layers"),
     ({"data_parallel": {"sharding": "zero"}}, "data_parallel.sharding"),
-    ({"data_parallel": {"overlap_fraction": 2}}, "at most 1"),
+    ({"data_parallel": {"overlap_fraction": 2}}, "must be <= 1, not 2"),
     ({"compute": {"efficiency": "high"}}, "compute.efficiency: must be a number"),
     ({"precision": {"compute": "fp8"}}, "only 'bf16'"),
     ({"surprise": 1}, "surprise: unknown field"),
@@ -112,7 +112,7 @@ def test_files_are_bounded_and_strict_json(tmp_path) -> None:
         load_workload(wide)
     with pytest.raises(WorkloadError, match="no workload preset or file"):
         load_workload("no-such-preset")
-    with pytest.raises(WorkloadError, match="no such workload file"):
+    with pytest.raises(WorkloadError, match="no such file"):
         load_workload(tmp_path / "missing.json")
     ok = tmp_path / "ok.json"
     ok.write_text(json.dumps(minimal()))

@@ -80,6 +80,11 @@ def test_standard_input_and_a_real_process(tmp_path):
     assert json.loads(result.stdout)["source"] == "<stdin>"
     bad = subprocess.run([sys.executable, "-m", "designer", "import", "/dev/null", "-o", str(out)],
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert "/dev/null: a device, not a file to import" in _one_line(bad)
+    empty = tmp_path / "empty.gml"
+    empty.write_bytes(b"")
+    bad = subprocess.run([sys.executable, "-m", "designer", "import", str(empty), "-o", str(out)],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert "file is empty" in _one_line(bad)
 
 

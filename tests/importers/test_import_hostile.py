@@ -46,8 +46,8 @@ def test_mutated_files_import_or_are_refused_in_one_line(path):
 
 
 @pytest.mark.parametrize("source", ["/dev/null", "/dev/zero"])
-def test_devices_are_read_bounded(source):
+def test_devices_are_refused_before_they_are_read(source):
     from designer.io.importers import ImportOptions
 
-    with pytest.raises(ImportFileError, match="empty|binary|larger than"):
+    with pytest.raises(ImportFileError, match=f"^{source}: a device, not a file to import"):
         import_file(source, ImportOptions(max_bytes=1 << 20))

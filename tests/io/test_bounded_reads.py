@@ -43,10 +43,20 @@ def test_a_stream_longer_than_the_limit_is_refused_after_reading_just_past_it():
     assert stream.served <= 1001
 
 
-def test_a_device_file_is_bounded_like_any_other(monkeypatch):
-    monkeypatch.setattr(design_file, "MAX_FILE_BYTES", 1 << 20)
-    with pytest.raises(DesignFileError, match=r"^/dev/zero: larger than the 1 MiB limit for a design file$"):
+def test_a_device_is_refused_before_it_is_read():
+    with pytest.raises(DesignFileError, match=r"^/dev/zero: a device, not a design file; give a file, or '-' for "
+                       "standard input$"):
         load_design("/dev/zero")
+
+
+def test_a_named_pipe_with_no_writer_is_refused_instead_of_waiting(tmp_path, monkeypatch):
+    from designer.model import reading
+
+    monkeypatch.setattr(reading, "PIPE_WAIT_S", 0.2)
+    fifo = tmp_path / "fabric.json"
+    os.mkfifo(fifo)
+    with pytest.raises(DesignFileError, match=r"fabric.json: a named pipe with no writer \(waited 200 ms\)"):
+        load_design(fifo)
 
 
 def test_a_named_pipe_is_read_through_the_same_limit(tmp_path, monkeypatch):

@@ -78,7 +78,7 @@ def _text_with(mutate) -> str:
         (lambda d: d["links"][0].update(b="leaf3:p5"), "links[0]: link joins device 'leaf3' to itself"),
         (lambda d: d["devices"][1].update(id="leaf3"), "devices[1].id: device 'leaf3' is already defined"),
         (lambda d: d["models"][0]["ports"][0].update(speed_gbps=-400), "models[0].ports[0].speed_gbps: must be > 0"),
-        (lambda d: d["models"][0]["ports"][0].update(count=10**6), "models[0].ports[0].count: must be an integer"),
+        (lambda d: d["models"][0]["ports"][0].update(count=10**6), "models[0].ports[0].count: must be a whole number from 1 to 4,096"),
         (lambda d: d.update(models=[]), "devices[0]: missing 'ports' and model 'qm9700' has no entry in 'models'"),
         (lambda d: d["devices"][1].update(ports=[{"prefix": "p", "count": 2, "speed_gbps": 1, "colour": 1}]),
          "devices[1].ports[0]: unknown field 'colour'"),

@@ -27,6 +27,7 @@ from designer.gui.document.document import Document
 from designer.gui.style import GRID, GROUP_HEADER, GROUP_PADDING, device_size
 from designer.model import Design, DesignError, Device, Group, units
 from designer.model.catalog import Catalog
+from designer.model.entities import clamp_coord
 
 MIME_COMPONENT = "application/x-topo-designer-component"
 MIME_SERVER = "application/x-topo-designer-server"
@@ -317,10 +318,10 @@ class Editor(QObject):
             t = it.type()
             if t == DEVICE_TYPE:
                 dev = d.device(it.device_id)  # type: ignore[attr-defined]
-                new[dev.id] = (dev.x + offset.x(), dev.y + offset.y())
+                new[dev.id] = (clamp_coord(dev.x + offset.x()), clamp_coord(dev.y + offset.y()))
             elif t in (BOX_TYPE, FRAME_TYPE):
                 for dev in d.all_members(it.group_id):  # type: ignore[attr-defined]
-                    new[dev.id] = (dev.x + offset.x(), dev.y + offset.y())
+                    new[dev.id] = (clamp_coord(dev.x + offset.x()), clamp_coord(dev.y + offset.y()))
         if new:
             self._push(cmd.MoveDevicesCommand(d, new))
 

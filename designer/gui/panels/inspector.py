@@ -43,6 +43,7 @@ from designer.gui.panels.inspector_widgets import (
 from designer.gui.style import MEDIUM_STYLES
 from designer.model import GROUP_KINDS, MEDIA, Design, DesignError, Link, units
 from designer.model.catalog import Cable, port_rate_gbps
+from designer.model.entities import MAX_COORD
 
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
 
@@ -115,8 +116,8 @@ class Inspector(QWidget):
         self.v_tier.setEditable(True)
         self.v_tier.addItems(TIERS)
         self.v_group = value_label()
-        self.v_x = unit_spin(" u", -1e9, 1e9, 0)
-        self.v_y = unit_spin(" u", -1e9, 1e9, 0)
+        self.v_x = unit_spin(" u", -MAX_COORD, MAX_COORD, 0)
+        self.v_y = unit_spin(" u", -MAX_COORD, MAX_COORD, 0)
         self.v_ports = value_label()
         self.v_power = value_label()
         self.v_props = value_label()

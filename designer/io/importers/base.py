@@ -11,15 +11,13 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from designer.io.design_file import DesignFileError, read_bounded
 from designer.model import DesignError
 from designer.model.entities import MAX_PORT_GBPS, MIN_PORT_GBPS
-from designer.model.units import line_rate, size
+from designer.model.reading import read_input
+from designer.model.units import line_rate
 
 #: The largest file an importer reads, as for design files (a 16,384-GPU design exports about 90 MB of GraphML).
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
@@ -152,35 +150,9 @@ def decode_text(raw: bytes, source: str) -> tuple[str, int]:
     return text.replace("\r\n", "\n").replace("\r", "\n"), bad
 
 
-def _bounded(stream: BinaryIO, source: str, max_bytes: int) -> bytes:
-    try:
-        return read_bounded(stream, source, max_bytes)
-    except DesignFileError as e:
-        if "limit" in str(e):
-            raise ImportFileError(f"{source}: larger than the {size(max_bytes)} limit for an import") from None
-        raise ImportFileError(str(e)) from None
-
-
 def read_source(path: str | os.PathLike[str], max_bytes: int = MAX_IMPORT_BYTES) -> tuple[bytes, str]:
     """The bytes of ``path`` (``-``: standard input), bounded; and the name messages use."""
-    if os.fspath(path) == "-":
-        return _bounded(sys.stdin.buffer, "<stdin>", max_bytes), "<stdin>"
-    p = Path(path)
-    if p.is_dir():
-        raise ImportFileError(f"{p}: is a folder, not a file to import")
-    try:
-        with open(p, "rb") as fh:
-            return _bounded(fh, str(p), max_bytes), str(p)
-    except FileNotFoundError:
-        raise ImportFileError(f"{p}: no such file") from None
-    except PermissionError:
-        raise ImportFileError(f"{p}: permission denied") from None
-    except IsADirectoryError:  # pragma: no cover - raced with is_dir
-        raise ImportFileError(f"{p}: is a folder, not a file to import") from None
-    except OSError as e:
-        if isinstance(e, DesignError):
-            raise
-        raise ImportFileError(f"{p}: cannot read: {e.strerror or e}") from None
+    return read_input(path, max_bytes, "a file to import", ImportFileError)
 
 
 _UNIT_SCALE = {"": 1.0, "k": 1e-6, "m": 1e-3, "g": 1.0, "t": 1e3}
