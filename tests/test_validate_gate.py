@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from designer.analysis.training.workload import WorkloadError, workload_from_data
+from designer.analysis.training.workload import WorkloadError
 from designer.cli import main
 from designer.io import DesignFileError, load_design
+from designer.io.workload_records import workload_from_data
 from designer.model import reading
 from designer.model.catalog import CatalogError, load_catalog
 from designer.model.entities import MAX_COORD

@@ -114,7 +114,8 @@ def stage_progress(stream=None, clock=time.monotonic):  # noqa: ANN001
 
 
 def run(args: argparse.Namespace) -> int:
-    guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload})
+    guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload,
+                                                "the serving workload file": args.serve})
     from designer.analysis.report import analyze
     from designer.io import load_design
     from designer.present.report_json import report_to_json

@@ -90,7 +90,8 @@ def options_from_args(args: argparse.Namespace) -> ImportOptions:
 
 def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"-o": args.output, "--report": args.report},
-                  {"the imported file": args.file, "the name map": args.map})
+                  {"the imported file": args.file, "the name map": args.map, "the host map": args.host_map,
+                   "the server XML": args.server_xml})
     options = options_from_args(args)
     design, report = import_file(args.file, options)
     save_design(design, args.output)

@@ -1,5 +1,10 @@
 """Typed readers of the fields of a small parsed JSON document (workloads of every kind).
 
+The rule of each kind of value (a whole number may be written ``2.0``, text is at most
+:data:`designer.model.fields.MAX_TEXT` characters, numbers are finite) is
+:mod:`designer.model.fields`, which design files and catalogs read through too; this module binds
+those rules to one document's name and error class.
+
 Each reader takes the object, the key and the dotted path of the object, checks the value's type
 and range, and raises the document's error class with one line naming ``source`` and the exact
 field (``w.json: model.layers: must be a whole number, not 'x'``).
@@ -11,7 +16,7 @@ Examples
 (80, 0.5)
 >>> f.int({"layers": 0}, "layers", "model")
 Traceback (most recent call last):
-ValueError: w.json: model.layers: must be from 1 to 1,000,000,000, not 0
+ValueError: w.json: model.layers: must be a whole number from 1 to 1,000,000,000, not 0
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import Any
+
+from designer.model.fields import FieldError, as_bool, as_int, as_number, as_text
 
 
 def where(path: str, key: str) -> str:
@@ -54,6 +61,13 @@ class Fields:
         self.keys(d, allowed, full)
         return d
 
+    def _checked(self, read: Callable[..., Any], value: Any, field: str, *args: Any, **kwargs: Any) -> Any:
+        """``read(value, field, ...)`` of :mod:`designer.model.fields`, its refusal as this document's error."""
+        try:
+            return read(value, field, *args, **kwargs)
+        except FieldError as e:
+            raise self.fail(str(e)) from None
+
     def number(self, obj: dict[str, Any], key: str, path: str, default: Any = None, *, positive: bool = True,
                maximum: float | None = None) -> Any:
         v = obj.get(key, default)
@@ -61,13 +75,8 @@ class Fields:
             if default is None and key not in obj:
                 raise self.fail(f"{where(path, key)}: missing")
             return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise self.fail(f"{where(path, key)}: must be a number, not {v!r}")
-        if positive and v <= 0 or v < 0:
-            raise self.fail(f"{where(path, key)}: must be {'> 0' if positive else '>= 0'}, not {v!r}")
-        if maximum is not None and v > maximum:
-            raise self.fail(f"{where(path, key)}: must be at most {maximum:g}, not {v!r}")
-        return float(v)
+        return self._checked(as_number, v, where(path, key), minimum=0.0, positive=positive,
+                             maximum=math.inf if maximum is None else maximum)
 
     def optional_number(self, obj: dict[str, Any], key: str, path: str, *, positive: bool = True,
                         maximum: float | None = None) -> float | None:
@@ -81,27 +90,16 @@ class Fields:
         v = obj.get(key, default)
         if v is None:
             raise self.fail(f"{where(path, key)}: missing")
-        if isinstance(v, float) and v.is_integer():
-            v = int(v)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(f"{where(path, key)}: must be a whole number, not {v!r}")
-        if v < minimum or v > maximum:
-            raise self.fail(f"{where(path, key)}: must be from {minimum:,} to {maximum:,}, not {v:,}")
-        return v
+        return self._checked(as_int, v, where(path, key), minimum, maximum)
 
     def bool(self, obj: dict[str, Any], key: str, path: str, default: bool) -> bool:
-        v = obj.get(key, default)
-        if not isinstance(v, bool):
-            raise self.fail(f"{where(path, key)}: must be true or false, not {v!r}")
-        return v
+        return self._checked(as_bool, obj.get(key, default), where(path, key))
 
     def text(self, obj: dict[str, Any], key: str, path: str, default: str | None = None) -> str:
         v = obj.get(key, default)
         if v is None:
             raise self.fail(f"{where(path, key)}: missing")
-        if not isinstance(v, str) or len(v) > 10_000:
-            raise self.fail(f"{where(path, key)}: must be text")
-        return v
+        return self._checked(as_text, v, where(path, key))
 
     def choice(self, obj: dict[str, Any], key: str, path: str, options: tuple[str, ...], default: str) -> str:
         v = self.text(obj, key, path, default)

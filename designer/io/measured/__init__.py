@@ -18,15 +18,15 @@ COMPARE_VERSION = 1
 
 def read_compare_json(path: str) -> dict:
     """A ``compare --json`` document (for the HTML report's measured section); one-line errors."""
-    import json
-
     from designer.io.importers.base import read_source
+    from designer.model.fields import parse_json
 
     raw, source = read_source(path, 64 * 1024 * 1024)
     try:
-        doc = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise MeasuredFileError(f"{source}: not valid JSON: {e}") from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise MeasuredFileError(f"{source}: not UTF-8 text (byte {e.start:,})") from None
+    doc = parse_json(text, source, "the JSON of topo-designer compare", MeasuredFileError)
     if not isinstance(doc, dict) or doc.get("format") != COMPARE_FORMAT:
         raise MeasuredFileError(f"{source}: not the JSON of topo-designer compare (format {COMPARE_FORMAT!r})")
     if doc.get("version") != COMPARE_VERSION or not isinstance(doc.get("runs"), list):
