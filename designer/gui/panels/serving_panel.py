@@ -56,7 +56,7 @@ class ServingPanel(PlotPanel):
     def __init__(self) -> None:
         super().__init__("Serving")
         pi = self.plot.getPlotItem()
-        pi.setLabel("bottom", "seconds per step (prefill: to the first token; decode: per output token)")
+        pi.setLabel("bottom", "time per step", units="s")
         pi.showGrid(x=True, y=False, alpha=0.25)
         pi.invertY(True)
         pi.setMouseEnabled(x=True, y=False)
@@ -110,7 +110,8 @@ class ServingPanel(PlotPanel):
             f"<b>{rep.bound}-bound</b>")
         self.set_info(f"{rep.workload} ({rep.mode}) on {units.count(rep.gpus, 'GPU')}; green compute, blue memory "
                       "beyond compute, exposed communication orange (network) or purple (NVLink)",
-                      "A step is one forward pass of an instance over its batch: step = GPU time (the larger of "
+                      "A step is one forward pass of an instance over its batch: the prefill bars add up to the time "
+                      "to first token, the decode bars to the time per output token; step = GPU time (the larger of "
                       "compute and memory) + exposed communication (docs/serving.md)."
                       + (f"\nBottleneck link: {rep.bottleneck_link}." if rep.bottleneck_link else ""))
 
