@@ -119,3 +119,35 @@ def test_an_import_exported_to_graphml_and_imported_again_is_the_same(name):
     assert graphml_bytes(second) == exported
     third, _ = import_bytes(graphml_bytes(second), "again.graphml")
     assert design_to_text(third) == design_to_text(second)
+
+
+def test_graphml_keeps_every_property_the_analysis_reads():
+    from import_helpers import superpod_dump
+
+    from designer.analysis.report import analyze
+
+    text = superpod_dump(sus=1, hosts_per_su=2, spines=2)
+    # A loopback cable on the first spine, and a degraded (4xEDR) switch-to-switch cable.
+    text = text.replace('"MF0;leaf-su1-r1:MQM8700/U1" lid 5 4xHDR', '"MF0;leaf-su1-r1:MQM8700/U1" lid 5 4xEDR')
+    first, _ = imp(text, "pod.topo")
+    first.set_device_property("S-0c42a10300001008", "loopback_cables", [[30, 31]])
+    assert any(d.properties.get("sharp") for d in first.iter_devices())
+    assert any("negotiated_gbps" in lk.properties for lk in first.iter_links())
+    exported = graphml_bytes(first)
+    second, report = import_bytes(exported, "pod.graphml")
+    assert "records" in " ".join(report.notes)
+    assert design_to_text(second) == design_to_text(first)
+    a, b = (analyze(d, sizes=[1 << 30]) for d in (first, second))
+    assert [r.busbw_bytes_per_s for r in a.collectives] == [r.busbw_bytes_per_s for r in b.collectives]
+    assert a.servers == b.servers == 2
+
+
+def test_graphml_without_records_is_still_read_from_its_attributes():
+    import re
+
+    design = GENERATORS["leaf-spine"].build()
+    text = graphml_bytes(design).decode()
+    text = re.sub(r'<data key="[neg]_(record|design|groups)">[^<]*</data>', "", text)
+    back, report = import_bytes(text.encode(), "old.graphml")
+    assert report.format == "graphml (topo-designer export)"
+    assert back.device_count() == design.device_count() and back.link_count() == design.link_count()

@@ -28,6 +28,7 @@ from typing import Any
 
 import networkx as nx
 
+from designer.io.graphml import GRAPH_FORMAT, design_from_graph
 from designer.io.importers.base import (
     ImportFileError,
     ImportOptions,
@@ -37,11 +38,9 @@ from designer.io.importers.base import (
 )
 from designer.io.importers.fabric import Fabric
 from designer.io.importers.layout import lay_out_coordinates, lay_out_grid
-from designer.model import Design, Device, Group, Link, PortGroup
-from designer.model.catalog import default_catalog
-from designer.model.entities import DEVICE_KINDS, MEDIA
+from designer.model import Design, DesignError
+from designer.model.entities import DEVICE_KINDS
 
-OUR_GRAPH_FORMAT = "topo-designer-graph"
 DEFAULT_RATE_GBPS = 10.0
 _RATE_KEYS = ("line_rate_gbps", "speed", "rate", "bandwidth", "capacity", "bw")
 _LABEL_KEYS = ("LinkLabel", "LinkType", "label", "LinkNote")
@@ -71,9 +70,12 @@ class _Format:
         graph = _parse_graphml(text, report) if self.NAME == "graphml" else _parse_gml(text, report)
         if graph.number_of_nodes() > MAX_GRAPH_NODES:
             raise ImportFileError(f"{report.source}: {graph.number_of_nodes():,} nodes (at most {MAX_GRAPH_NODES:,})")
-        if graph.graph.get("format") == OUR_GRAPH_FORMAT:
+        if graph.graph.get("format") == GRAPH_FORMAT:
             report.format = "graphml (topo-designer export)"
-            return _from_our_graph(graph, report)
+            try:
+                return design_from_graph(graph, report)
+            except DesignError as e:
+                raise ImportFileError(str(e)) from None
         return _from_foreign_graph(graph, options, report)
 
 
@@ -303,114 +305,3 @@ def _from_foreign_graph(graph: nx.MultiGraph, options: ImportOptions, report: Im
 def _node_kind_given(graph: nx.MultiGraph, options: ImportOptions) -> bool:
     key = options.attributes.get("kind")
     return any((key in d) if key else ("kind" in d or "type" in d) for _, d in graph.nodes(data=True))
-
-
-# -- our own export, read back exactly -----------------------------------------------------------
-
-
-def _from_our_graph(graph: nx.MultiGraph, report: ImportReport) -> Design:
-    src = report.source
-    catalog = default_catalog()
-    design = Design(str(graph.graph.get("name", "") or "Imported design"))
-    port_links: dict[str, dict[str, tuple[float, str]]] = defaultdict(dict)  # device -> port -> (rate, medium)
-    edges = list(graph.edges(keys=True, data=True))
-    for _a, _b, _key, d in edges:
-        for end in ("a", "b"):
-            dev, port = str(d.get(f"{end}_device", "")), str(d.get(f"{end}_port", ""))
-            rate = _num(d.get("line_rate_gbps")) or 0.0
-            old = port_links[dev].get(port)
-            port_links[dev][port] = (max(rate, old[0] if old else 0.0), str(d.get("medium", "")))
-    # A switch without a catalog model is InfiniBand only by its own property, which GraphML carries
-    # on its links' protocol: read it back from there.
-    infiniband = {str(d.get(f"{end}_device", "")) for _a, _b, _k, d in edges if d.get("protocol") == "infiniband"
-                  for end in ("a", "b")}
-    groups: dict[str, Group] = {}
-    order: list[str] = []
-
-    def group(gid: str, kind: str, parent: str | None) -> None:
-        if not gid:
-            return
-        g = groups.get(gid)
-        if g is None:
-            groups[gid] = Group(gid, kind, parent=parent)
-            order.append(gid)
-
-    devices: list[Device] = []
-    try:
-        for n, d in graph.nodes(data=True):
-            server, rack, own = str(d.get("server", "")), str(d.get("rack", "")), str(d.get("group", ""))
-            group(rack, "rack", None)
-            group(server, "server", rack or None)
-            if own and own not in (server, rack):
-                group(own, "custom", server or rack or None)
-            ports = _our_ports(str(n), d, port_links.get(str(n), {}), catalog)
-            props = {k: d[k] for k in ("su", "rail", "plane") if k in d}
-            if str(n) in infiniband and d.get("kind") == "switch" and str(d.get("model", "")) not in catalog.components:
-                props["protocol"] = "infiniband"
-            devices.append(Device(str(n), str(d.get("kind", "switch")), ports, model=str(d.get("model", "")),
-                                  name=str(d.get("name", "")), tier=str(d.get("tier", "")),
-                                  x=_num(d.get("x")) or 0.0, y=_num(d.get("y")) or 0.0, group=own or None,
-                                  properties=props))
-        links = []
-        for a, b, key, d in edges:
-            medium = str(d.get("medium", "optical"))
-            links.append(Link(str(key), str(d.get("a_device", a)), str(d.get("a_port", "")),
-                              str(d.get("b_device", b)), str(d.get("b_port", "")),
-                              medium=medium if medium in MEDIA else "optical",
-                              length_m=_num(d.get("length_m")) or 0.0, cable=str(d.get("cable", "")),
-                              failed=bool(d.get("failed", False))))
-        # Parents before children: racks, then servers, then the rest, each in first-seen order.
-        rank = {"rack": 0, "server": 1}
-        ordered = sorted(order, key=lambda g: rank.get(groups[g].kind, 2))
-        design.extend([groups[g] for g in ordered], devices, links)
-    except ImportFileError:
-        raise
-    except Exception as e:  # a model invariant (unknown port, port used twice...) in a hand-edited file
-        from designer.model import DesignError
-
-        if isinstance(e, DesignError):
-            raise ImportFileError(f"{src}: {e}") from None
-        raise
-    report.read.update({"devices": len(devices), "links": len(links), "groups": len(groups)})
-    report.note("our own GraphML export: read back as it was written")
-    return design
-
-
-def _our_ports(dev_id: str, d: dict[str, Any], used: dict[str, tuple[float, str]], catalog) -> tuple[PortGroup, ...]:
-    count = int(_num(d.get("ports")) or 0)
-    top = _num(d.get("max_port_gbps")) or 0.0
-    model = str(d.get("model", ""))
-    if model and model in catalog.components:
-        comp = catalog.components[model]
-        ports = tuple(comp.ports)
-        if sum(g.count for g in ports) == count and max((g.speed_gbps for g in ports), default=0.0) == top and all(
-                _has_port(ports, p) for p in used):
-            return ports
-    by_prefix: dict[str, list[int]] = defaultdict(list)
-    kind_of: dict[str, str] = {}
-    speed_of: dict[str, float] = defaultdict(float)
-    for port, (rate, medium) in used.items():
-        m = re.fullmatch(r"([A-Za-z][A-Za-z_\-]{0,15})(\d+)", port)
-        if not m:
-            raise ImportFileError(f"device {dev_id!r}: port {port!r} is not a prefix and a number")
-        prefix = m.group(1)
-        by_prefix[prefix].append(int(m.group(2)))
-        kind_of[prefix] = medium if medium in ("nvlink", "pcie") else "network"
-        speed_of[prefix] = max(speed_of[prefix], rate)
-    groups = [[p, max(nums), speed_of[p] or top or 1.0, kind_of[p]] for p, nums in sorted(by_prefix.items())]
-    if not groups:
-        return (PortGroup("p", max(1, count), top or 1.0),)
-    total = sum(g[1] for g in groups)
-    if count > total:
-        biggest = max(groups, key=lambda g: g[1])
-        biggest[1] += count - total
-    if top and max(g[2] for g in groups) < top:
-        max(groups, key=lambda g: g[2])[2] = top
-    return tuple(PortGroup(p, c, s, kind=k) for p, c, s, k in groups)
-
-
-def _has_port(ports: tuple[PortGroup, ...], port: str) -> bool:
-    for g in ports:
-        if port.startswith(g.prefix) and port[len(g.prefix):].isdigit() and 1 <= int(port[len(g.prefix):]) <= g.count:
-            return True
-    return False
