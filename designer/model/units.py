@@ -103,6 +103,21 @@ def duration(seconds: float) -> str:
     return _scaled(seconds, _TIME_UNITS)
 
 
+def time_unit(seconds: float) -> tuple[str, float]:
+    """The unit :func:`duration` reads ``seconds`` in, and its size in seconds: for a plot's axis, whose
+    values are then divided by it (``ms``, never ``seconds (x0.001)``).
+
+    >>> time_unit(17.2), time_unit(0.0123), time_unit(2.5e-5), time_unit(0)
+    (('s', 1.0), ('ms', 0.001), ('us', 1e-06), ('s', 1.0))
+    """
+    magnitude = abs(seconds) if math.isfinite(seconds) else 0.0
+    if magnitude == 0:
+        return "s", 1.0
+    rounded = float(f"{magnitude:.3g}")
+    scale, name = next(((s, n) for s, n in reversed(_TIME_UNITS) if rounded >= s), _TIME_UNITS[0])
+    return name, scale
+
+
 def size(n_bytes: float) -> str:
     """A size in bytes, binary units: exact when a whole number of its unit, else three figures.
 

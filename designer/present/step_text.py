@@ -36,6 +36,44 @@ def tokens(n: float) -> str:
     return figures(n)
 
 
+def parallelism_text(rep: StepReport, order: tuple[str, ...] = ("tp", "cp", "pp", "dp")) -> str:
+    """The job's layout in words: ``TP 8 \u00d7 PP 4 \u00d7 DP 31 = 992 GPUs, TP innermost``.
+
+    ``order`` is the placement order, innermost first: consecutive GPUs of a server take the first
+    dimension of more than 1, so TP inside a server rides NVLink.
+    """
+    par = rep.parallelism
+    dims = [f"{k.upper()} {par[k]:,}" for k in ("tp", "cp", "pp", "dp", "ep") if par.get(k, 1) > 1 or k == "dp"]
+    inner = next((k.upper() for k in order if par.get(k, 1) > 1), "DP")
+    times = " \u00d7 "
+    text = f"{times.join(dims)} = {count(rep.gpus, 'GPU')}, {inner} innermost"
+    if par.get("virtual_stages", 1) > 1:
+        text += f", interleaved x{par['virtual_stages']}"
+    return text
+
+
+def left_out_text(rep: StepReport, dp_fixed: bool = False) -> str:
+    """Why GPUs of the design are left out of the job (``""`` when none are).
+
+    >>> from types import SimpleNamespace as N
+    >>> left_out_text(N(gpus=992, idle_gpus=24, parallelism={"tp": 8, "cp": 1, "pp": 4, "dp": 31, "ep": 1}))[:56]
+    '24 of 1,016 GPUs left out: a data-parallel replica takes'
+    """
+    if rep.idle_gpus <= 0:
+        return ""
+    par = rep.parallelism
+    total = rep.gpus + rep.idle_gpus
+    inner = par["tp"] * par.get("cp", 1) * par["pp"]
+    head = f"{rep.idle_gpus:,} of {count(total, 'GPU')} left out"
+    if dp_fixed:
+        return f"{head}: the workload fixes DP at {par['dp']:,} ({inner:,} GPUs per replica)"
+    why = (f"a data-parallel replica takes TP x CP x PP = {inner:,} GPUs, and {count(total, 'GPU')} hold "
+           f"{total // inner:,} whole {'replica' if total // inner == 1 else 'replicas'}")
+    if par.get("ep", 1) > 1 and par["dp"] != total // inner:
+        why += f", rounded down to a multiple of EP {par['ep']}"
+    return f"{head}: {why}"
+
+
 def step_lines(rep: StepReport, *, explain: bool = False) -> list[str]:
     """The step model's summary: step time and what fills it, idle fraction, MFU, throughput, cost."""
     par = rep.parallelism
@@ -84,4 +122,4 @@ def step_lines(rep: StepReport, *, explain: bool = False) -> list[str]:
     return out
 
 
-__all__ = ["PHASE_NAMES", "days", "step_lines", "tokens", "usd"]
+__all__ = ["PHASE_NAMES", "days", "left_out_text", "parallelism_text", "step_lines", "tokens", "usd"]

@@ -44,7 +44,7 @@ def test_bottleneck_row_expands_its_groups_and_selects_its_link(window, qtbot):
     dock = window.analysis
     table = window.live.panels["bottlenecks"].table
     assert table.rowCount() > 0
-    link_id = table.item(0, 0).text()
+    link_id = table.item(0, 1).text()
     table.cellDoubleClicked.emit(0, 0)
     assert link_id in window.scene.selected_link_ids()
     # expanding the groups to show the link is view state, not an edit

@@ -150,8 +150,8 @@ def test_the_panels_show_what_the_report_says(window, qtbot):
     table = panels["bottlenecks"].table
     assert table.rowCount() == len(report.bottlenecks)
     for i, bn in enumerate(report.bottlenecks):
-        assert table.item(i, 0).text() == bn.link
-        assert table.item(i, 1).text() == units.percent(bn.utilization)
+        assert table.item(i, 1).text() == bn.link
+        assert table.item(i, 2).text() == units.percent(bn.utilization)
     curves = panels["curves"]
     for algo, curve in curves.curves.items():
         x, y = curve.getOriginalDataset()

@@ -39,7 +39,7 @@ def test_the_dock_and_the_command_line_summary_show_the_same_figures(window, qtb
     assert dock.details.toPlainText().splitlines() == summary_lines(report, max_rows=8)
     if report.bottlenecks:
         table = window.live.panels["bottlenecks"].table
-        assert table.item(0, 1).text() == units.percent(report.bottlenecks[0].utilization)
+        assert table.item(0, 2).text() == units.percent(report.bottlenecks[0].utilization)
 
 
 def test_the_inspector_and_the_tooltip_show_a_link_rate_alike(window):

@@ -55,7 +55,7 @@ def test_bottlenecks_table_empties_with_its_plot_on_another_design(window, qtbot
     assert first.report.bottlenecks and bn.table.rowCount() > 0
     window.live.live_action.setChecked(False)
     window.document.set_design(fabric(), None)
-    assert bn.table.rowCount() == 0 and len(bn.bars.getData()[0] or []) == 0
+    assert bn.table.rowCount() == 0 and len(bn.bar_data()[0]) == 0
     assert bn.info.text() == "Not analyzed yet: press Analyze (F5)."
 
 

@@ -7,7 +7,7 @@ show what ``topo-designer analyze`` prints.
 
 - :class:`UtilisationPanel`: per-link utilisation split by tier, as a sorted profile or a
   histogram, with each tier's mean and maximum; hover names the link, a click selects it.
-- :class:`BottlenecksPanel`: the most loaded links, their flows and fair share.
+- :class:`~designer.gui.panels.bottlenecks_panel.BottlenecksPanel`: the most loaded links, table first.
 - :class:`CurvesPanel`: time and busbw against message size, one curve per algorithm.
 - :class:`BisectionPanel`: the certified interval and its cut.
 - :class:`StepPanel`: a workload's training step: compute against exposed communication, GPU
@@ -25,15 +25,13 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
 )
 
 from designer.analysis import Report
 from designer.analysis.fabric.tiers import TIER_LABELS, TIERS
+from designer.gui.panels.bottlenecks_panel import BottlenecksPanel
 from designer.gui.panels.live_runner import LiveResult
 from designer.gui.panels.plot_base import (
     ALGORITHM_COLOURS,
@@ -202,72 +200,6 @@ class UtilisationPanel(PlotPanel):
         row = self.link_at(*pt) if pt else None
         if row is not None and self._report is not None:
             self.link_activated.emit(self._report.links.ids[row])
-
-
-# ---------------------------------------------------------------------------- bottlenecks
-class BottlenecksPanel(PlotPanel):
-    """The most loaded links: a bar per link, and a table of their flows and fair share."""
-
-    link_activated = Signal(str)  # clicked: select it
-    link_centred = Signal(str)  # double-clicked: centre the canvas on it
-
-    def __init__(self) -> None:
-        super().__init__("Bottlenecks")
-        self.bars = self.plot.plot(name="utilisation (%)", stepMode="center", fillLevel=0,
-                                   brush=QColor("#D62828").lighter(150), pen=plot_pen("#D62828"))
-        pi = self.plot.getPlotItem()
-        pi.setLabel("left", "utilisation", units="%")
-        pi.setLabel("bottom", "rank")
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Link", "Utilisation", "Load", "Flows", "Fair share per flow"])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.setToolTip("click: select the link on the canvas; double-click: centre the canvas on it")
-        self.table.cellClicked.connect(lambda r, _c: self._emit(self.link_activated, r))
-        self.table.cellDoubleClicked.connect(lambda r, _c: self._emit(self.link_centred, r))
-        self.plot.setMaximumHeight(150)
-        self.layout_.addWidget(self.plot)
-        self.layout_.addWidget(self.table, 1)
-        self.layout_.addWidget(self.info)
-
-    def _emit(self, signal: Signal, row: int) -> None:
-        item = self.table.item(row, 0)
-        if item is not None:
-            signal.emit(item.text())
-
-    def show_result(self, result: LiveResult | None) -> None:
-        rep = result.report if result is not None else None
-        bns = list(rep.bottlenecks) if rep is not None else []
-        util = np.array([b.utilization * 100.0 for b in bns])
-        if len(util):
-            self.bars.setData(np.arange(len(util) + 1) + 0.5, util)
-        else:
-            self.bars.setData([], [])
-        self.table.setRowCount(len(bns))
-        for i, bn in enumerate(bns):
-            share = (units.rate(bn.fair_rate_bytes_per_s) if bn.fair_rate_bytes_per_s is not None else "\u2014")
-            flows = units.count(bn.flows, "flow") if bn.flows else "\u2014"
-            cells = [bn.link, units.percent(bn.utilization), units.rate(bn.utilization * bn.capacity_bytes_per_s),
-                     flows, share]
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c == 0:
-                    examples = "\n".join(bn.example_flows)
-                    item.setToolTip(f"{bn.direction} ({bn.protocol}), {bn.algorithm} {bn.collective} of "
-                                    f"{units.size(bn.message_bytes)}" + (f"\nflows such as:\n{examples}" if examples
-                                                                          else ""))
-                self.table.setItem(i, c, item)
-        if rep is None:
-            self.info.setText("No analysis yet.")
-        elif not bns:
-            self.info.setText("No link carries this traffic.")
-        else:
-            self.set_info(f"{units.count(len(bns), 'link')} ranked by utilisation under the {rep.collective} of "
-                          f"{units.size(rep.link_use_bytes)}",
-                          "Fair share per flow: the max-min fair rate of the flows this link limits. Hover a link "
-                          "for examples of its flows; click selects it, double-click centres the canvas on it.")
 
 
 # ---------------------------------------------------------------------------- collective curves

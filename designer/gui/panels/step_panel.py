@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel
 from designer.gui.panels.live_runner import LiveResult
 from designer.gui.panels.plot_base import PlotPanel, plot_pen
 from designer.model import units
-from designer.present.step_text import PHASE_NAMES, tokens, usd
+from designer.present.step_text import PHASE_NAMES, left_out_text, parallelism_text, tokens, usd
 
 #: the step's parts: (key, legend label, colour)
 STEP_PARTS = (("compute", "compute", "#2E7D32"), ("bubble", "pipeline bubble", "#8C8C8C"),
@@ -37,7 +37,8 @@ class StepPanel(PlotPanel):
     def __init__(self) -> None:
         super().__init__("Training step")
         pi = self.plot.getPlotItem()
-        pi.setLabel("bottom", "seconds per step")
+        pi.setLabel("bottom", "time per step (s)")
+        pi.getAxis("bottom").enableAutoSIPrefix(False)  # the label names the unit chosen for the step
         pi.showGrid(x=True, y=False, alpha=0.25)
         pi.invertY(True)
         pi.setMouseEnabled(x=True, y=False)
@@ -54,7 +55,10 @@ class StepPanel(PlotPanel):
         self.baseline = pi.plot(name="without failures", pen=None, symbol="|", symbolSize=self.BAR_PX + 8,
                                 symbolPen=plot_pen("#3A4350", 2))
         self.categories: list[tuple[str, str, float]] = []  # (part key, label, seconds)
+        self.tips: list[str] = []  # hover text per bar
+        self.time_unit = ("s", 1.0)
         pi.getViewBox().sigResized.connect(self._fit_bars)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
 
     def _fit_bars(self, *_args) -> None:
@@ -64,6 +68,43 @@ class StepPanel(PlotPanel):
         width = max(2.0, min(float(self.BAR_PX), 0.66 * row_px))
         for key, _label, colour in STEP_PARTS:
             self.bars[key].setPen(pg.mkPen(colour, width=width, cap=Qt.PenCapStyle.FlatCap))
+
+    def bar_at(self, scene_pos) -> int | None:
+        """The bar (row) under a scene position, if any."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if not self.categories or not vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        row = int(round(vb.mapSceneToView(scene_pos).y()))
+        return row if 0 <= row < len(self.categories) else None
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        row = self.bar_at(scene_pos)
+        self.plot.setToolTip(self.tips[row] if row is not None and row < len(self.tips) else "")
+
+    def bar_tips(self, step) -> list[str]:
+        """Hover text of each bar: what the part is, its time and share of the step, and for communication
+        the collective, groups, calls, message, time per call and bottleneck link."""
+        total = step.step_time_s or 1.0
+
+        def head(label: str, seconds: float) -> str:
+            return f"{label}: {units.duration(seconds)}, {units.percent(seconds / total)} of the step"
+
+        tips = [head("compute", step.compute_s) + f"\nMFU {units.percent(step.mfu)} at "
+                f"{units.percent(step.efficiency)} kernel efficiency"]
+        if step.bubble_s > 0:
+            tips.append(head("pipeline bubble", step.bubble_s) + f"\nPP {step.parallelism.get('pp', 1)}: stages wait "
+                        "at the start and end of each step")
+        for p in step.phases:
+            where = "network" if p.network else "NVLink"
+            tip = (head(f"{PHASE_NAMES.get(p.name, p.name)} {p.collective} ({where}, exposed)", p.exposed_s)
+                   + f"\n{p.algorithm}: {units.count(p.groups, 'group')} of {p.group_size:,}, "
+                   f"{units.count(p.calls_per_step, 'call')} of {units.size(p.message_bytes)}, "
+                   f"{units.duration(p.time_per_call_s)} each; total {units.duration(p.total_s)}, the rest hidden "
+                   "behind compute")
+            if p.bottleneck_link:
+                tip += f"\nbottleneck link {p.bottleneck_link}"
+            tips.append(tip)
+        return tips
 
     def parts(self, step) -> list[tuple[str, str, float]]:
         """(part, label, seconds) of a step: compute, the bubble, each communicator's exposed time."""
@@ -79,16 +120,22 @@ class StepPanel(PlotPanel):
         step = result.step if result is not None else None
         pi = self.plot.getPlotItem()
         self.categories = self.parts(step) if step is not None else []
-        seconds = np.array([c[2] for c in self.categories])
+        self.tips = self.bar_tips(step) if step is not None else []
+        base = result.baseline_step if result is not None else None
+        top = max([c[2] for c in self.categories] + ([s for *_x, s in self.parts(base)]
+                                                      if base is not None and step is not None else []), default=0.0)
+        self.time_unit = units.time_unit(top)
+        unit, scale = self.time_unit
+        pi.setLabel("bottom", f"time per step ({unit})")
+        seconds = np.array([c[2] / scale for c in self.categories])
         for key, bar in self.bars.items():
             rows = [i for i, c in enumerate(self.categories) if c[0] == key]
             if not rows:
                 bar.setData([], [])
                 continue
             bar.setData(np.ravel([(0.0, seconds[i]) for i in rows]), np.repeat(np.array(rows, dtype=float), 2))
-        base = result.baseline_step if result is not None else None
         if base is not None and step is not None:
-            b = {label: s for _k, label, s in self.parts(base)}
+            b = {label: s / scale for _k, label, s in self.parts(base)}
             self.baseline.setData([b.get(label, 0.0) for _k, label, _s in self.categories],
                                   np.arange(len(self.categories), dtype=float))
         else:
@@ -97,8 +144,7 @@ class StepPanel(PlotPanel):
         self._fit_bars()
         if self.categories:
             pi.setYRange(-0.6, len(self.categories) - 0.4, padding=0)
-            top = max(float(seconds.max()), float(max(b.values())) if base is not None and step is not None else 0.0)
-            pi.setXRange(0, top * 1.05 or 1.0, padding=0)
+            pi.setXRange(0, top / scale * 1.05 or 1.0, padding=0)
         if result is None or result.traffic.workload is None:
             self.figures.setText("")
             self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
@@ -108,18 +154,23 @@ class StepPanel(PlotPanel):
             self.info.setText(result.step_error)
             return
         idle = units.percent(step.gpu_idle_fraction)
-        text = (f"<b>{units.duration(step.step_time_s)}</b> per step: GPUs idle <b>{idle}</b> "
-                f"({units.percent(step.comm_idle_fraction)} waiting for communication), MFU "
-                f"{units.percent(step.mfu)}, {tokens(step.tokens_per_s)} tokens/s")
+        text = (f"<b>{units.duration(step.step_time_s)}</b> per step \u00b7 GPUs idle <b>{idle}</b> "
+                f"({units.percent(step.comm_idle_fraction)} on communication) \u00b7 MFU "
+                f"{units.percent(step.mfu)} \u00b7 {tokens(step.tokens_per_s)} tokens/s")
         if step.gpu_hour_usd > 0:
-            text += f"; idle GPU time costs <b>{usd(step.idle_cost_per_day_usd)} per day</b>"
+            text += f" \u00b7 idle time <b>{usd(step.idle_cost_per_day_usd)}/day</b>"
         if base is not None and base.step_time_s > 0:
             text += (f"<br>without failures (the ticks): {units.duration(base.step_time_s)} per step, idle "
                      f"{units.percent(base.gpu_idle_fraction)}")
         self.figures.setText(text)
         phases = ", ".join(f"{p.name} = {PHASE_NAMES.get(p.name, p.name)}" for p in step.phases)
         price = f" at {usd(step.gpu_hour_usd)} per GPU-hour ({step.price_source})" if step.gpu_hour_usd > 0 else ""
-        self.set_info(f"{step.workload} on {units.count(step.gpus, 'GPU')}; green compute, grey bubble, exposed "
-                      "communication orange (network) or purple (NVLink)",
-                      "step = compute + pipeline bubble + exposed communication (the part compute does not hide).\n"
-                      f"{phases}.\nIdle cost{price}.")
+        par = result.traffic.workload.parallelism
+        layout = parallelism_text(step, tuple(par.order))
+        left = left_out_text(step, dp_fixed=bool(par.dp))
+        short = f"; {step.idle_gpus:,} of {step.gpus + step.idle_gpus:,} GPUs left out (hover: why)" if left else ""
+        self.set_info(f"{layout}{short}",
+                      f"{step.workload}: {layout}.\n" + (f"{left}.\n" if left else "")
+                      + "step = compute + pipeline bubble + exposed communication (the part compute does not "
+                      "hide): green compute, grey bubble, orange network, purple NVLink; hover a bar for its "
+                      f"figures.\n{phases}.\nIdle cost{price}.")

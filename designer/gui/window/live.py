@@ -75,7 +75,8 @@ class LiveAnalysis(QObject):
     def size_docks(self) -> None:
         """First-start sizes: the panels take about a third of the height, the canvas keeps the rest."""
         w = self.w
-        height = max(180, int(w.height() * 0.32))
+        # a short screen (1280 x 800) gives the panels a larger share, so a table shows more than two rows
+        height = max(180, int(w.height() * (0.32 if w.height() >= 900 else 0.4)))
         w.resizeDocks([self.docks["utilisation"]], [height], Qt.Orientation.Vertical)
         # the side columns as designed (the bottom panels would otherwise squeeze the right one)
         right = min(340, max(280, int(w.width() * 0.24)))

@@ -1,0 +1,95 @@
+"""The panels read at 1280 x 800: units chosen per magnitude, the Bottlenecks table first and sortable with
+labelled bars, the Training step naming its parallelism, the GPUs it leaves out and why, with hover text."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from designer.generators import GENERATORS
+from designer.gui.panels.bottlenecks_panel import LINK_COLUMN, TOP_BARS
+from designer.io import load_design
+from designer.model import units
+from designer.model.shipped import sample_designs_dir
+
+
+def _live(qtbot, window, design, workload: str = ""):
+    with qtbot.waitSignal(window.runner.live_result, timeout=120_000) as blocker:
+        window.document.set_design(design, None)
+    if workload:
+        with qtbot.waitSignal(window.runner.live_result, timeout=120_000) as blocker:
+            assert window.analysis.set_workload(workload)
+    return blocker.args[0]
+
+
+@pytest.fixture
+def small_window(make_window):
+    w = make_window()
+    w.resize(1280, 800)
+    w.live.size_docks()
+    return w
+
+
+def test_a_short_step_reads_in_ms_not_a_fraction_of_seconds(small_window, qtbot):
+    res = _live(qtbot, small_window, GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8, spines=2),
+                "gpt3-1.3b-ddp")
+    assert res.step is not None and res.step.step_time_s < 1.0
+    panel = small_window.live.panels["step"]
+    label = panel.plot.getPlotItem().getAxis("bottom").labelText
+    unit, scale = units.time_unit(max(c[2] for c in panel.categories))
+    assert unit in ("ms", "us") and label == f"time per step ({unit})"
+    x, _ = panel.bars["compute"].getData()
+    assert max(x) == pytest.approx(res.step.compute_s / scale)
+
+
+def test_the_step_names_its_parallelism_the_gpus_left_out_and_why(small_window, qtbot):
+    res = _live(qtbot, small_window, load_design(sample_designs_dir() / "superpod-h100-1su.json"), "llama3-70b")
+    step = res.step
+    assert step is not None and step.idle_gpus == 24 and step.gpus == 224
+    panel = small_window.live.panels["step"]
+    info = panel.info.text()
+    assert "TP 8 \u00d7 PP 4 \u00d7 DP 7 = 224 GPUs, TP innermost" in info
+    assert "24 of 248 GPUs left out" in info
+    assert "TP x CP x PP = 32 GPUs, and 248 GPUs hold 7 whole replicas" in panel.info.toolTip()
+    # hover text per bar: each names its part, its time and its share of the step
+    assert len(panel.tips) == len(panel.categories)
+    assert panel.tips[0].startswith(f"compute: {units.duration(step.compute_s)}")
+    tp = next(i for i, c in enumerate(panel.categories) if c[1].startswith("tp "))
+    assert "tensor parallel allreduce" in panel.tips[tp] and "call" in panel.tips[tp]
+    vb = panel.plot.getPlotItem().getViewBox()
+    scene = vb.mapViewToScene(QPointF(step.compute_s / panel.time_unit[1] / 2, float(tp)))
+    assert panel.bar_at(scene) == tp
+
+
+def test_bottlenecks_table_first_sortable_with_full_names_and_labelled_bars(small_window, qtbot):
+    res = _live(qtbot, small_window, load_design(sample_designs_dir() / "superpod-h100-1su.json"))
+    panel = small_window.live.panels["bottlenecks"]
+    table = panel.table
+    bns = res.report.bottlenecks
+    assert table.rowCount() == len(bns) > TOP_BARS
+    assert [table.item(i, LINK_COLUMN).text() for i in range(len(bns))] == [b.link for b in bns]
+    assert all(b.link in table.item(i, 0).toolTip() for i, b in enumerate(bns))
+    x, height = panel.bar_data()
+    assert list(x) == list(range(1, TOP_BARS + 1))
+    assert [label.toPlainText() for label in panel.labels] == [units.percent(b.utilization) for b in bns[:TOP_BARS]]
+    assert height == pytest.approx([b.utilization * 100 for b in bns[:TOP_BARS]])
+    # the table comes first in the panel, and gives way to nothing at 1280 x 800
+    layout = panel.layout_
+    assert layout.indexOf(table) < layout.indexOf(panel.plot)
+    assert table.isSortingEnabled()
+    table.sortItems(0, Qt.SortOrder.DescendingOrder)
+    assert table.item(0, 0).text() == str(len(bns)) and table.item(0, LINK_COLUMN).text() == bns[-1].link
+    header = table.horizontalHeader()
+    assert header.sectionSize(LINK_COLUMN) >= table.fontMetrics().horizontalAdvance(bns[0].link)
+
+
+def test_no_panel_text_reads_minus_zero(small_window, qtbot):
+    _live(qtbot, small_window, load_design(sample_designs_dir() / "superpod-h100-1su.json"), "llama3-70b")
+    texts = [small_window.analysis.step.text(), small_window.analysis.allreduce.text()]
+    for panel in small_window.live.panels.values():
+        texts += [panel.info.text(), panel.info.toolTip()]
+        figures = getattr(panel, "figures", None)
+        if figures is not None:
+            texts.append(figures.text())
+    joined = " ".join(texts)
+    assert "-0%" not in joined and "\u22120%" not in joined
