@@ -63,7 +63,8 @@ def counters_to_dict(fabric) -> dict[str, Any]:  # noqa: ANN001 - MeasuredFabric
         "seconds": fabric.seconds,
         "ports": [{"node": p.node, "port": p.port, "name": p.node_name, "medium": p.medium or "network",
                    "xmit_bytes_per_s": p.xmit_bytes_per_s, "rcv_bytes_per_s": p.rcv_bytes_per_s,
-                   "errors": p.errors, "device": p.device, "link": p.link} for p in fabric.ports],
+                   "xmit_wait_ticks_per_s": p.xmit_wait_per_s, "errors": p.errors, "device": p.device,
+                   "link": p.link} for p in fabric.ports],
         "links": [{"link": k, "a_to_b_bytes_per_s": u.a_to_b, "b_to_a_bytes_per_s": u.b_to_a,
                    "line_bytes_per_s": u.line_bytes_per_s, "utilisation": u.utilisation, "errors": u.errors}
                   for k, u in fabric.links.items()],

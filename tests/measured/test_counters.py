@@ -148,3 +148,29 @@ def test_compare_counters_cli(fabric, tmp_path, capsys):
     assert "--interval" in capsys.readouterr().err
     assert main(["compare", str(path)]) == 2
     assert "give nccl-tests logs" in capsys.readouterr().err
+
+
+def test_dcgm_exporter_nvlink_and_pcie_map_to_the_gpu_links(tmp_path):
+    """dcgm-exporter's DCGM_FI_PROF_* fields are rates (bytes/s); GPUs map by host and index."""
+    from measured_helpers import h100_two_nodes
+
+    design = h100_two_nodes(("cnode3-002", "cnode3-003"))
+    text = "\n".join([
+        "# HELP DCGM_FI_PROF_NVLINK_TX_BYTES The rate of data transmitted over NVLink, in bytes per second.",
+        "# TYPE DCGM_FI_PROF_NVLINK_TX_BYTES gauge",
+        'DCGM_FI_PROF_NVLINK_TX_BYTES{gpu="2",UUID="GPU-x",device="nvidia2",modelName="NVIDIA H100 80GB HBM3",'
+        'Hostname="cnode3-003"} 225000000000',
+        'DCGM_FI_PROF_NVLINK_RX_BYTES{gpu="2",UUID="GPU-x",device="nvidia2",Hostname="cnode3-003"} 2.2e+11',
+        'DCGM_FI_PROF_PCIE_TX_BYTES{gpu="2",UUID="GPU-x",device="nvidia2",Hostname="cnode3-003"} 3.2e+10',
+        'DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL{gpu="2",UUID="GPU-x",Hostname="cnode3-003"} 4',
+        'DCGM_FI_PROF_NVLINK_TX_BYTES{gpu="0",UUID="GPU-y",Hostname="elsewhere"} 1e9', ""])
+    uses, seconds, notes = port_uses(parse_counters(text, "dcgm.prom"), None, None)
+    m = map_ports(design, uses, None, seconds, notes)
+    nvl = next(p for p in m.ports if p.medium == "nvlink" and p.node_name == "cnode3-003")
+    gpu = [d.id for g in design.groups if g.name == "cnode3-003" for d in design.all_members(g.id)
+           if d.kind == "gpu"][2]
+    assert nvl.device == gpu and design.link(nvl.link).medium == "nvlink"
+    assert nvl.xmit_bytes_per_s == 225e9 and m.links[nvl.link].utilisation == pytest.approx(0.5)
+    assert any(p.medium == "pcie" and p.link for p in m.ports)
+    assert [f.code for f in m.findings] == ["measured-link-errors"]  # 4 NVLink CRC errors (one sample: since reset)
+    assert any("elsewhere" in u for u in m.unmapped)

@@ -50,6 +50,9 @@ class PortUse:
     reported_rate_bytes_per_s: float | None = None
     device: str | None = None
     link: str | None = None
+    #: PortXmitWait growth per second, in the port's own ticks (the device sets a tick's length):
+    #: time the port had data to send and could not, a sign of congestion downstream.
+    xmit_wait_per_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -133,8 +136,12 @@ def port_uses(after: list[PortCounters], before: list[PortCounters] | None = Non
                 dt, dr = _delta(tx, b, c, notes), _delta(rx, b, c, notes)
                 xs = dt / seconds if dt is not None and seconds else None
                 rs = dr / seconds if dr is not None and seconds else None
-            out.append(PortUse(c.node, c.port, c.node_name, medium, xs, rs, errs, sat,
-                               c.values.get("rate_bytes_per_s")))
+            wait = _delta("xmit_wait", b, c, notes) if not medium else None
+            # NVLink error counters belong to the GPU's NVLink side only.
+            own = {k: v for k, v in errs.items() if k.startswith("nvlink_") == (medium == "nvlink")}
+            out.append(PortUse(c.node, c.port, c.node_name, medium, xs, rs, own, sat,
+                               c.values.get("rate_bytes_per_s"),
+                               xmit_wait_per_s=wait / seconds if wait is not None and seconds else None))
         if not any(tx in c.values or rx in c.values for tx, rx, _ in _RATES) and errs:
             out.append(PortUse(c.node, c.port, c.node_name, "", None, None, errs, sat))
     return out, seconds, notes
