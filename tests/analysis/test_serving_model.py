@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 
+import jsonschema
 import pytest
 
 from designer.analysis.common import constants as K
@@ -16,6 +17,7 @@ from designer.analysis.serving.workload import Phase, Precision, ServingError
 from designer.generators import GENERATORS
 from designer.io.serving_records import serving_from_data
 from designer.io.workload_file import load_serving, serving_preset_names, serving_presets_dir
+from designer.model.shipped import docs_dir, resources_dir
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +165,20 @@ def test_an_instance_larger_than_the_design_is_refused() -> None:
     ctx = build_context(GENERATORS["server"].build())
     with pytest.raises(ServingError, match="the design has 8 GPUs"):
         serving_analysis(ctx, load_serving("deepseek-v3-serve"))
+
+
+SCHEMA = json.loads((resources_dir() / "schema" / "serving.schema.json").read_text())
+
+
+def test_the_schema_is_valid_and_every_preset_and_the_documented_example_validate() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    for name in serving_preset_names():
+        jsonschema.validate(doc(name), SCHEMA)
+    text = (docs_dir() / "serving.md").read_text()
+    example = json.loads(text.split("```json\n", 1)[1].split("```", 1)[0])
+    jsonschema.validate(example, SCHEMA)
+    assert serving_from_data(example).model.layers == 80
+    bad = copy.deepcopy(doc("llama3-70b-serve"))
+    bad["deployment"]["prefill"]["colour"] = 1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, SCHEMA)
