@@ -114,6 +114,10 @@ MEDIUM_STYLES: dict[str, MediumStyle] = {
 }
 MIXED_MEDIUM = MediumStyle("Mixed media", QColor("#5C6B7A"), Qt.PenStyle.SolidLine)
 FAILED_COLOUR = QColor("#B0B7C0")
+#: The edge of a failed device (every link down) in the zoomed-out sketch, at a fixed screen width,
+#: so that a failed switch stands out at fit zoom among thousands of lines.
+FAILED_EDGE = QColor("#1F2933")
+FAILED_EDGE_PX = 4.0
 
 
 def link_width_px(total_gbps: float) -> float:

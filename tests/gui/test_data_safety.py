@@ -74,7 +74,8 @@ def test_save_answer_saves_then_opens(window, dialogs, monkeypatch, tmp_path):
     _save_dialog(monkeypatch, str(target))
     dialogs.answer = SB.Save
     assert window.open_path(str(SAMPLE))
-    assert design_to_text(load_design(target)) == before
+    # saved as it was, named after its file (an untitled design takes the name it is saved under)
+    assert design_to_text(load_design(target)) == before.replace('"name": "Untitled"', '"name": "mine"')
     assert window.document.path == SAMPLE.resolve() and not window.isWindowModified()
 
 

@@ -16,6 +16,7 @@ from PySide6.QtGui import QPainter, QPen
 
 from designer.gui import style
 from designer.gui.canvas.items import box_fill
+from designer.model import Design
 
 if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
@@ -67,6 +68,12 @@ class Sketch:
                     self.flagged_boxes[box.flagged].append(r)
                 if box.isSelected():
                     self.selected_rects.append(r)
+        #: devices whose links are all down (a failed switch), or the boxes hiding them
+        self.failed_rects: list[QRectF] = []
+        for did in failed_devices(scene.design) if scene.design is not None else ():
+            item = scene.item_for_device(did)
+            if item is not None and item.isVisible():
+                self.failed_rects.append(item.sceneBoundingRect())
         for group in (*self.frames.values(), *self.devices.values(), *self.boxes.values()):
             for r in group:
                 self.bounds = self.bounds.united(r)
@@ -107,6 +114,12 @@ class Sketch:
             painter.setPen(edge)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRects(rects)
+        if self.failed_rects:
+            edge = QPen(style.FAILED_EDGE, style.FAILED_EDGE_PX)
+            edge.setCosmetic(True)
+            painter.setPen(edge)
+            painter.setBrush(style.FAILED_COLOUR)
+            painter.drawRects(self.failed_rects)
         if self.selected_rects or self.selected_lines:
             sel = QPen(style.SELECTION, 2.5)
             sel.setCosmetic(True)
@@ -115,3 +128,9 @@ class Sketch:
             painter.drawRects(self.selected_rects)
             painter.drawLines(self.selected_lines)
         painter.restore()
+
+
+def failed_devices(design: Design) -> list[str]:
+    """Devices with links, every one of them failed (a switch, NIC or GPU taken out of service)."""
+    touched = dict.fromkeys(end for lk in design.iter_links() if lk.failed for end in (lk.a_device, lk.b_device))
+    return [did for did in touched if all(lk.failed for lk in design.links_of(did))]

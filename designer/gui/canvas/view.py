@@ -54,6 +54,8 @@ class DesignView(QGraphicsView):
         self.connect_mode = False
         self._space = False
         self._was_empty = True
+        #: the view shows the whole design as zoom_to_fit left it (no zoom since): a resize refits
+        self.fitted = False
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         flags = QGraphicsView.OptimizationFlag
@@ -77,7 +79,15 @@ class DesignView(QGraphicsView):
         current = self.scale_factor()
         factor = max(MIN_SCALE / current, min(MAX_SCALE / current, factor))
         self.scale(factor, factor)
+        self.fitted = False
         self._zoomed()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Keep showing the whole design while it was fitted (the window's first layout, a dock
+        opened or closed); a view the user zoomed keeps its zoom."""
+        super().resizeEvent(event)
+        if self.fitted and not event.size().isEmpty() and event.size() != event.oldSize():
+            self.zoom_to_fit()
 
     def _zoomed(self) -> None:
         self.design_scene.set_sketched(self.scale_factor() < LOD_SKETCH)
@@ -121,6 +131,7 @@ class DesignView(QGraphicsView):
             self.zoom_by(1.5 / self.scale_factor())
         self.centerOn(rect.center())
         self._zoomed()
+        self.fitted = True
 
     def cancel_interaction(self) -> None:
         """End the gesture in progress (Escape, or the design changed under it) without an edit."""

@@ -363,6 +363,7 @@ class Inspector(QWidget):
             else f"{units.line_rate(sum(rates))} per direction in total"
         )
         with QSignalBlocker(self.l_medium):
+            self._offer_media(links)
             self.l_medium.setCurrentIndex(max(0, self.l_medium.findData(first.medium)))
         with QSignalBlocker(self.l_length):
             self.l_length.setValue(first.length_m)
@@ -371,6 +372,23 @@ class Inspector(QWidget):
             self.l_failed.setChecked(first.failed)
         self.refresh_rules()
         self._show_page(self.link_page)
+
+    def _offer_media(self, links: list[Link]) -> None:
+        """Only the media the links' ports take: a board medium (NVLink, PCIe) for links between
+        those ports, cable media for network links; the others stay listed, greyed."""
+        d = self.document.design
+        kinds = set()
+        for lk in links:
+            port = d.device(lk.a_device).port(lk.a_port)
+            kinds.add(port.kind if port is not None else "network")
+        model = self.l_medium.model()
+        for i in range(self.l_medium.count()):
+            medium = self.l_medium.itemData(i)
+            board = medium in ("nvlink", "pcie")
+            ok = kinds == {medium} if board else kinds == {"network"}
+            model.item(i).setEnabled(ok)  # type: ignore[attr-defined]
+            self.l_medium.setItemData(i, "" if ok else "not for these links' ports",
+                                      Qt.ItemDataRole.ToolTipRole)
 
     def _fill_cables(self, links: list[Link]) -> None:
         """The Cable list: the catalog cables that fit every selected link first, then the others

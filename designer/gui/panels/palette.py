@@ -217,13 +217,14 @@ class Palette(QWidget):
             group.setHidden(group.childCount() == 0)
 
     def filter(self, text: str) -> None:
-        """Show entries whose name, tooltip or id contains every word of ``text``."""
+        """Show entries whose name, tooltip, id or group (``switch`` finds every Quantum and Spectrum
+        switch under Switches) contains every word of ``text``."""
         words = text.lower().split()
-        for group in self._groups.values():
+        for kind, group in self._groups.items():
             shown = 0
             for i in range(group.childCount()):
                 item = group.child(i)
-                hay = (item.text(0) + " " + item.toolTip(0) + " " + str(item.data(0, _ROLE))).lower()
+                hay = " ".join((item.text(0), item.toolTip(0), str(item.data(0, _ROLE)), group.text(0), kind)).lower()
                 ok = all(w in hay for w in words)
                 item.setHidden(not ok)
                 shown += ok

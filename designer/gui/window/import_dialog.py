@@ -92,7 +92,9 @@ class ImportOptionsDialog(QDialog):
         lay.addWidget(buttons)
 
     def _browse_map(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Node-name map", str(Path.cwd()), "All files (*)")
+        from designer.gui.window.main_window import last_folder
+
+        path, _ = QFileDialog.getOpenFileName(self, "Node-name map", last_folder(), "All files (*)")
         if path:
             self.name_map.setText(path)
 
@@ -129,9 +131,12 @@ class ImportReportWindow(QDialog):
 def import_fabric(window: MainWindow, path: str | None = None, options: ImportOptions | None = None) -> bool:
     """File ▸ Import…: ask for a file and options (unless given), import, show the design as one undo step."""
     if path is None:
-        path, _ = QFileDialog.getOpenFileName(window, "Import a fabric", str(Path.cwd()), FILE_FILTER)
+        from designer.gui.window.main_window import last_folder, remember_folder
+
+        path, _ = QFileDialog.getOpenFileName(window, "Import a fabric", last_folder(), FILE_FILTER)
         if not path:
             return False
+        remember_folder(path)
     try:
         if options is None:
             dialog = ImportOptionsDialog(window, path)

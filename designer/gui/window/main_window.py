@@ -55,6 +55,16 @@ def first_start_size(available: QRect | None) -> tuple[int, int]:
     return min(w, available.width()), min(h, available.height())
 
 
+def last_folder() -> str:
+    """Where file dialogs start: the folder of the last file opened, saved or imported."""
+    folder = QSettings().value("last_folder", "")
+    return str(folder) if folder and Path(str(folder)).is_dir() else str(Path.home())
+
+
+def remember_folder(path: str) -> None:
+    QSettings().setValue("last_folder", str(Path(path).resolve().parent))
+
+
 class MainWindow(QMainWindow):
     """One design in one window."""
 
@@ -252,14 +262,18 @@ class MainWindow(QMainWindow):
         return w
 
     def open_dialog(self) -> None:
-        start = str(self.document.path.parent) if self.document.path else str(Path.cwd())
-        path, _ = QFileDialog.getOpenFileName(self, "Open design", start, FILE_FILTER)
-        if path:
-            self.open_path(path)
-
-    def open_path(self, path: str) -> bool:
-        """Open a design file here; on error show the exact problem and keep the current design."""
+        """Ask about unsaved changes first, then for the file (a question after the pick would
+        come too late to change one's mind about which file)."""
         if not self.maybe_save():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open design", last_folder(), FILE_FILTER)
+        if path:
+            self.open_path(path, asked=True)
+
+    def open_path(self, path: str, asked: bool = False) -> bool:
+        """Open a design file here; on error show the exact problem and keep the current design.
+        ``asked``: the user already answered the save-changes question."""
+        if not asked and not self.maybe_save():
             return False
         try:
             self.document.open(path)
@@ -270,6 +284,7 @@ class MainWindow(QMainWindow):
             return False
         self.recovery.discard()
         self._add_recent(str(self.document.path))
+        remember_folder(path)
         self.statusBar().showMessage(f"opened {path}", 5000)
         return True
 
@@ -281,14 +296,23 @@ class MainWindow(QMainWindow):
 
     def save_as(self) -> bool:
         self.inspector.commit_pending()
-        start = str(self.document.path or Path.cwd() / f"{self.document.design.name or 'design'}.json")
+        start = str(self.document.path or Path(last_folder()) / f"{self.document.design.name or 'design'}.json")
         path, _ = QFileDialog.getSaveFileName(self, "Save design", start, FILE_FILTER)
         if not path:
             return False
         target = Path(path)
         if not target.suffix:  # "fabric" typed in the dialog: save fabric.json, which Open and drops find
             target = target.with_name(target.name + ".json")
-        return self._save_to(target)
+        main = self.document.variants[0]
+        untitled = main.name if main.name in ("", Design().name) else None
+        if untitled is not None:  # an untitled design takes the file's name, if it is saved
+            main.set_design_field("name", target.stem)
+        if not self._save_to(target):
+            if untitled is not None:
+                main.set_design_field("name", untitled)
+            return False
+        remember_folder(str(target))
+        return True
 
     def _save_to(self, path: Path) -> bool:
         try:

@@ -90,11 +90,12 @@ class PointDialog(QDialog):
 
 def open_sweep_point(window: MainWindow, path: str | None = None, point: int | None = None) -> bool:
     """File ▸ Open Sweep Point…: a results file, a point, and its design in the window (unsaved)."""
+    from designer.gui.window.main_window import last_folder
     from designer.sweep.evaluate import design_of
     from designer.sweep.results import read_results
 
     if path is None:
-        path, _ = QFileDialog.getOpenFileName(window, "Open sweep results", str(Path.cwd()), RESULTS_FILTER)
+        path, _ = QFileDialog.getOpenFileName(window, "Open sweep results", last_folder(), RESULTS_FILTER)
         if not path:
             return False
     try:
