@@ -105,6 +105,10 @@ def test_phase_split_and_bounds(su) -> None:
     assert r.tpot_s == dec.step_s
     assert r.output_tokens_per_s_per_gpu == pytest.approx(dec.batch_sequences / dec.step_s / 8)
     assert r.network_share_tpot == pytest.approx(dec.exposed_comm_s / dec.step_s)
+    # The most exposed communication is the prefill's all-reduce over one server's NVLink: its link is named.
+    worst = max(pre.comm, key=lambda c: c.exposed_s)
+    assert worst.name == "tensor-parallel all-reduce" and not worst.network
+    assert r.bottleneck_link == worst.bottleneck_link and r.bottleneck_link.endswith("nvsw")
 
 
 def test_expert_all_to_all_over_the_network_bounds_deepseek_prefill(su) -> None:

@@ -131,6 +131,11 @@ class _Comm:
                  tokens: list[float]) -> None:
         self.bytes_per_token = bytes_per_token
         self.comm = communicator(ctx, name, groups, collective, [bytes_per_token * t for t in tokens])
+        self.link = self.comm.bottleneck_link
+        if not self.link:  # one group alone shares no link: name the busiest link of its own flows
+            src, dst, w = flows_of(ctx, groups[:1], collective)
+            _, arc, _ = shared_seconds_per_byte(ctx, src, dst, w, np.zeros(len(src), dtype=np.int64))
+            self.link = ctx.cap.link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and ctx.cap.link_ids else ""
 
     def per_call(self, tokens: float) -> float:
         return self.comm.time(self.bytes_per_token * tokens)
@@ -184,9 +189,8 @@ class _PhaseModel:
         if self.tp is not None:
             calls = 2 * m.layers - (m.moe_layers if self.ep is not None else 0)
             t = self.tp.per_call(tokens)
-            c = self.tp.comm
             out.append((CommTerm("tensor-parallel all-reduce", "allreduce", calls, self.tp.bytes_per_token * tokens,
-                                 t, calls * t, calls * t, c.bottleneck_link, c.network), False))
+                                 t, calls * t, calls * t, self.tp.link, self.tp.comm.network), False))
         if self.ep is not None:
             per_gpu_tokens = tokens / (ph.dp * ph.tp)
             elems = per_gpu_tokens * m.experts_per_token * m.hidden_size
@@ -197,9 +201,8 @@ class _PhaseModel:
                                      self.ep.link, self.ep.network), True))
         if self.pp is not None:
             t = self.pp.per_call(tokens)
-            c = self.pp.comm
             out.append((CommTerm("pipeline send", "sendrecv", ph.pp - 1, self.pp.bytes_per_token * tokens, t,
-                                 (ph.pp - 1) * t, (ph.pp - 1) * t, c.bottleneck_link, c.network), False))
+                                 (ph.pp - 1) * t, (ph.pp - 1) * t, self.pp.link, self.pp.comm.network), False))
         return out
 
     def step(self, batch: int, max_batch_by_memory: int = 0) -> PhaseReport:
