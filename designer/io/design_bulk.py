@@ -13,6 +13,7 @@ before, and a regular file of 16,384 GPUs is built without a Python call per rec
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from designer.model import DEVICE_KINDS, MEDIA, Device, Link, PortGroup
@@ -49,10 +50,12 @@ def _numbers(values: list[Any], low: float, high: float) -> bool:
 
 
 def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],
-                 group_ids: dict[str, int], max_text: int) -> list[Device] | None:
-    """The devices of ``raw`` when every record takes its ports from ``models`` and passes every
-    check; None to read the table record by record."""
-    if not all(type(d) is dict and d.keys() <= known and "ports" not in d for d in raw):
+                 group_ids: dict[str, int], max_text: int,
+                 port_groups: Callable[[Any, str], tuple[PortGroup, ...] | None]) -> list[Device] | None:
+    """The devices of ``raw`` when every record passes every check; None to read the table record by
+    record. A record's ports are its model's entry in ``models``, or its own ``ports`` read by
+    ``port_groups`` (the careful path's reader; None when they break the format)."""
+    if not all(type(d) is dict and d.keys() <= known for d in raw):
         return None
     ids = [d.get("id") for d in raw]
     kinds = [d.get("kind") for d in raw]
@@ -63,18 +66,25 @@ def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: di
     ys = [d.get("y", 0.0) for d in raw]
     groups = [d.get("group") for d in raw]
     props = [d.get("properties", {}) for d in raw]
+    own = [i for i, d in enumerate(raw) if "ports" in d]
+    modelled = [m for i, m in enumerate(models) if "ports" not in raw[i]] if own else models
     if not (_valid_ids(ids) and _hashable(kinds) and set(kinds) <= _DEVICE_KINDS and _texts(models, max_text)
-            and set(models) <= templates.keys() and _texts(names, max_text) and _texts(tiers, max_text)
+            and set(modelled) <= templates.keys() and _texts(names, max_text) and _texts(tiers, max_text)
             and _numbers(xs, -1e9, float("inf")) and _numbers(ys, -1e9, float("inf"))
             and all(type(p) is dict for p in props) and set(map(type, groups)) <= {str, type(None)}
             and set(groups) - {None} <= group_ids.keys()):
         return None
-    for ports in {templates[m] for m in set(models)}:
-        prefixes = [g.prefix for g in ports]
+    ports: list[tuple[PortGroup, ...] | None] = [templates.get(m, ()) for m in models]
+    for i in own:
+        ports[i] = port_groups(raw[i]["ports"], f"devices[{i}].ports")
+    if None in ports:
+        return None
+    for groups_of_ports in {id(p): p for p in ports}.values():
+        prefixes = [g.prefix for g in groups_of_ports]
         if len(set(prefixes)) != len(prefixes):
             return None
-    return checked_devices(zip(ids, kinds, map(templates.__getitem__, models), models, names, tiers,
-                               map(float, xs), map(float, ys), groups, map(dict, props), strict=True))
+    return checked_devices(zip(ids, kinds, ports, models, names, tiers, map(float, xs), map(float, ys), groups,
+                               map(dict, props), strict=True))
 
 
 def _port_ids(devices: list[Device]) -> dict[str, frozenset[str]]:

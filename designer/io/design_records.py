@@ -183,7 +183,8 @@ def _fast_device(d: dict[str, Any], seen: dict[str, Any], templates: dict[str, t
                  group_ids: dict[str, int]) -> Device | None:
     """A device from a record that passes every check, or None to take the careful path."""
     did, kind, model = d.get("id"), d.get("kind"), d.get("model", "")
-    if type(did) is not str or did in seen or kind not in _DEVICE_KINDS or type(model) is not str:
+    if type(did) is not str or did in seen or type(kind) is not str or kind not in _DEVICE_KINDS \
+            or type(model) is not str:
         return None
     if "ports" in d or model not in templates:
         return None
@@ -226,7 +227,7 @@ def _fast_link(raw: dict[str, Any], devices: dict[str, tuple[Device, int]], link
         return None
     medium, length, cable = raw.get("medium"), raw.get("length_m"), raw.get("cable", "")
     failed, props = raw.get("failed", False), raw.get("properties", {})
-    if medium not in _MEDIA or not _fine_number(length, 0.0, MAX_LINK_LENGTH_M):
+    if type(medium) is not str or medium not in _MEDIA or not _fine_number(length, 0.0, MAX_LINK_LENGTH_M):
         return None
     if type(cable) is not str or len(cable) > MAX_TEXT:
         return None
@@ -337,7 +338,13 @@ def build_design(data: dict[str, Any]) -> Design:
             raise RecordError(f"{p}.id", f"model {mid!r} is listed twice")
         templates[mid] = port_groups(m.get("ports"), f"{p}.ports")
 
-    devices = bulk_devices(devices_raw, _KNOWN["device"], templates, group_ids, MAX_TEXT)
+    def own_ports(raw: Any, path: str) -> tuple[PortGroup, ...] | None:
+        try:
+            return port_groups(raw, path)
+        except RecordError:
+            return None  # the careful path names the problem
+
+    devices = bulk_devices(devices_raw, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
     if devices is None:
         devices = _devices_one_by_one(devices_raw, templates, group_ids, port_groups)
     links = bulk_links(links_raw, _KNOWN["link"], devices, MAX_TEXT)

@@ -1,0 +1,59 @@
+"""Tables read a column at a time build the same design as record by record, and refuse the same."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import designer.io.design_records as records
+from designer.io import design_to_text, load_design
+from designer.io.design_bulk import bulk_devices, bulk_links
+from designer.io.design_file import design_from_text
+from designer.model import DesignError
+
+SAMPLE_FOLDER = Path(__file__).resolve().parents[2] / "sample_designs"
+
+
+@pytest.mark.parametrize("name", ["superpod-h100-4su.json", "tpu-torus-4x4x8.json", "gb200-nvl72.json"])
+def test_whole_tables_build_what_records_build(name, monkeypatch):
+    text = (SAMPLE_FOLDER / name).read_text()
+    fast = design_from_text(text)
+    monkeypatch.setattr(records, "bulk_devices", lambda *a: None)
+    monkeypatch.setattr(records, "bulk_links", lambda *a: None)
+    slow = design_from_text(text)
+    assert design_to_text(fast) == design_to_text(slow) == text
+
+
+def test_a_regular_sample_takes_the_table_path():
+    data = json.loads((SAMPLE_FOLDER / "superpod-h100-4su.json").read_text())
+    design = load_design(SAMPLE_FOLDER / "superpod-h100-4su.json")
+    templates = {dev.model: dev.ports for dev in design.iter_devices()}
+    groups = {g.id: i for i, g in enumerate(design.iter_groups())}
+    devices = bulk_devices(data["devices"], records._KNOWN["device"], templates, groups, records.MAX_TEXT,
+                           lambda raw, path: design.device("su4-ufm").ports)
+    assert devices is not None and len(devices) == design.device_count()
+    links = bulk_links(data["links"], records._KNOWN["link"], devices, records.MAX_TEXT)
+    assert links is not None and [lk.id for lk in links] == [lk.id for lk in design.iter_links()]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expect"),
+    [
+        (lambda d: d["devices"][3].update(kind=["gpu"]), "devices[3].kind: must be text"),
+        (lambda d: d["devices"][3].update(group={"a": 1}), "devices[3].group: no group"),
+        (lambda d: d["devices"][2].update(x="far"), "devices[2].x: must be a number"),
+        (lambda d: d["devices"][2].update(y=-2e9), "devices[2].y: must be >= -1e+09"),
+        (lambda d: d["links"][4].update(medium=["optical"]), "links[4].medium: must be text"),
+        (lambda d: d["links"][4].update(length_m=True), "links[4].length_m: must be a number"),
+        (lambda d: d["links"][5].update(a=d["links"][4]["a"]), "links[5].a: port"),
+        (lambda d: d["links"][5].update(id=d["links"][4]["id"]), "links[5].id: link"),
+        (lambda d: d["links"][5].update(id="bad id"), "invalid link id 'bad id'"),
+        (lambda d: d["links"][6].update(b=d["links"][6]["a"].split(":")[0] + ":p999"), "has no port 'p999'"),
+    ],
+)
+def test_a_table_with_one_bad_record_is_refused_naming_it(edit, expect):
+    data = json.loads((SAMPLE_FOLDER / "superpod-h100-1su.json").read_text())
+    edit(data)
+    with pytest.raises(DesignError, match=re.escape(expect)):
+        design_from_text(json.dumps(data))
