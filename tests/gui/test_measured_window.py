@@ -62,6 +62,10 @@ def test_export_html_gains_the_section(window, qtbot, tmp_path):
     json.dumps(window.measured.doc)  # plain data, as the JSON has it
     window.measured.clear()
     assert window.measured.doc is None and window.scene.marks.utilisation is None
+    window.measured.load(FILES)
+    assert window.measured.doc is not None
+    window.document.set_design(load_design(SAMPLE), None)  # another design: the measurements are forgotten
+    assert window.measured.doc is None and not window.measured.overlay_action.isChecked()
 
 
 def test_a_bad_file_is_one_line(window, qtbot, tmp_path, dialogs, monkeypatch):
@@ -73,3 +77,21 @@ def test_a_bad_file_is_one_line(window, qtbot, tmp_path, dialogs, monkeypatch):
     window.measured.choose_files()
     assert dialogs.kinds() == ["critical"] and "cut short" in dialogs.shown[0][1]
     assert window.measured.doc is None
+
+
+def test_counters_without_time_stamps_ask_the_interval(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    open_sample(qtbot, window)
+    asked = []
+
+    def get_double(*args, **kwargs):
+        asked.append(args[2])
+        return 30.0, True
+
+    monkeypatch.setattr(QInputDialog, "getDouble", get_double)
+    perfquery = ROOT / "tests" / "data" / "measured" / "perfquery" / "0x7cfe9003009ce5b0.out"
+    window.measured.load([str(perfquery)], ask_interval=window.measured._ask_interval)
+    assert asked and "since the counters were reset" in asked[0]
+    # The sample design has no such GUID: every port is listed as not mapped, nothing is dropped silently.
+    assert window.measured.doc["counters"]["seconds"] == 30.0 and len(window.measured.doc["counters"]["unmapped"]) == 2

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QInputDialog
 
 from designer.gui.panels.measured_panel import MeasuredPanel
 from designer.model import DesignError
@@ -58,6 +58,7 @@ class MeasuredView(QObject):
         self.clear_action.setEnabled(False)
         self.clear_action.triggered.connect(self.clear)
         window.live.overlay_action.toggled.connect(self._on_predicted_overlay)
+        window.document.design_replaced.connect(self._on_design_replaced)
         menu = window.live.menu
         menu.addSeparator()
         for a in (self.load_action, self.overlay_action, self.clear_action, dock.toggleViewAction()):
@@ -78,7 +79,11 @@ class MeasuredView(QObject):
     def _ask_interval(self, two: bool) -> float | None:
         label = ("Seconds between the two counter samples (they carry no time stamps):" if two else
                  "One counter sample: seconds since the counters were reset:")
-        value, ok = QInputDialog.getDouble(self.w, "Counter interval", label, 60.0, 0.001, 1e9, 3)
+        QApplication.restoreOverrideCursor()
+        try:
+            value, ok = QInputDialog.getDouble(self.w, "Counter interval", label, 60.0, 0.001, 1e9, 3)
+        finally:
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         return value if ok else None
 
     def load(self, paths: list[str], interval: float | None = None, ask_interval=None) -> None:  # noqa: ANN001
@@ -101,7 +106,11 @@ class MeasuredView(QObject):
                 except MeasuredFileError as counter_error:
                     looks_like_log = "nthread" in str(log_error).lower() or "line" in str(log_error)
                     raise (log_error if looks_like_log else counter_error) from None
-        self._compute(runs, samples, interval, ask_interval)
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # a large design takes seconds to route
+        try:
+            self._compute(runs, samples, interval, ask_interval)
+        finally:
+            QApplication.restoreOverrideCursor()
 
     def _compute(self, runs: list, samples: list, interval: float | None, ask_interval) -> None:  # noqa: ANN001
         from designer.analysis.fabric.context import build_context
@@ -186,6 +195,13 @@ class MeasuredView(QObject):
             self.w.live.set_measured_marks(([u["link"] for u in known], [u["utilisation"] for u in known]))
         else:
             self.w.live.set_measured_marks(None)
+
+    def _on_design_replaced(self, _design: object) -> None:
+        """Measurements were held against the design shown before: another one forgets them."""
+        if self.doc is not None:
+            self.show(None)
+            self.w.statusBar().showMessage("measurements cleared: they were compared with the design shown before "
+                                           "(Analysis ▸ Load Measurements… again for this one)", 8000)
 
     def _on_predicted_overlay(self, on: bool) -> None:
         if on and self.overlay_action.isChecked():
