@@ -68,12 +68,13 @@ class Sketch:
                     self.flagged_boxes[box.flagged].append(r)
                 if box.isSelected():
                     self.selected_rects.append(r)
-        #: devices whose links are all down (a failed switch), or the boxes hiding them
+        #: devices whose links are all down (a failed switch), where they are even inside a
+        #: collapsed box (the box covers its members' places; the rest of it did not fail)
         self.failed_rects: list[QRectF] = []
         for did in failed_devices(scene.design) if scene.design is not None else ():
-            item = scene.item_for_device(did)
-            if item is not None and item.isVisible():
-                self.failed_rects.append(item.sceneBoundingRect())
+            dev = scene.design.device(did)
+            w, h = style.device_size(dev.kind, dev.port_count)
+            self.failed_rects.append(QRectF(dev.x - w / 2, dev.y - h / 2, w, h))
         for group in (*self.frames.values(), *self.devices.values(), *self.boxes.values()):
             for r in group:
                 self.bounds = self.bounds.united(r)
