@@ -86,6 +86,13 @@ def test_broken_logs_exit_2(design_file, capsys, tmp_path):
     cut.write_text("\n".join(lines[:29]) + "\n")
     assert main(["compare", str(design_file), str(cut)]) == 2
     assert "cut short" in capsys.readouterr().err
+    text = H100_2N.read_text()
+    row = next(x for x in text.splitlines() if x.strip().startswith("8589934592"))
+    wrong = tmp_path / "wrong.log"
+    wrong.write_text(text.replace(row, row.replace("      0  ", "     12  ", 1)))
+    assert main(["compare", str(design_file), str(wrong)]) == 2
+    err = capsys.readouterr().err
+    assert "12 wrong values at 8 GiB" in err and len(err.strip().splitlines()) == 1
     assert main(["compare", str(design_file), str(tmp_path / "missing.log")]) == 2
     assert "no such file" in capsys.readouterr().err
 
