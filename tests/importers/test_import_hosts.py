@@ -169,3 +169,21 @@ def test_cli_host_map_server_and_bad_options(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "not a regular expression" in err and "not a GPU or NVLink switch model" in err
     assert "Traceback" not in err
+
+
+def test_bom_of_an_imported_pod_has_one_line_per_model_and_agrees_with_analyze():
+    from designer.analysis.bom.bill import bill_of_materials
+    from designer.analysis.rules.check import check_design
+
+    design, _ = imp(superpod_dump(sus=2, hosts_per_su=4, spines=4), "pod.topo")
+    bom = bill_of_materials(design)
+    devices = [(line.category, line.item if line.category != "nic" else line.name, line.tier, line.quantity)
+               for line in bom.lines if line.category in ("gpu", "nic", "nvswitch", "switch")]
+    assert ("gpu", "a100-sxm", "", 64) in devices and ("nvswitch", "hgx-a100-nvswitch", "", 8) in devices
+    assert [d for d in devices if d[0] == "nic"] == [("nic", "host adapter, 1 x 200 Gb/s", "", 66)]
+    switches = {(d[2], d[3]) for d in devices if d[0] == "switch"}
+    assert switches == {("leaf", 16), ("spine", 4)}
+    assert any("8 servers of one template: 8 x a100-sxm on hgx-a100-nvswitch" in n for n in bom.notes)
+    assert bom.quantity("gpu") == analyze(design, sizes=[1 << 20]).ranks
+    # validate: nothing about GPU islands (every GPU reaches every other)
+    assert not [f for f in check_design(design) if "island" in f.code]

@@ -3,7 +3,10 @@
 Counting rules:
 
 - Devices: one line per (kind, model, tier). A device without a catalog model is priced from
-  its ``properties`` ``power_w`` / ``price_usd`` when present (else 0, with a note).
+  its ``properties`` ``power_w`` / ``price_usd`` when present (else 0, with a note), and counted
+  with the devices of the same ``properties.part`` (an imported switch's part number, an adapter's
+  ports and rate), else ``description``, else name. Servers stamped from one template (a server
+  group's ``properties.server``) are counted in a note.
 - Cables: every link that is not a board connection (``nvlink``, ``pcie``), one line per
   (cable model, medium, the tiers it joins, length bucket). Endpoints (GPU, NIC, storage) count
   as tier ``node``. Price = cable price + price per metre x length; power = 2 ends x power per end.
@@ -190,9 +193,10 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             power = float(dev.properties.get("power_w", 0.0) or 0.0)
             price = float(dev.properties.get("price_usd", 0.0) or 0.0)
             based_on = dev.properties.get("based_on")
-            # a line per model, not per device: an imported device's model description (every host
-            # adapter of one make reads alike) before its own name (a host name)
-            described = str(dev.properties.get("description") or "")
+            # a line per model, not per device: an imported device's part (what the import read it as:
+            # a switch's part number, an adapter's ports and rate), else its model description (every
+            # host adapter of one make reads alike), before its own name (a host name)
+            described = str(dev.properties.get("part") or dev.properties.get("description") or "")
             name = described or dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
             key = (dev.kind, dev.model, dev.tier, name)
         acc = dev_lines.setdefault(key, [0, 0.0, 0.0, 0])
@@ -206,6 +210,14 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     if unpriced:
         notes.append(f"{count(unpriced, 'custom device')} with no catalog model and no power_w/price_usd: "
                      f"{UNPRICED}")
+    servers: dict[str, int] = defaultdict(int)
+    for group in design.iter_groups():
+        template = group.properties.get("server") if group.kind == "server" else None
+        if isinstance(template, str) and template:
+            servers[template] += 1
+    for template, n in sorted(servers.items()):
+        notes.append(f"{count(n, 'server')} of one template: {template} (its GPUs and NVLink switch are on the "
+                     "lines above)")
 
     # Cables and transceivers -------------------------------------------------------------
     cable_acc: dict[tuple[str, str, str, str], list[float]] = {}

@@ -89,6 +89,16 @@ def _server_columns(members: list[str], kind_of: dict[str, str]) -> list[list[st
     return ([switches] if switches else []) + cols
 
 
+def part_name(dev: Device, what: str) -> str:
+    """What a device with no catalog model is, for the bill of materials to count alike devices on one
+    line (``switch, 36 x 32 Gb/s``); the source's own words (a switch's model) come first when known."""
+    net = [g for g in dev.ports if g.kind == "network"]
+    ports = sum(g.count for g in net)
+    top = max((g.speed_gbps for g in net), default=0.0)
+    proto = "InfiniBand " if dev.properties.get("protocol") == "infiniband" else ""
+    return f"{proto}{what}, {ports} x {line_rate(top)}" if ports else f"{proto}{what}"
+
+
 def natural_key(text: str) -> tuple:
     """Sort key that orders ``leaf2`` before ``leaf10`` (GUID names ``S-0008f105...`` as text)."""
     if re.fullmatch(r"[SHR]-[0-9a-fA-F]{16}", text):
@@ -326,6 +336,8 @@ class Fabric:
             props = {k: v for k, v in node.properties.items() if k != "port_gbps"}
             dev = Device(dev_id, node.kind, ports_for(node, dev_id), name=node.name if node.name != dev_id else "",
                          tier=node.tier, properties=props)
+            if dev.kind == "switch":
+                props.setdefault("part", part_name(dev, "switch"))
             devices.append(dev)
             dev_of[node.key] = dev_id
             if node.host and node.kind != "switch":
@@ -382,8 +394,9 @@ class Fabric:
                 n_pcie = len(mine_gpus) if template is not None else per_adapter
                 extra = (PortGroup("pcie", n_pcie, pcie, kind="pcie"),) if n_pcie else ()
                 props = {k2: v for k2, v in node.properties.items() if k2 != "port_gbps"}
-                devices.append(Device(nic_id, "nic", ports_for(node, nic_id, extra), name=node.name,
-                                      group=hid, properties=props))
+                nic = Device(nic_id, "nic", ports_for(node, nic_id, extra), name=node.name, group=hid, properties=props)
+                props.setdefault("part", part_name(nic, "host adapter"))
+                devices.append(nic)
                 dev_of[node.key] = nic_id
                 column = [nic_id]
                 for g, gpu_id in enumerate(mine_gpus, 1):

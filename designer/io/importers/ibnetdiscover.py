@@ -44,6 +44,8 @@ _PORT = re.compile(r'^\[(\d+)\](?:\(([^)]*)\))?\s*"([^"]*)"\s*\[(\d+)\](?:\(([^)
 _IBSIM_OPT = re.compile(r"(?:^|\s)([ws])=(\d+)\b")
 _RATE = re.compile(r"\b(\d+)[xX]\s*(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
 _QUOTED = re.compile(r'"([^"]*)"')
+#: A switch's part number in its node description (``MF0;leaf1:MQM8700/U1``, ``SwitchX -  Mellanox ...``).
+_SWITCH_PART = re.compile(r":(M?Q[MS]\d{4}[\w-]*|CS\d{4}|SB\d{4}|MSB\d{4}|IS\d{4}|SX\d{4}|MSX\d{4})(?:/|$)")
 _CHASSIS_DESC = re.compile(r"^(?:MF0;)?([^:;]+):([^/]+)/(.+)$")
 _LST_NODE = re.compile(
     r"\{\s*(SW|CA|RT)\s+Ports:([0-9A-Fa-f]+)\s+SystemGUID:([0-9A-Fa-f]+)\s+NodeGUID:([0-9A-Fa-f]+)"
@@ -311,11 +313,17 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
             continue
         if r.kind == "Ca":
             host = host_of(r.key, mapped(r.key), r.desc, options)
+            props = {"guid": r.key, "description": r.desc}
+            if r.desc and not host_of("", "", r.desc, ImportOptions()):
+                props["part"] = r.desc  # the adapter's make ("MT25408 ConnectX Mellanox Technologies"), not a host
             fabric.add_node(r.key, "adapter", r.line, ports=r.ports, name=host or r.desc, host=host,
-                            id_hint=host or r.key, properties={"guid": r.key, "description": r.desc})
+                            id_hint=host or r.key, properties=props)
         else:
             name = mapped(r.key)
             props = {"guid": r.key, "description": r.desc, "protocol": "infiniband"}
+            part = _SWITCH_PART.search(r.desc)
+            if part:
+                props["part"] = f"InfiniBand switch {part.group(1)}" + (f" ({r.ports} ports)" if r.ports else "")
             if r.kind == "Rt":
                 props["ib_router"] = True
                 report.guess(r.key, "an InfiniBand router: read as a switch with no tier", r.line, "router")
