@@ -48,14 +48,17 @@ def deepep(ctx) -> None:  # noqa: ANN001
         a2a = AllToAll(ctx, order[:ep][None, :], "low_latency")
         row(f"DeepEP low-latency dispatch, EP{ep}", a2a.per_call(dispatch) * 1e6, d_us, "us")
         row(f"DeepEP low-latency combine, EP{ep}", a2a.per_call(combine) * 1e6, c_us, "us")
-    tokens = 4096 * topk * hidden * (1 + S.FP8_SCALE_BYTES_PER_ELEMENT)
-    for ep, gbps in {8: 153, 16: 43, 32: 58, 64: 51}.items():
-        a2a = AllToAll(ctx, order[:ep][None, :], "normal")
-        t = a2a.per_call(tokens)
-        # DeepEP's "bottleneck bandwidth": bytes through the bottleneck (NVLink in a server, else each GPU's
-        # share leaving the server by RDMA) over the time.
-        through = tokens * ((ep - 8) / ep if ep > 8 else (ep - 1) / ep)
-        row(f"DeepEP normal dispatch, EP{ep} (bottleneck GB/s)", through / t / 1e9, gbps, "GB/s")
+    normal = {"dispatch": (4096 * topk * hidden * (1 + S.FP8_SCALE_BYTES_PER_ELEMENT),
+                           {8: 153, 16: 43, 32: 58, 64: 51}),
+              "combine": (4096 * topk * hidden * 2, {8: 158, 16: 43, 32: 57, 64: 50})}
+    for kind, (message, measured) in normal.items():
+        for ep, gbps in measured.items():
+            a2a = AllToAll(ctx, order[:ep][None, :], "normal")
+            t = a2a.per_call(message)
+            # DeepEP's "bottleneck bandwidth": bytes through the bottleneck (NVLink in a server, else each
+            # GPU's share leaving the server by RDMA) over the time.
+            through = message * ((ep - 8) / ep if ep > 8 else (ep - 1) / ep)
+            row(f"DeepEP normal {kind}, EP{ep} (bottleneck GB/s)", through / t / 1e9, gbps, "GB/s")
 
 
 def mooncake() -> None:
@@ -105,6 +108,7 @@ def sglang(ctx) -> None:  # noqa: ANN001
     r = serving_analysis(ctx, serving_from_data(d))
     row("SGLang DeepSeek-V3 decode, 256 sequences per GPU, tokens/s per H100 node", r.output_tokens_per_s_per_server,
         22_282, "tokens/s")
+    row("SGLang DeepSeek-V3 decode, 256 sequences per GPU, inter-token latency", r.tpot_s * 1e3, 100, "ms")
 
 
 def main() -> None:
