@@ -93,3 +93,21 @@ def test_no_panel_text_reads_minus_zero(small_window, qtbot):
             texts.append(figures.text())
     joined = " ".join(texts)
     assert "-0%" not in joined and "\u22120%" not in joined
+
+
+def test_the_bill_dock_shows_item_quantity_price_total_and_power_on_screen(small_window, qtbot):
+    from designer.gui.panels.bom_dock import DEFAULT_COLUMNS
+
+    small_window.document.set_design(load_design(sample_designs_dir() / "superpod-h100-1su.json"), None)
+    dock = small_window.docks["bom"]
+    dock.show()
+    dock.raise_()
+    bom = dock.widget()
+    qtbot.waitUntil(lambda: bom.bom is not None and bom.model.rowCount() > 0, timeout=10_000)
+    assert bom.shown_columns() == list(DEFAULT_COLUMNS)
+    widths = sum(bom.table.columnWidth(c) for c in range(bom.model.columnCount()) if not bom.table.isColumnHidden(c))
+    assert widths <= bom.table.viewport().width()
+    # the hidden columns come back from the header's menu, and the tooltip names what they hold
+    bom.column_actions["category"].setChecked(True)
+    assert "category" in bom.shown_columns()
+    assert "switch" in bom.model.data(bom.model.index(3, 1), Qt.ItemDataRole.ToolTipRole)

@@ -28,7 +28,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QAction, QColor, QShowEvent
+from PySide6.QtGui import QAction, QColor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -51,8 +51,13 @@ from designer.present.bom_text import BOM_ALIGN, BOM_HEADERS, board_text, bom_cs
 DEBOUNCE_MS = 300
 #: Designs with more devices and links than this are counted in a worker thread.
 THREAD_ABOVE = 15000
-#: The widest the item column starts (px); drag the header to widen it.
-ITEM_WIDTH = 170
+#: The narrowest the item column gets when the dock is narrow (px); drag the header to widen it.
+MIN_ITEM_WIDTH = 80
+#: The columns shown at first, in this order (the header's context menu shows the others: category,
+#: tier / link and length, unit W); every column stays in the model and the CSV.
+DEFAULT_COLUMNS = ("item", "qty", "unit USD", "total USD", "total kW")
+#: Column heads as the narrow dock shows them (the hover and the CSV give the full head).
+SHORT_HEADS = {"unit USD": "unit $", "total USD": "total $", "total kW": "kW", "tier / link, length": "tier / link"}
 _UNPRICED = QColor("#B25E00")
 _PRICE_COLUMNS = (BOM_HEADERS.index("unit USD"), BOM_HEADERS.index("total USD"))
 
@@ -108,7 +113,8 @@ class BomTableModel(QAbstractTableModel):
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
         line = self.bom.lines[row]
         if role == Qt.ItemDataRole.ToolTipRole:
-            tip = line.name
+            where = self._rows[row][BOM_HEADERS.index("tier / link, length")]
+            tip = f"{line.name}\n{line.category}" + (f", {where}" if where else "")
             if line.medium:
                 tip += f"\n{line.medium.replace('_', ' ')}"
             if self._unpriced[row]:
@@ -120,8 +126,12 @@ class BomTableModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return BOM_HEADERS[section]
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return SHORT_HEADS.get(BOM_HEADERS[section], BOM_HEADERS[section])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{BOM_HEADERS[section]} (right-click: choose the columns)"
         return None
 
 
@@ -197,6 +207,7 @@ class BomDock(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
+        self._default_columns(header)
         self.copy_action = QAction("Copy as CSV", self)
         self.copy_action.setToolTip("Put the table on the clipboard as CSV, for a spreadsheet")
         self.copy_action.triggered.connect(self.copy_csv)
@@ -223,6 +234,44 @@ class BomDock(QWidget):
         lay.addWidget(self.notes)
         document.design_replaced.connect(self._on_document_design_replaced)
         self._on_document_design_replaced(document.design)
+
+    def _default_columns(self, header: QHeaderView) -> None:
+        """Show :data:`DEFAULT_COLUMNS` in their order; the header's context menu toggles every column."""
+        for target, name in enumerate(DEFAULT_COLUMNS):
+            header.moveSection(header.visualIndex(BOM_HEADERS.index(name)), target)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        header.setToolTip("right-click: choose the columns")
+        self.column_actions: dict[str, QAction] = {}
+        for col, name in enumerate(BOM_HEADERS):
+            action = QAction(name, header)
+            action.setCheckable(True)
+            action.setChecked(name in DEFAULT_COLUMNS)
+            action.toggled.connect(lambda on, c=col: self.table.setColumnHidden(c, not on))
+            header.addAction(action)
+            self.column_actions[name] = action
+            self.table.setColumnHidden(col, name not in DEFAULT_COLUMNS)
+
+    def _fit_item_column(self) -> None:
+        """The item column takes what the other shown columns leave of the dock's width (at least
+        :data:`MIN_ITEM_WIDTH`; a long name is elided in the middle, whole in the tooltip), so quantity,
+        price and power stay on screen."""
+        item = BOM_HEADERS.index("item")
+        others = sum(self.table.columnWidth(c) for c in range(len(BOM_HEADERS))
+                     if c != item and not self.table.isColumnHidden(c))
+        bar = self.table.verticalScrollBar()
+        room = self.table.viewport().width() - others - 2 - (0 if bar.isVisible() else bar.sizeHint().width())
+        self.table.setColumnWidth(item, max(MIN_ITEM_WIDTH, min(self.table.sizeHintForColumn(item), room)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.bom is not None:
+            self._fit_item_column()
+
+    def shown_columns(self) -> list[str]:
+        """The column heads shown, left to right."""
+        header = self.table.horizontalHeader()
+        cols = sorted(range(len(BOM_HEADERS)), key=header.visualIndex)
+        return [BOM_HEADERS[c] for c in cols if not self.table.isColumnHidden(c)]
 
     # ------------------------------------------------------------------ following the design
     def _signals_of(self, design: Design) -> list[tuple[Any, Callable[..., None]]]:
@@ -318,8 +367,7 @@ class BomDock(QWidget):
         self.bom = bom
         self.model.set_bom(bom, self.document.catalog)
         self.table.resizeColumnsToContents()
-        if self.table.columnWidth(1) > ITEM_WIDTH:  # a long custom name: elided, whole in the tooltip
-            self.table.setColumnWidth(1, ITEM_WIDTH)
+        self._fit_item_column()
         self.state.setText(problem)
         self.state.setVisible(bool(problem))
         self.state.setStyleSheet("color: #D62828" if problem else "")

@@ -79,7 +79,7 @@ class LiveAnalysis(QObject):
         height = max(180, int(w.height() * (0.32 if w.height() >= 900 else 0.4)))
         w.resizeDocks([self.docks["utilisation"]], [height], Qt.Orientation.Vertical)
         # the side columns as designed (the bottom panels would otherwise squeeze the right one)
-        right = min(340, max(280, int(w.width() * 0.24)))
+        right = min(340, max(320, int(w.width() * 0.24)))  # the bill's item, qty, price, total and power fit
         w.resizeDocks([w.docks["palette"], w.docks["inspector"]], [250, right], Qt.Orientation.Horizontal)
 
     def _build_actions(self) -> None:
