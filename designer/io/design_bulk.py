@@ -16,9 +16,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from designer.io.property_rules import DEVICE_PROPERTY_RULES, check_properties
 from designer.model import DEVICE_KINDS, MEDIA, Device, Link, PortGroup
 from designer.model.bulk import checked_devices, checked_links
-from designer.model.entities import MAX_LINK_LENGTH_M
+from designer.model.entities import MAX_COORD, MAX_LINK_LENGTH_M
+from designer.model.fields import FieldError
 
 #: One id per line, every line a valid id (``designer.model.entities.check_id``).
 _IDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}(?:\n[A-Za-z0-9][A-Za-z0-9_.\-]{0,127})*")
@@ -70,7 +72,7 @@ def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: di
     modelled = [m for i, m in enumerate(models) if "ports" not in raw[i]] if own else models
     if not (_valid_ids(ids) and _hashable(kinds) and set(kinds) <= _DEVICE_KINDS and _texts(models, max_text)
             and set(modelled) <= templates.keys() and _texts(names, max_text) and _texts(tiers, max_text)
-            and _numbers(xs, -1e9, float("inf")) and _numbers(ys, -1e9, float("inf"))
+            and _numbers(xs, -MAX_COORD, MAX_COORD) and _numbers(ys, -MAX_COORD, MAX_COORD)
             and all(type(p) is dict for p in props) and set(map(type, groups)) <= {str, type(None)}
             and set(groups) - {None} <= group_ids.keys()):
         return None
@@ -83,8 +85,16 @@ def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: di
         prefixes = [g.prefix for g in groups_of_ports]
         if len(set(prefixes)) != len(prefixes):
             return None
+    props = [dict(p) for p in props]
+    ruled = DEVICE_PROPERTY_RULES.keys()
+    try:
+        for p in props:
+            if not ruled.isdisjoint(p):
+                check_properties(p, DEVICE_PROPERTY_RULES, "")
+    except FieldError:
+        return None
     return checked_devices(zip(ids, kinds, ports, models, names, tiers, map(float, xs), map(float, ys), groups,
-                               map(dict, props), strict=True))
+                               props, strict=True))
 
 
 def _port_ids(devices: list[Device]) -> dict[str, frozenset[str]]:

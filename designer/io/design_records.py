@@ -11,10 +11,10 @@ path, which finds and names the problem.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from designer.io.design_bulk import bulk_devices, bulk_links
+from designer.io.property_rules import DESIGN_PROPERTY_RULES, DEVICE_PROPERTY_RULES, Rule, check_properties
 from designer.model import (
     DEVICE_KINDS,
     GROUP_KINDS,
@@ -31,8 +31,6 @@ from designer.model.entities import (
     MAX_COORD,
     MAX_LINK_LENGTH_M,
     MAX_PORT_GBPS,
-    MAX_POWER_W,
-    MAX_PRICE_USD,
     MIN_PORT_GBPS,
 )
 from designer.model.fields import (
@@ -96,52 +94,7 @@ def _choice(obj: dict[str, Any], key: str, path: str, choices: tuple[str, ...], 
     return as_choice(v, f"{path}.{key}", choices)
 
 
-def _whole(lo: int, hi: int) -> Callable[[Any, str], int]:
-    return lambda v, path: as_int(v, path, lo, hi)
-
-
-def _amount(maximum: float) -> Callable[[Any, str], float]:
-    return lambda v, path: as_number(v, path, minimum=0.0, maximum=maximum)
-
-
-#: A GPU's position in a grid (``coords``, read by the bisection bounds): at most this many
-#: dimensions, each index below MAX_COORD_INDEX.
-MAX_GRID_DIMS = 16
-MAX_COORD_INDEX = 1_000_000
-
-
-def _grid_coords(v: Any, path: str) -> list[int]:
-    items = as_list(v, path)
-    if len(items) > MAX_GRID_DIMS:
-        raise RecordError(path, f"at most {MAX_GRID_DIMS} dimensions, not {len(items):,}")
-    return [as_int(x, f"{path}[{i}]", 0, MAX_COORD_INDEX) for i, x in enumerate(items)]
-
-
-#: Properties other commands read, each with the rule it must meet. A file is checked against them
-#: when it is read, so ``validate`` refuses what ``analyze``, ``bom``, ``scale``... could not use
-#: (whole numbers written ``2.0`` are stored as 2). Other properties are free-form.
-DEVICE_PROPERTY_RULES: dict[str, Callable[[Any, str], Any]] = {
-    "rail": _whole(-1, 1_000_000), "su": _whole(-1, 1_000_000),
-    "power_w": _amount(MAX_POWER_W), "price_usd": _amount(MAX_PRICE_USD),
-    "coords": _grid_coords,
-}
-#: The size parameters a generated design records (``scale`` and ``advise`` rebuild it from them).
-DESIGN_PROPERTY_RULES: dict[str, Callable[[Any, str], Any]] = {
-    key: _whole(1, 10_000_000) for key in ("sus", "nodes", "nodes_per_su", "leaves", "hosts_per_leaf", "pods",
-                                           "leaves_per_pod", "racks", "gpus_per_node", "gpus")
-}
-
-
-def check_properties(props: dict[str, Any], rules: dict[str, Callable[[Any, str], Any]], path: str) -> None:
-    """Check (and normalise in place) the properties ``rules`` name; RecordError names the first bad one."""
-    if props.keys().isdisjoint(rules):
-        return
-    for key, rule in rules.items():
-        if key in props:
-            props[key] = rule(props[key], f"{path}.{key}")
-
-
-def _props(obj: dict[str, Any], path: str, rules: dict[str, Callable[[Any, str], Any]] | None = None
+def _props(obj: dict[str, Any], path: str, rules: dict[str, Rule] | None = None
            ) -> dict[str, Any]:
     v = dict(_obj(obj.get("properties", {}), f"{path}.properties"))
     if rules:
