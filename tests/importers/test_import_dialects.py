@@ -66,3 +66,29 @@ def test_slurm_block_overrides_and_contradictions():
         imp(BLOCK + "SwitchName=s1 Nodes=gb001\n", "topology.conf")
     with pytest.raises(ImportFileError, match="BlockSizes"):
         imp("BlockName=b1 Nodes=n1\nBlockSizes=18,x\n", "topology.conf")
+
+
+def test_ibsim_example_files_read_as_written():
+    from designer.io.importers import import_file
+
+    design, report = import_file(DATA / "ibsim-net.2sw2path4hca2port")
+    assert report.format == "ibsim"
+    nics = {d.id: d for d in design.iter_devices() if d.kind == "nic"}
+    assert len(nics) == 2 and all(d.port("p2") is not None for d in nics.values())  # 2-port adapters
+    cables = [lk for lk in design.iter_links() if lk.medium == "optical"]
+    assert len(cables) == 6 and not report.skipped  # 4 adapter cables, 2 between the switches
+    assert not any(d.properties.get("loopback_cables") for d in design.iter_devices())
+    design, report = import_file(DATA / "ibsim-net")
+    assert sorted(d.kind for d in design.iter_devices() if d.kind in ("nic", "switch")) == ["nic", "nic", "switch",
+                                                                                             "switch"]
+
+
+def test_ibnetdiscover_ports_excerpt_from_an_edr_fabric():
+    from designer.io.importers import import_file
+
+    design, report = import_file(DATA / "infiniband_exporter-ibnetdiscover-test.out")
+    assert report.format == "ibnetdiscover-ports"
+    rates = {lk.properties.get("ib_rate") for lk in design.iter_links() if lk.medium == "optical"}
+    assert rates == {"4xEDR"}
+    assert {p.speed_gbps for d in design.iter_devices() if d.kind == "nic" for p in d.ports
+            if p.kind == "network"} == {100.0}
