@@ -191,6 +191,8 @@ UTIL_COLORMAP_RANGE = (0.0, 0.8)
 UTIL_STEPS = 64
 BOTTLENECK_HALO = QColor(214, 40, 40, 120)
 CUT_HALO = QColor(200, 0, 160, 120)
+#: Links whose measured counters say something is wrong (errors grew, a port below its rate).
+MEASURED_HALO = QColor(235, 140, 0, 150)
 _UTIL_LUT: list[QColor] = []
 _UTIL_PENS: dict[tuple[int, float, bool, bool], QPen] = {}
 

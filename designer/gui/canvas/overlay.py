@@ -49,7 +49,7 @@ class LinkMarks:
         if not self._halo:
             return None
         ids = link_ids if isinstance(link_ids, (set, dict)) else set(link_ids)
-        for layer in ("cut", "bottleneck"):  # the cut the user asked to see wins
+        for layer in ("cut", "measured", "bottleneck"):  # the cut the user asked to see wins
             links = self._halo.get(layer)
             if links and not links.keys().isdisjoint(ids):
                 return next(links[i] for i in ids if i in links)
@@ -58,4 +58,6 @@ class LinkMarks:
 
 BOTTLENECK = "bottleneck"
 CUT = "cut"
-__all__ = ["BOTTLENECK", "CUT", "LinkMarks"]
+#: Links the loaded port counters flag (designer.gui.window.measured).
+MEASURED = "measured"
+__all__ = ["BOTTLENECK", "CUT", "MEASURED", "LinkMarks"]

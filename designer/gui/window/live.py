@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QDockWidget, QInputDialog, QLabel, QMenu, QMessageBox
 
 from designer.gui import style
-from designer.gui.canvas.overlay import BOTTLENECK, CUT
+from designer.gui.canvas.overlay import BOTTLENECK, CUT, MEASURED
 from designer.gui.panels.compare import ComparePanel
 from designer.gui.panels.live_runner import LiveResult, waiting_text
 from designer.gui.panels.plots import PANELS, BisectionPanel, BottlenecksPanel, CurvesPanel, UtilisationPanel
@@ -39,8 +39,10 @@ class LiveAnalysis(QObject):
         self.compare = ComparePanel(window.document, window.runner)
         self.docks: dict[str, QDockWidget] = {}
         self.overlay_on = False
-        #: Measured utilisation shown instead of the predicted one: (link ids, values), or None.
+        #: Measured utilisation shown instead of the predicted one: (link ids, values), or None; and the
+        #: links the measurements flag (a halo while it is shown).
         self.measured_marks: tuple[list[str], list[float]] | None = None
+        self.measured_halo: list[str] = []
         self.result: LiveResult | None = None
         self._workload_raised = None
         self._serving_raised = None
@@ -309,10 +311,12 @@ class LiveAnalysis(QObject):
         self.w.legend.set_utilisation_scale(on or self.measured_marks is not None)
         self._update_marks()
 
-    def set_measured_marks(self, marks: tuple[list[str], list[float]] | None) -> None:
-        """Colour links by their measured utilisation (the second heat-map mode); None: back to the predicted
-        one (if on) or the media. The predicted overlay and this one exclude each other."""
+    def set_measured_marks(self, marks: tuple[list[str], list[float]] | None, halo: list[str] = ()) -> None:
+        """Colour links by their measured utilisation (the second heat-map mode), ``halo`` the links the
+        measurements flag; None: back to the predicted one (if on) or the media. The predicted overlay and
+        this one exclude each other."""
         self.measured_marks = marks
+        self.measured_halo = list(halo) if marks is not None else []
         if marks is not None and self.overlay_on:
             self.set_overlay(False)
         self.w.legend.set_utilisation_scale(self.overlay_on or marks is not None)
@@ -330,6 +334,8 @@ class LiveAnalysis(QObject):
         else:
             marks.set_utilisation(None)
             marks.set_halo(BOTTLENECK, (), style.BOTTLENECK_HALO)
+        shown = self.measured_marks is not None and not self.overlay_on
+        marks.set_halo(MEASURED, self.measured_halo if shown else (), style.MEASURED_HALO)
         bis: BisectionPanel = self.panels["bisection"]  # type: ignore[assignment]
         if bis.cut_button.isChecked() and rep is not None:
             marks.set_halo(CUT, rep.bisection.cut_links, style.CUT_HALO)

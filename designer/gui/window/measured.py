@@ -192,7 +192,9 @@ class MeasuredView(QObject):
             links = self.doc["counters"]["links"]
             design = self.w.document.design
             known = [u for u in links if design.has_link(u["link"])]
-            self.w.live.set_measured_marks(([u["link"] for u in known], [u["utilisation"] for u in known]))
+            flagged = [lid for f in self.doc["counters"]["findings"] for lid in f["links"] if design.has_link(lid)]
+            self.w.live.set_measured_marks(([u["link"] for u in known], [u["utilisation"] for u in known]),
+                                           flagged)
         else:
             self.w.live.set_measured_marks(None)
 
