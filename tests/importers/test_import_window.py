@@ -72,6 +72,23 @@ def test_options_dialog_and_errors_are_dialogs(window, qtbot):
     assert window.document.design is before
 
 
+def test_options_dialog_server_and_hosts(window, qtbot):
+    from designer.gui.window.import_dialog import ImportOptionsDialog
+
+    d = ImportOptionsDialog(window, str(DATA / "psmn-X5.ibnetdiscover.topofile"))
+    qtbot.addWidget(d)
+    assert d.options().server == "auto" and d.options().server_template is None
+    d.server.setCurrentIndex(d.server.findData("h100-sxm"))
+    d.hosts.setText(r"^(?P<host>\S+)\s")
+    opts = d.options()
+    assert opts.server == "h100-sxm" and opts.hosts_regex == r"^(?P<host>\S+)\s"
+    d.server.setEditText(str(DATA / "simccl-topo_8A100_4CX6.xml"))
+    assert d.options().server_template.gpus == 8
+    d.hosts.setText("(")
+    with pytest.raises(Exception, match="not a regular expression"):
+        d.options()
+
+
 def test_import_is_an_ordinary_undo_step_and_undo_keeps_the_unsaved_mark(window, qtbot, tmp_path, monkeypatch):
     """Import over unsaved work, undo: the work is back, still marked unsaved, and closing asks to save."""
     from PySide6.QtCore import QPointF

@@ -34,12 +34,16 @@ from designer.io.importers import (
     FORMATS,
     ImportOptions,
     ImportReport,
+    check_hosts_regex,
     import_file,
     parse_attribute_mapping,
     parse_rate_option,
     read_name_map,
+    read_server_template,
 )
+from designer.io.importers.hosts import nvswitch_for
 from designer.model import DesignError
+from designer.model.catalog import default_catalog
 
 if TYPE_CHECKING:
     from designer.gui.window.main_window import MainWindow
@@ -73,6 +77,24 @@ class ImportOptionsDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.name_map)
         row.addWidget(browse)
+        self.server = QComboBox()
+        self.server.setEditable(True)
+        self.server.addItem("Guess from the hosts' adapters (8 HDR: DGX A100, 8 NDR: DGX H100)", "auto")
+        self.server.addItem("None: GPUs per host adapter", "none")
+        for comp in sorted(default_catalog().by_kind("gpu"), key=lambda c: c.id):
+            if nvswitch_for(comp, default_catalog()) is not None:
+                self.server.addItem(f"{comp.id}: an NVSwitch board of {comp.name}", comp.id)
+        self.server.setToolTip("What each GPU host is: guessed, none, a catalog GPU's NVSwitch board, or the path of "
+                               "an NCCL topology XML of one server")
+        server_row = QHBoxLayout()
+        server_row.addWidget(self.server, 1)
+        browse_xml = QPushButton("NCCL XML\u2026")
+        browse_xml.clicked.connect(self._browse_server)
+        server_row.addWidget(browse_xml)
+        self.hosts = QLineEdit()
+        self.hosts.setPlaceholderText("<host> HCA-<n>, <host> mlx5_<n> or a bare host name")
+        self.hosts.setToolTip("A regular expression naming an adapter's host from its node description: its group "
+                              "'host', else its first group (e.g. ^(\\S+) )")
         self.attributes = QLineEdit()
         self.attributes.setPlaceholderText("e.g. rate=bw, rate_unit=M, kind=type")
         self.attributes.setToolTip(f"GML/GraphML: which attribute holds what ({', '.join(ATTRIBUTE_KEYS)})")
@@ -81,6 +103,8 @@ class ImportOptionsDialog(QDialog):
         form.addRow("Default rate", self.rate)
         form.addRow("GPUs per host adapter", self.gpus)
         form.addRow("Node-name map", row)
+        form.addRow("GPU hosts are", server_row)
+        form.addRow("Host names", self.hosts)
         form.addRow("Graph attributes", self.attributes)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
@@ -98,6 +122,14 @@ class ImportOptionsDialog(QDialog):
         if path:
             self.name_map.setText(path)
 
+    def _browse_server(self) -> None:
+        from designer.gui.window.main_window import last_folder
+
+        path, _ = QFileDialog.getOpenFileName(self, "One server's NCCL topology", last_folder(),
+                                              "NCCL topology (*.xml);;Designs (*.json);;All files (*)")
+        if path:
+            self.server.setEditText(path)
+
     def options(self) -> ImportOptions:
         """The chosen options; DesignError when a field does not read (a rate that is not one...)."""
         opts = ImportOptions(format=self.format.currentData(), gpus_per_adapter=self.gpus.value())
@@ -106,6 +138,14 @@ class ImportOptionsDialog(QDialog):
         if self.name_map.text().strip():
             opts.name_map = read_name_map(self.name_map.text().strip())
         opts.attributes = parse_attribute_mapping(self.attributes.text())
+        if self.hosts.text().strip():
+            opts.hosts_regex = check_hosts_regex(self.hosts.text().strip())
+        index = self.server.findText(self.server.currentText())
+        server = self.server.itemData(index) if index >= 0 else self.server.currentText().strip()
+        if server and Path(str(server)).suffix.lower() in (".xml", ".json"):
+            opts.server_template = read_server_template(str(server))
+        else:
+            opts.server = str(server or "auto")
         return opts
 
 
