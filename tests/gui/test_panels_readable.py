@@ -111,3 +111,21 @@ def test_the_bill_dock_shows_item_quantity_price_total_and_power_on_screen(small
     bom.column_actions["category"].setChecked(True)
     assert "category" in bom.shown_columns()
     assert "switch" in bom.model.data(bom.model.index(3, 1), Qt.ItemDataRole.ToolTipRole)
+
+
+def test_legends_toggle_the_line_rate_has_its_number_and_bisection_has_no_empty_row(small_window, qtbot):
+    res = _live(qtbot, small_window, load_design(sample_designs_dir() / "superpod-h100-1su.json"))
+    curves = small_window.live.panels["curves"]
+    assert curves.legend.isVisible()
+    curves.legend_box.setChecked(False)
+    assert not curves.legend.isVisible()
+    curves.what.setCurrentIndex(1)
+    curves.what.setCurrentIndex(0)  # redrawn: the choice holds
+    assert not curves.legend.isVisible()
+    assert curves.ceiling.label.toPlainText() == f"line rate {units.rate(res.report.ceiling_busbw_bytes_per_s)}"
+    util = small_window.live.panels["utilisation"]
+    util.legend_box.setChecked(False)
+    assert not util.legend.isVisible()
+    bis = small_window.live.panels["bisection"]
+    ticks = bis.plot.getPlotItem().getAxis("left")._tickLevels
+    assert [label for _v, label in ticks[0]] == ["design"]

@@ -19,6 +19,7 @@ import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFileDialog,
     QLabel,
     QVBoxLayout,
@@ -91,6 +92,21 @@ class PlotPanel(QWidget):
         self.export_csv_action.triggered.connect(lambda: self._export_dialog("csv"))
         menu.addAction(self.export_png_action)
         menu.addAction(self.export_csv_action)
+
+    def legend_toggle(self, legend: pg.LegendItem) -> QCheckBox:
+        """A *Legend* check box that shows or hides ``legend`` (a legend may sit on the curves of a short
+        panel); :meth:`show_legend` keeps the choice when the entries change."""
+        self.legend_box = QCheckBox("Legend")
+        self.legend_box.setChecked(True)
+        self.legend_box.setToolTip("Show the legend on the plot (hide it to see the curves under it)")
+        self._legend = legend
+        self.legend_box.toggled.connect(lambda on: legend.setVisible(on and bool(legend.items)))
+        return self.legend_box
+
+    def show_legend(self, has_entries: bool) -> None:
+        """The legend shows when it has entries and its check box is on."""
+        box = getattr(self, "legend_box", None)
+        self._legend.setVisible(has_entries and (box is None or box.isChecked()))
 
     def set_left_ticks(self, ticks: list[tuple[float, str]]) -> None:
         """Named ticks on the left axis (e.g. one per decade of a log axis), thinned to every second,

@@ -73,6 +73,7 @@ class UtilisationPanel(PlotPanel):
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.layout_.addWidget(self.hover)
         self.legend = compact_legend(self.plot, (6, -6))
+        top.addWidget(self.legend_toggle(self.legend))
         # tens of thousands of links per tier: draw each curve at about the plot's pixel width, peaks kept
         self.plot.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.plot.getPlotItem().setClipToView(True)
@@ -136,7 +137,7 @@ class UtilisationPanel(PlotPanel):
         self.legend.clear()  # curves made above added themselves; keep one labelled entry per tier
         for curve, label in entries:
             self.legend.addItem(curve, label)
-        self.legend.setVisible(bool(entries))
+        self.show_legend(bool(entries))
         if not histogram:
             pi.setYRange(0, 100, padding=0.02)
             pi.setXRange(0, 100, padding=0.01)
@@ -228,10 +229,11 @@ class CurvesPanel(PlotPanel):
         for axis in ("bottom", "left"):
             pi.getAxis(axis).enableAutoSIPrefix(False)  # the ticks carry their units
         self.legend = compact_legend(self.plot, (-6, -6), columns=2)
+        top.addWidget(self.legend_toggle(self.legend))
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.baseline_curve = pi.plot(name="without failures")
         self.ceiling = pg.InfiniteLine(angle=0, pen=plot_pen("#D62828", 1, True), movable=False,
-                                       label="line rate", labelOpts={"position": 0.16, "color": "#D62828"})
+                                       label="line rate", labelOpts={"position": 0.3, "color": "#D62828"})
         self.marker = pg.InfiniteLine(angle=90, pen=plot_pen("#5C6B7A", 1, True), movable=False)
         self.point = pg.ScatterPlotItem(size=9, brush=pg.mkBrush("#D62828"), pen=pg.mkPen("w"))
         pi.addItem(self.ceiling, ignoreBounds=True)
@@ -321,7 +323,7 @@ class CurvesPanel(PlotPanel):
         self.legend.clear()
         for curve, label in entries:
             self.legend.addItem(curve, label)
-        self.legend.setVisible(bool(entries))
+        self.show_legend(bool(entries))
         values = [r.busbw_bytes_per_s if busbw else r.time_s for r in rep.collectives] if rep is not None else []
         values = [v for v in values if v > 0] + [float(v) for v in my]
         if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
@@ -334,8 +336,10 @@ class CurvesPanel(PlotPanel):
         else:
             self.marker.hide()
         if busbw and rep is not None and rep.ceiling_busbw_bytes_per_s > 0:
+            text = f"line rate {units.rate(rep.ceiling_busbw_bytes_per_s)}"
+            self.ceiling.label.setFormat(text)
+            self.ceiling.label.setText(text)  # now: the format alone is read only when the line moves in view
             self.ceiling.setPos(np.log10(rep.ceiling_busbw_bytes_per_s))
-            self.ceiling.label.setFormat(f"line rate {units.rate(rep.ceiling_busbw_bytes_per_s)}")
             self.ceiling.show()
         else:
             self.ceiling.hide()
@@ -396,8 +400,7 @@ class BisectionPanel(PlotPanel):
         self.baseline = self.plot.plot(name="without failures")
         pi = self.plot.getPlotItem()
         pi.setLabel("bottom", "bisection bandwidth per direction", units="B/s")
-        pi.getAxis("left").setTicks([[(1, "design"), (0, "no failures")]])
-        pi.setYRange(-0.6, 1.6, padding=0)
+        self._rows(False)
         self.plot.setMaximumHeight(140)
         self.cut_button = QPushButton("Show the cut")
         self.cut_button.setCheckable(True)
@@ -418,9 +421,16 @@ class BisectionPanel(PlotPanel):
         self.layout_.addWidget(self.info, 1)
         self.cut_links: tuple[str, ...] = ()
 
+    def _rows(self, failures: bool) -> None:
+        """One row (the design) or, with failures, two (the design and the same without its failures)."""
+        pi = self.plot.getPlotItem()
+        pi.getAxis("left").setTicks([[(1, "with failures"), (0, "without")] if failures else [(1, "design")]])
+        pi.setYRange(-0.6 if failures else 0.4, 1.6, padding=0)
+
     def show_result(self, result: LiveResult | None) -> None:
         rep = result.report if result is not None else None
         base = result.baseline if result is not None else None
+        self._rows(base is not None and rep is not None)
         self.cut_links = rep.bisection.cut_links if rep is not None else ()
         self.cut_button.setEnabled(bool(self.cut_links))
         if rep is None or rep.bisection.endpoints < 2:
