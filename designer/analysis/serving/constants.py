@@ -60,21 +60,32 @@ MEMORY_EFFICIENCY = 3000.0 / 3350.0
 #: Fraction of a GPU's memory the engine may fill with weights and KV cache (vLLM's default).
 MEMORY_USABLE_FRACTION = 0.9
 
-#: Expert all-to-all (dispatch and combine) efficiency, by kernel mode and transport, as a fraction of the
-#: fabric's effective rate (line rate x protocol efficiency: InfiniBand 0.96 of 50 GB/s = 48 GB/s; H800
-#: NVLink 8 links x 20.6 GB/s = 164.8 GB/s). DeepEP: low-latency RDMA 39 GB/s at EP128 (every token on the
-#: network): 39 / 48; normal RDMA 43 GB/s at EP16: 43 / 48; normal NVLink 153 GB/s at EP8: 153 / 164.8.
-#: Low latency over NVLink has no separate figure: the normal kernels' is used.
-EP_EFFICIENCY = {
-    ("low_latency", "rdma"): 39.0 / (50.0 * K.INFINIBAND_EFFICIENCY),
-    ("normal", "rdma"): 43.0 / (50.0 * K.INFINIBAND_EFFICIENCY),
-    ("normal", "nvlink"): 153.0 / (8 * 20.6),
-    ("low_latency", "nvlink"): 153.0 / (8 * 20.6),
-}
 #: Fixed cost of one dispatch or combine call: NCCL's base latency of a kernel call (LL protocol, ring:
 #: tuning.cc ``baseLat`` 6.6 us). Modelling choice: DeepEP publishes no fixed latency (its tables are
 #: bandwidth-bound at 128 tokens).
 EP_CALL_LATENCY_S = K.BASE_LATENCY_S[("ring", "LL")]
+
+#: H800 NVLink at NCCL's effective rate, bytes/s per direction (8 NVLink4 links x 20.6 GB/s): the rate
+#: DeepEP's H800 NVLink figures are divided by.
+_H800_NVLINK = 8 * 20.6e9
+#: Bytes a GPU sends to the 7 others of its server in DeepEP's low-latency EP8 test: 7/8 of 128 tokens x
+#: 8 experts x 7168 elements, FP8 with its scales (dispatch) or BF16 (combine).
+_LL_EP8_ELEMENTS = 7 / 8 * 128 * 8 * 7168
+_LL_DISPATCH_NVLINK = _LL_EP8_ELEMENTS * (1 + FP8_SCALE_BYTES_PER_ELEMENT) / _H800_NVLINK / (77e-6 - EP_CALL_LATENCY_S)
+_LL_COMBINE_NVLINK = _LL_EP8_ELEMENTS * 2 / _H800_NVLINK / (114e-6 - EP_CALL_LATENCY_S)
+
+#: Expert all-to-all (dispatch and combine) efficiency, by kernel mode and transport, as a fraction of the
+#: fabric's effective rate (line rate x protocol efficiency: InfiniBand 0.96 of 50 GB/s = 48 GB/s; H800
+#: NVLink 8 links x 20.6 GB/s = 164.8 GB/s). DeepEP: low-latency RDMA 39 GB/s at EP128 (every token on the
+#: network): 39 / 48; normal RDMA 43 GB/s at EP16: 43 / 48; normal NVLink 153 GB/s at EP8: 153 / 164.8;
+#: low latency over NVLink (EP8 in one server, NVLink since DeepEP #173): dispatch 77 us and combine 114 us
+#: for the bytes above, less the call latency: 0.571 and 0.726 of 164.8 GB/s, their mean.
+EP_EFFICIENCY = {
+    ("low_latency", "rdma"): 39.0 / (50.0 * K.INFINIBAND_EFFICIENCY),
+    ("normal", "rdma"): 43.0 / (50.0 * K.INFINIBAND_EFFICIENCY),
+    ("normal", "nvlink"): 153.0e9 / _H800_NVLINK,
+    ("low_latency", "nvlink"): (_LL_DISPATCH_NVLINK + _LL_COMBINE_NVLINK) / 2,
+}
 
 #: Kernel modes of the expert all-to-all (DeepEP): "normal" (high throughput, prefill) and
 #: "low_latency" (decode).
