@@ -35,7 +35,9 @@ def test_scan_lists_the_ranking_and_single_points(capsys) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["format"] == "topo-designer-scan"
     assert data["rows"][0]["gpus_cut_off"] > 0
-    assert data["single_points"] == {"links": [], "devices": []}
+    # One definition: the leaf the ranking says cuts GPUs off is a single point of failure too.
+    worst = data["rows"][0]
+    assert {"id": worst["element"], "gpus_cut_off": worst["gpus_cut_off"]} in data["single_points"]["devices"]
     assert main(["scan", SAMPLE]) == 0
     assert "N-1 scan" in capsys.readouterr().out
 
@@ -44,7 +46,7 @@ def test_scale_and_advise(capsys) -> None:
     assert main(["scale", SAMPLE, "--workload", "gpt3-1.3b-ddp", "--factors", "0.5,1,2", "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     gpus = [p["gpus"] for p in data["points"]]
-    assert gpus[1] == 248 and gpus[0] < gpus[1] < gpus[2] == 496
+    assert gpus[1] == 248 and gpus[0] < gpus[1] < gpus[2] == 504  # 2 SUs of 32 servers, one slot for UFM
     assert data["headroom"]["binding_tier"] == "spine"
     assert main(["advise", SAMPLE, "--workload", "gpt3-1.3b-ddp"]) == 0
     out = capsys.readouterr().out
@@ -94,3 +96,19 @@ def test_advice_keeps_the_fabric_kind_and_offers_sharp_where_the_switches_lack_i
     rebuilt = sharp[0][1]
     models = {d.model for d in rebuilt.iter_devices() if d.kind == "switch"}
     assert models and all(plain.components[m].specs.get("sharp") for m in models)
+
+
+def test_a_rebuilt_design_keeps_every_generator_option() -> None:
+    """scale and advise rebuild the fabric family: the UFM appliance (an option the design did not
+    record) used to be dropped, 1,024 GPUs instead of 1,016 and another bill of materials."""
+    from designer.analysis.bom.bill import bill_of_materials
+    from designer.cli.fabric_family import rebuild
+    from designer.generators import GENERATORS
+
+    d = GENERATORS["rail-optimized"].build(sus=2, ufm=True, ufm_links=2, nodes_per_rack=2)
+    again = rebuild(d, 1.0)
+    gpus = [x for x in again.devices if x.kind == "gpu"]
+    assert len(gpus) == 2 * 32 * 8 - 8
+    assert bill_of_materials(again).total_price_usd == bill_of_materials(d).total_price_usd
+    assert d.properties["ufm"] is True and d.properties["ufm_links"] == 2 and d.properties["nodes_per_rack"] == 2
+    assert sum(1 for x in rebuild(d, 2.0).devices if x.kind == "gpu") == 4 * 32 * 8 - 8

@@ -290,7 +290,14 @@ class GeneratorSpec:
         """Check the parameters and build the design (``catalog`` default: the built-in one)."""
         checked = self.check(params)
         with gc_paused():
-            return self.func(catalog=catalog, **checked)
+            design = self.func(catalog=catalog, **checked)
+        # Every option it was built with, so that the fabric rebuilds as it was (scale, advise, sweeps);
+        # figures the generator recorded itself (the oversubscription it reached) stay.
+        props = dict(design.properties or {})
+        for name, value in checked.items():
+            props.setdefault(name, list(value) if isinstance(value, tuple) else value)
+        design.properties = props
+        return design
 
 
 # --------------------------------------------------------------------------- common parameters

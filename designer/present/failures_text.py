@@ -80,13 +80,25 @@ def scan_lines(scan: Scan, spof: SinglePoints | None = None, top: int = 20) -> l
     if len(scan.rows) > top:
         out.append(f"  ... and {count(len(scan.rows) - top, 'more class', 'more classes')} (--json lists them all)")
     if spof is not None:
-        if not spof.links and not spof.devices:
-            out.append("Single points of failure: none (no one link or device separates GPUs)")
-        else:
-            out.append(f"Single points of failure: {count(len(spof.links), 'link')}, "
-                       f"{count(len(spof.devices), 'device')}:")
-            for x, n in (*spof.devices[:top], *spof.links[:top]):
-                out.append(f"  {x}: {count(n, 'GPU')} cut off")
+        out.extend(single_point_lines(spof))
+    return out
+
+
+def single_point_lines(spof: SinglePoints, shown: int = 3) -> list[str]:
+    """Single points of failure, grouped by how many GPUs each cuts off (worst first)."""
+    if not spof.links and not spof.devices:
+        return ["Single points of failure: none (no one link or device cuts GPUs off)"]
+    out = [f"Single points of failure: {count(len(spof.devices), 'device')}, {count(len(spof.links), 'link')} "
+           "(each alone cuts GPUs off: the step never completes):"]
+    for what, rows in (("device", spof.devices), ("link", spof.links)):
+        by_loss: dict[int, list[str]] = {}
+        for x, n in rows:
+            by_loss.setdefault(n, []).append(x)
+        for n in sorted(by_loss, reverse=True):
+            names = by_loss[n]
+            more = f" and {len(names) - shown:,} more" if len(names) > shown else ""
+            out.append(f"  {count(len(names), what)} cutting off {count(n, 'GPU')} each: "
+                       f"{', '.join(names[:shown])}{more}")
     return out
 
 

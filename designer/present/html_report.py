@@ -167,7 +167,7 @@ def _workload(doc: dict[str, Any]) -> str:
             + table(["figure", "value"], rows, [False, True])
             + "<h3>Communication per step</h3>"
             + table(["communicator", "collective", "algorithm", "groups x size", "message", "time per call",
-                      "calls", "exposed", "bottleneck link"], comm,
+                      "calls", "adds to the step", "bottleneck link"], comm,
                      [False, False, False, True, True, True, True, True, False])
             + notes)
 

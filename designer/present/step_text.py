@@ -12,6 +12,12 @@ PHASE_NAMES = {"tp": "tensor parallel", "cp": "context parallel", "ep": "expert 
                "pp": "pipeline sends", "dp": "data parallel", "edp": "expert data parallel"}
 
 
+def _fill_drain(p) -> str:
+    """Why a communicator can add more to the step than it runs: what is not overlapped stretches
+    every pipeline slot, the fill and drain included (docs/analysis.md section 8)."""
+    return " (more than it runs: it stretches the pipeline's fill and drain too)" if p.exposed_s > p.total_s else ""
+
+
 def days(seconds: float) -> str:
     """A long time in days (``12.5 days``), or ``never`` when infinite.
 
@@ -94,14 +100,15 @@ def step_lines(rep: StepReport, *, explain: bool = False) -> list[str]:
         out.append(f"  idle GPU-hours cost {usd(rep.idle_cost_per_day_usd)} per day, {usd(rep.idle_cost_to_train_usd)} "
                    f"over the run (at {usd(rep.gpu_hour_usd)} per GPU-hour, {rep.price_source})")
     if rep.phases:
-        out.append("  communication per step (all groups at once; exposed = its share of the step):")
+        out.append("  communication per step (all groups at once; total = time it runs per rank, adds = time it adds "
+                   "to the step):")
         for p in rep.phases:
             shared = f", x{figures(p.slowdown)} from shared links" if p.slowdown > 1.0005 else ""
             where = "network" if p.network else "NVLink"
             out.append(f"    {PHASE_NAMES.get(p.name, p.name)} {p.collective} ({p.algorithm}, {where}): "
                        f"{count(p.groups, 'group')} of {p.group_size}, {count(p.calls_per_step, 'call')} of "
                        f"{size(p.message_bytes)}, {duration(p.time_per_call_s)} each{shared}; total "
-                       f"{duration(p.total_s)}, exposed {duration(p.exposed_s)}")
+                       f"{duration(p.total_s)}, adds {duration(p.exposed_s)}{_fill_drain(p)}")
             if explain and p.bottleneck_link:
                 out.append(f"      bottleneck link {p.bottleneck_link}; alone {duration(p.alone_per_call_s)} per call")
     st = rep.storage

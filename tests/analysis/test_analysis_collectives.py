@@ -177,7 +177,7 @@ def test_one_more_tree_level_adds_two_network_steps(fewer, more):
     for algo in ("tree", "nvls"):
         lo, hi = _tree_latency(fewer, algo), _tree_latency(more, algo)
         for proto in lo:
-            step = K.STEP_LATENCY_S[("net", "tree", proto)]
+            step = K.STEP_LATENCY_S[("net", "nvls_tree" if algo == "nvls" else "tree", proto)]
             assert 2 * step < hi[proto] - lo[proto] < 2 * (step + 3e-6)
 
 
@@ -268,3 +268,14 @@ def test_h800_tree_and_nvls_from_the_catalog():
         row = next(r for r in res.rows if r.algorithm == "tree" and r.message_bytes == GiB8)
         assert within(row.algbw_bytes_per_s / 1e9, algbw) and within(row.busbw_bytes_per_s / 1e9, bus)
     assert within(busbw(one, "nvls"), cal["h800-1node-nvls-busbw"]["value"])
+
+
+def test_nvls_latency_is_nccls_current_constants():
+    """NCCL master (tuning.cc, ncclTunerConstantsDefaults): NVLS and NVLSTree have no base latency;
+    25 us NVLS step, 20.9 us per NVLSTree network level. One HGX server: the step and the NVSwitch."""
+    d = single_server(8)
+    res = collective_times(build_context(d), algorithms=["nvls"], sizes=[8])
+    hub = 250e-9  # the test server's NVSwitch latency_ns
+    assert res.rows[0].time_s == pytest.approx(25e-6 + hub, rel=1e-3)
+    assert K.BASE_LATENCY_S[("nvls", "Simple")] == 0.0
+    assert K.STEP_LATENCY_S[("net", "nvls_tree", "Simple")] == pytest.approx(20.9e-6)

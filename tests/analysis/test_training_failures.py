@@ -79,14 +79,41 @@ def one_nic_servers() -> Design:
 
 
 def test_a_server_behind_one_nic_link_is_a_single_point_of_failure() -> None:
-    sp = single_points(one_nic_servers())
-    assert ("s1-up", 8) in sp.links and ("s2-up", 8) in sp.links
-    assert ("s1-c", 8) in sp.links
-    assert ("sw", 8) in sp.devices and ("s1-nic", 8) in sp.devices
-    # A fabric with two paths everywhere has none.
-    sp2 = single_points(leaf_spine())
-    assert not sp2.links
-    assert {x for x, _ in sp2.devices} == {x.id for x in leaf_spine().devices if x.tier == "leaf"}
+    # GPUs 2-8 of each server have no NIC of their own: cut off already (NVLink is not transit to
+    # another server's network), as what-if counts them; the NIC link cuts off the one GPU left.
+    d = one_nic_servers()
+    assert whatif(d, ["s1-up"]).before.gpus_without_network == 14
+    sp = single_points(d)
+    assert set(sp.links) == {("s1-up", 1), ("s2-up", 1), ("s1-c", 1), ("s2-c", 1)}
+    assert set(sp.devices) == {("sw", 1), ("s1-nic", 1), ("s2-nic", 1)}
+    # A leaf-spine: each leaf cuts off its 32 GPUs, each NIC and NIC link its own GPU; spines none.
+    d = leaf_spine()
+    sp2 = single_points(d)
+    leaves = {x.id for x in d.devices if x.tier == "leaf"}
+    assert {x for x, n in sp2.devices if n == 32} == leaves
+    assert {x for x, n in sp2.devices if n == 1} == {x.id for x in d.devices if x.kind == "nic"}
+    assert {n for _, n in sp2.links} == {1} and len(sp2.links) == 2 * 128  # GPU-NIC and NIC-leaf links
+    assert not any(x.startswith("spine") for x, _ in sp2.devices)
+
+
+def test_one_definition_of_cut_off_everywhere() -> None:
+    """What the scan counts for a failure, what-if counts, and a single point of failure is exactly
+    an element whose failure the scan says cuts GPUs off (the step never completes)."""
+    d = GENERATORS["rail-optimized"].build(sus=1, nodes_per_su=8, ufm=True)
+    sp = single_points(d)
+    listed = dict(sp.devices) | dict(sp.links)
+    scan = n1_scan(d, links=True)
+    for row in scan.rows:
+        assert whatif(d, [row.element]).after.gpus_without_network == row.gpus_cut_off
+        assert listed.get(row.element, 0) == row.gpus_cut_off, row.element
+    leaf = next(r for r in scan.rows if r.element.endswith("leaf1"))
+    assert leaf.gpus_cut_off > 0 and "su1-leaf1" in listed
+
+
+def test_one_server_alone_has_no_network_single_points() -> None:
+    """All GPUs in one NVLink domain: a NIC or its link cuts nothing off."""
+    sp = single_points(GENERATORS["server"].build())
+    assert not [x for x, _ in sp.devices if "nic" in x] and not [x for x, _ in sp.links if "nic" in x]
 
 
 def test_fail_marks_links_and_refuses_unknown_ids() -> None:

@@ -230,7 +230,7 @@ def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
             t += K.STEP_LATENCY_S[("nvlink", "nvls", "Simple")] + hub
             if m > 1:
                 depth = tree_depth(m)
-                t += 2 * depth * (K.STEP_LATENCY_S[("net", "tree", "Simple")] + net_lat)
+                t += 2 * depth * (K.STEP_LATENCY_S[("net", "nvls_tree", "Simple")] + net_lat)
         else:
             t += 2 * (ppn - 1) * E.intra_step_s("Simple", "ring")
             t += K.STEP_LATENCY_S[("net", "sharp", "Simple")] + 2 * net_lat

@@ -104,7 +104,8 @@ PROTOCOL_BW_FACTOR = {
 PROTOCOLS = ("LL", "LL128", "Simple")
 
 #: Base (software) latency per collective call, seconds: tuning.cc ``baseLat`` (us)
-#: Tree {LL 6.8, LL128 14.0, Simple 0 -> we use 8.4 like ring}, Ring {6.6, 14.0, 8.4}, NVLS {23}.
+#: Tree {LL 6.8, LL128 14.0, Simple 8.4}, Ring {6.6, 14.0, 8.4}, NVLS and NVLSTree {0} (NCCL master,
+#: ``ncclTunerConstantsDefaults``, June 2026: an NVLS call's latency is its hardware terms alone).
 BASE_LATENCY_S = {
     ("ring", "LL"): 6.6 * US,
     ("ring", "LL128"): 14.0 * US,
@@ -112,13 +113,15 @@ BASE_LATENCY_S = {
     ("tree", "LL"): 6.8 * US,
     ("tree", "LL128"): 14.0 * US,
     ("tree", "Simple"): 8.4 * US,
-    ("nvls", "Simple"): 23.0 * US,
+    ("nvls", "Simple"): 0.0,
     ("sharp", "Simple"): 8.4 * US,
 }
 
 #: Per-step hardware latency, seconds, by the hardware a step crosses: tuning.cc ``hwLat`` (us),
 #: NVLink: Tree {.6, 1.25, 4 (Simple per-chunk, newer NCCL)}, Ring {.6, 1.9, 3.4};
-#: PCI: Ring {1.0, 2.5, 5.7}; NET: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}; NVLS 25; CollNet 30.
+#: PCI: Ring {1.0, 2.5, 5.7}; NET: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}; NVLS 25; CollNet 30;
+#: NET NVLSTree Simple 20.9 (the tree level of an NVLSTree all-reduce: ``intraLat + 2 log2(nNodes) x
+#: interLat``, NCCL master ``src/graph/tuning.cc``, June 2026).
 STEP_LATENCY_S = {
     ("nvlink", "ring", "LL"): 0.6 * US,
     ("nvlink", "ring", "LL128"): 1.9 * US,
@@ -139,6 +142,7 @@ STEP_LATENCY_S = {
     ("net", "tree", "LL128"): 8.5 * US,
     ("net", "tree", "Simple"): 14.0 * US,
     ("nvlink", "nvls", "Simple"): 25.0 * US,
+    ("net", "nvls_tree", "Simple"): 20.9 * US,
     ("net", "sharp", "Simple"): 30.0 * US,
 }
 

@@ -11,8 +11,8 @@
   representative per class is failed and analysed; the result stands for every member. Ranked by
   GPUs cut off, then bisection lost (the best cut found before, less the best cut found after: a
   real cut's capacity; the certified lower bound's loss is given too), then step time added.
-- :func:`single_points`: bridges (links) and articulation points (devices) whose loss separates
-  GPUs from each other, on the graph of working links.
+- :func:`single_points`: bridges (links) and articulation points (devices) whose loss cuts GPUs
+  off in the one sense :func:`gpus_cut_off` gives (what-if and the scan count the same GPUs).
 
 Units: bytes/s per direction (bisection at line rate), seconds.
 """
@@ -73,9 +73,7 @@ class State:
 
 def state(ctx: Context, workload: Workload | None, catalog: Catalog | None = None) -> State:
     bis = bisection_bounds(ctx)
-    cut_off = 0
-    if ctx.fabric.n_domains != 1 or (ctx.fabric.domain < 0).any():
-        cut_off = int((~ctx.fabric.gpu_has_network()).sum())
+    cut_off = gpus_cut_off(ctx.design)
     step, err = None, ""
     if workload is not None:
         try:
@@ -120,8 +118,7 @@ class WhatIf:
 
 
 def _added(before: State, after: State) -> float | None:
-    """Step time added by a failure (inf: the step never completes). Changes within 0.1% of the step read 0:
-    they come from averaged wire latencies (fewer links, another mean), not from lost capacity."""
+    """Step time added by a failure (inf: the step never completes). Changes within 0.1% of the step read 0."""
     b, a = before.step_time_s, after.step_time_s
     if a is None or b is None:
         return None
@@ -239,95 +236,141 @@ def n1_scan(design: Design, *, links: bool = False, workload: Workload | None = 
 # --------------------------------------------------------------------------- single points of failure
 @dataclass(frozen=True)
 class SinglePoints:
-    """Links and devices whose loss alone separates some GPUs from the others (with how many)."""
+    """Links and devices whose loss alone cuts GPUs off (with how many), in the sense of
+    :func:`gpus_cut_off`: the scan's and what-if's 'GPUs cut off' and the step that never completes."""
 
     links: tuple[tuple[str, int], ...]
     devices: tuple[tuple[str, int], ...]
 
 
-def _gpus_cut(adj: sp.csr_matrix, is_gpu: np.ndarray, keep_nodes: np.ndarray | None = None) -> int:
+def _is_nvlink(design: Design, lk) -> bool:
+    if lk.medium == "nvlink":
+        return True
+    pa = design.device(lk.a_device).port(lk.a_port)
+    pb = design.device(lk.b_device).port(lk.b_port)
+    return (pa is not None and pa.kind == "nvlink") or (pb is not None and pb.kind == "nvlink")
+
+
+def _reach_graph(design: Design) -> tuple[list, np.ndarray, list[str]]:
+    """The working links GPUs reach each other over, as the analyzer routes them, and which devices
+    are GPUs: every working link when all GPUs share one NVLink domain; otherwise the links other
+    than NVLink (a GPU reaches other servers only through its own NIC: NVLink and NICs are never
+    transit, so its server's NVLink does not keep it connected)."""
+    ids = [d.id for d in design.devices]
+    index = {x: i for i, x in enumerate(ids)}
+    is_gpu = np.array([d.kind == "gpu" for d in design.devices], dtype=bool)
+    up = [lk for lk in design.links if not lk.failed]
+    nvl = [_is_nvlink(design, lk) for lk in up]
+    n = len(ids)
+    na = np.array([index[lk.a_device] for lk, v in zip(up, nvl, strict=True) if v], dtype=np.int64)
+    nb = np.array([index[lk.b_device] for lk, v in zip(up, nvl, strict=True) if v], dtype=np.int64)
+    adj = sp.coo_matrix((np.ones(len(na)), (na, nb)), shape=(n, n))
+    _, lab = connected_components(adj, directed=False)
+    one_domain = len(np.unique(lab[is_gpu])) <= 1
+    edges = [(index[lk.a_device], index[lk.b_device], lk.id) for lk, v in zip(up, nvl, strict=True)
+             if one_domain or not v]
+    return edges, is_gpu, ids
+
+
+def gpus_cut_off(design: Design) -> int:
+    """GPUs cut off from the others: outside the part of the fabric (:func:`_reach_graph`) that
+    holds the most GPUs. The one definition the what-if, the N-1 scan and the single points of
+    failure use; with any GPU cut off the training step never completes."""
+    edges, is_gpu, _ = _reach_graph(design)
+    n = len(is_gpu)
+    a = np.array([e[0] for e in edges], dtype=np.int64)
+    b = np.array([e[1] for e in edges], dtype=np.int64)
+    adj = sp.coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)).tocsr()
+    return _gpus_cut(adj, is_gpu)
+
+
+def _gpus_cut(adj: sp.csr_matrix, is_gpu: np.ndarray) -> int:
     """GPUs outside the component holding most GPUs."""
-    g = adj
-    if keep_nodes is not None:
-        mask = sp.diags(keep_nodes.astype(float))
-        g = (mask @ adj @ mask).tocsr()
-    _, lab = connected_components(g, directed=False)
-    gl = lab[is_gpu & (keep_nodes if keep_nodes is not None else True)]
+    _, lab = connected_components(adj, directed=False)
+    gl = lab[is_gpu]
     if not len(gl):
         return 0
     return int(len(gl) - np.bincount(gl).max())
 
 
-def _bridges_cutting_gpus(graph, multi: dict, is_gpu: np.ndarray, limit: int) -> list[tuple[str, int]]:
-    """Single links (no parallel twin) that are bridges, with the GPUs on their smaller side.
-
-    Bridge tree: the components left when every bridge is removed, joined by the bridges; the GPUs
-    beyond a bridge are the GPU count of the subtree under it.
-    """
-    import networkx as nx
-
-    bridges = [(a, b) for a, b in nx.bridges(graph) if len(multi.get((min(a, b), max(a, b)), ())) == 1]
-    if not bridges:
-        return []
-    rest = graph.copy()
-    rest.remove_edges_from(bridges)
-    comp = {}
-    for k, nodes in enumerate(nx.connected_components(rest)):
-        for v in nodes:
-            comp[v] = k
-    n_comp = max(comp.values()) + 1
-    gpus = np.zeros(n_comp, dtype=np.int64)
-    np.add.at(gpus, [comp[v] for v in range(len(is_gpu))], is_gpu.astype(np.int64))
-    tree = nx.Graph()
-    tree.add_nodes_from(range(n_comp))
-    for a, b in bridges:
-        tree.add_edge(comp[a], comp[b], link=multi[(min(a, b), max(a, b))][0])
-    out = []
-    for part in nx.connected_components(tree):
-        root = min(part)
-        total = int(gpus[list(part)].sum())
-        below = {}
-        parent = dict(nx.bfs_predecessors(tree, root))
-        for v in nx.dfs_postorder_nodes(tree, root):
-            below[v] = int(gpus[v]) + sum(below[c] for c in tree.neighbors(v) if parent.get(c) == v)
-        for v, p in parent.items():
-            side = below[v]
-            lost = min(side, total - side)
+def _cut_elements(n: int, edges: list, is_gpu: np.ndarray) -> tuple[list[tuple[str, int]], list[tuple[int, int]]]:
+    """Bridges (links with no parallel twin) and articulation points (devices other than GPUs) of
+    the graph, each with the GPUs it cuts off: those of its component outside the largest part its
+    loss leaves. One iterative depth-first search (Tarjan's low links) with GPU counts per subtree."""
+    a = np.array([e[0] for e in edges], dtype=np.int64)
+    b = np.array([e[1] for e in edges], dtype=np.int64)
+    src = np.concatenate([a, b])
+    dst = np.concatenate([b, a])
+    eid = np.concatenate([np.arange(len(edges)), np.arange(len(edges))])
+    order = np.argsort(src, kind="stable")
+    nbr, nid = dst[order].tolist(), eid[order].tolist()
+    ptr = np.searchsorted(src[order], np.arange(n + 1)).tolist()
+    gpu = is_gpu.astype(np.int64).tolist()
+    disc = [-1] * n
+    low = [0] * n
+    sub = [0] * n
+    bridges: list[tuple[str, int]] = []
+    arts: list[tuple[int, int]] = []
+    t = 0
+    for root in range(n):
+        if disc[root] >= 0 or ptr[root] == ptr[root + 1]:
+            continue
+        comp_nodes = []
+        stack = [(root, -1, ptr[root])]
+        disc[root] = low[root] = t
+        t += 1
+        sub[root] = gpu[root]
+        comp_nodes.append(root)
+        cut_parts: dict[int, list[int]] = {}
+        bridge_cands = []
+        while stack:
+            u, pe, i = stack[-1]
+            if i < ptr[u + 1]:
+                stack[-1] = (u, pe, i + 1)
+                v, e = nbr[i], nid[i]
+                if e == pe:
+                    continue
+                if disc[v] < 0:
+                    disc[v] = low[v] = t
+                    t += 1
+                    sub[v] = gpu[v]
+                    comp_nodes.append(v)
+                    stack.append((v, e, ptr[v]))
+                else:
+                    low[u] = min(low[u], disc[v])
+                continue
+            stack.pop()
+            if not stack:
+                continue
+            p = stack[-1][0]
+            sub[p] += sub[u]
+            low[p] = min(low[p], low[u])
+            if low[u] > disc[p]:
+                bridge_cands.append((pe, u))
+            if low[u] >= disc[p]:
+                cut_parts.setdefault(p, []).append(sub[u])
+        total = sub[root]
+        for e, u in bridge_cands:
+            lost = min(sub[u], total - sub[u])
             if lost > 0:
-                out.append((tree.edges[v, p]["link"], lost))
-    out.sort(key=lambda x: (-x[1], x[0]))
-    return out[:limit]
+                bridges.append((edges[e][2], lost))
+        for v, parts in cut_parts.items():
+            if gpu[v] or (v == root and len(parts) < 2):
+                continue
+            rest = total - gpu[v] - sum(parts)
+            lost = total - gpu[v] - max([*parts, rest])
+            if lost > 0:
+                arts.append((v, lost))
+    return bridges, arts
 
 
-def single_points(design: Design, *, max_devices: int = 2000) -> SinglePoints:
-    """Bridges and articulation points that cut GPUs off (networkx on the graph of working links)."""
-    import networkx as nx
-
-    adj, ids, index = _adjacency(design)
-    is_gpu = np.array([d.kind == "gpu" for d in design.devices])
-    base_cut = _gpus_cut(adj, is_gpu)
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(ids)))
-    multi: dict[tuple[int, int], list[str]] = {}
-    for lk in design.links:
-        if lk.failed:
-            continue
-        a, b = sorted((index[lk.a_device], index[lk.b_device]))
-        multi.setdefault((a, b), []).append(lk.id)
-        graph.add_edge(a, b)
-    out_links = _bridges_cutting_gpus(graph, multi, is_gpu, max_devices)
-    out_dev = []
-    for v in list(nx.articulation_points(graph))[:max_devices]:
-        if is_gpu[v]:
-            continue
-        keep = np.ones(len(ids), dtype=bool)
-        keep[v] = False
-        lost = _gpus_cut(adj, is_gpu, keep) - base_cut
-        if lost > 0:
-            out_dev.append((ids[v], lost))
-    out_links.sort(key=lambda x: (-x[1], x[0]))
-    out_dev.sort(key=lambda x: (-x[1], x[0]))
-    return SinglePoints(tuple(out_links), tuple(out_dev))
+def single_points(design: Design, *, limit: int | None = None) -> SinglePoints:
+    """Links and devices whose loss alone cuts GPUs off (:func:`gpus_cut_off`), worst first."""
+    edges, is_gpu, ids = _reach_graph(design)
+    links, devs = _cut_elements(len(ids), edges, is_gpu)
+    links.sort(key=lambda x: (-x[1], x[0]))
+    out_dev = sorted(((ids[v], lost) for v, lost in devs), key=lambda x: (-x[1], x[0]))
+    return SinglePoints(tuple(links[:limit]), tuple(out_dev[:limit]))
 
 
 def describe_cut(n: int) -> str:
@@ -335,4 +378,4 @@ def describe_cut(n: int) -> str:
 
 
 __all__ = ["Scan", "ScanRow", "SinglePoints", "State", "WhatIf", "describe_cut", "device_classes", "fail",
-           "n1_scan", "single_points", "state", "whatif"]
+           "gpus_cut_off", "n1_scan", "single_points", "state", "whatif"]
