@@ -5,6 +5,13 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Files with a slow test (marked ``slow``) run first: spread over parallel workers, they start
+    at once instead of leaving one worker busy after the others have finished."""
+    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: order kept within each
+
+
 def pytest_configure(config):
     # Never read or write the developer's own configuration while testing.
     import tempfile

@@ -1,0 +1,155 @@
+"""What a user waits for, one row each: start-up, analyze text and JSON of the 16k sample, growth to
+131,072 GPUs, live analysis, opening the 16k sample in the window, the test suite. Prints figures
+(not a test).
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_waits.py                 # every row but the test suite
+    .venv/bin/python benchmarks/bench_waits.py start json      # chosen rows
+    .venv/bin/python benchmarks/bench_waits.py --repo OLD start  # the same rows of another checkout
+
+Rows: ``start`` (``topo-designer --version``), ``text`` and ``json`` (``topo-designer analyze`` of the
+16,384-GPU sample, text, and ``--json -``), ``load`` (the 16k sample read into a design), ``growth``
+(rail-optimized generate and analyze at 16,384 and 131,072 GPUs, and the analysis' time per link x
+message size), ``live`` (``bench_live.py``: edit to panels on 1,024 GPUs, UI stall and overlay on
+16k), ``window`` (``bench_canvas.py``: the 16k sample opened collapsed), ``suite`` (the README's
+``python -m pytest``). Each command runs in a fresh process; a command row is the median of a
+few runs. Wall time is what a user waits; on a shared machine the CPU time (user + system, of the
+process and its children) is the steadier figure, so both are printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SAMPLE_16K = "sample_designs/rail-optimized-16k-3tier.json"
+ROWS = ("start", "text", "json", "load", "growth", "live", "window")
+
+
+def _cpu_children() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _timed(repo: Path, args: list[str], runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``python ARGS`` run in ``repo`` (output discarded)."""
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    walls, cpus = [], []
+    for _ in range(runs):
+        c0, t0 = _cpu_children(), time.perf_counter()
+        subprocess.run([sys.executable, *args], cwd=repo, env=env, stdout=subprocess.DEVNULL, check=True)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(_cpu_children() - c0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def _row(what: str, wall: float, cpu: float, goal: str) -> None:
+    print(f"{what:58} {wall:8.2f} s wall {cpu:8.2f} s CPU   goal {goal}", flush=True)
+
+
+def _child(repo: Path, *args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    out = subprocess.run([sys.executable, __file__, "--child", str(repo), *args], capture_output=True, text=True,
+                         cwd=repo, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def child(repo: str, kind: str, arg: str) -> None:
+    """One measurement in this (fresh) process, printed as JSON."""
+    sys.path.insert(0, repo)
+    sys.path.insert(0, str(HERE))
+    clock = time.process_time
+    if kind == "load":
+        from designer.io import load_design
+
+        t0, c0 = time.perf_counter(), clock()
+        design = load_design(Path(repo) / SAMPLE_16K)
+        print(json.dumps({"wall": time.perf_counter() - t0, "cpu": clock() - c0, "links": design.link_count()}))
+        return
+    from bench_generate import rail_params
+
+    from designer.analysis import analyze
+    from designer.generators import GENERATORS
+
+    t0, c0 = time.perf_counter(), clock()
+    design = GENERATORS["rail-optimized"].build(**rail_params(int(arg)))
+    gen = (time.perf_counter() - t0, clock() - c0)
+    t0, c0 = time.perf_counter(), clock()
+    rep = analyze(design)
+    an = (time.perf_counter() - t0, clock() - c0)
+    sizes = len({r.message_bytes for r in rep.collectives})
+    print(json.dumps({"gen": gen, "analyze": an, "links": rep.design.links, "sizes": sizes,
+                      "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def _relay(repo: Path, script: str, keep: tuple[str, ...]) -> None:
+    """Run another benchmark of ``repo`` and print the lines that start with ``keep``."""
+    env = {**os.environ, "PYTHONPATH": str(repo), "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run([sys.executable, str(repo / "benchmarks" / script)], capture_output=True, text=True,
+                         cwd=repo, env=env)
+    lines = [ln for ln in out.stdout.splitlines() if ln.strip().startswith(keep)]
+    for ln in lines or [f"{script} failed: {(out.stderr.strip().splitlines() or ['no output'])[-1]}"]:
+        print(f"  {script}: {ln.strip()}", flush=True)
+
+
+def growth(repo: Path) -> None:
+    per_unit = {}
+    for gpus in (16384, 131072):
+        r = _child(repo, "growth", str(gpus))
+        _row(f"generate {gpus:,} GPUs", *r["gen"], "<= 10 s at 131,072")
+        _row(f"analyze {gpus:,} GPUs ({r['links']:,} links, {r['peak_mib']:,.0f} MiB peak)", *r["analyze"],
+             "<= 10 s at 131,072, <= 4 GiB")
+        per_unit[gpus] = [t / (r["links"] * r["sizes"]) * 1e6 for t in r["analyze"]]
+        print(f"{'  us per link x size (wall, CPU)':58} {per_unit[gpus][0]:8.3f}      {per_unit[gpus][1]:8.3f}")
+    ratio = [b / a for a, b in zip(per_unit[16384], per_unit[131072], strict=True)]
+    print(f"{'  per-unit cost at 131,072 over 16,384 (wall, CPU)':58} {ratio[0]:8.2f}x     {ratio[1]:8.2f}x"
+          "   goal <= 1.5x")
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        child(argv[1], argv[2], argv[3] if len(argv) > 3 else "")
+        return 0
+    repo = HERE.parent
+    if argv[:1] == ["--repo"]:
+        repo, argv = Path(argv[1]).resolve(), argv[2:]
+    rows = argv or list(ROWS)
+    print(f"checkout: {repo}")
+    if "start" in rows:
+        _row("topo-designer --version", *_timed(repo, ["-m", "designer", "--version"], 5), "<= 0.3 s")
+        _row("topo-designer --help", *_timed(repo, ["-m", "designer", "--help"], 5), "<= 0.3 s")
+    if "text" in rows:
+        _row("topo-designer analyze 16k sample (text)", *_timed(repo, ["-m", "designer", "analyze", SAMPLE_16K], 3),
+             "<= 1.5 s")
+    if "json" in rows:
+        _row("topo-designer analyze 16k sample --json -",
+             *_timed(repo, ["-m", "designer", "analyze", SAMPLE_16K, "--json", "-"], 3), "<= 2.5 s")
+    if "load" in rows:
+        loads = [_child(repo, "load") for _ in range(3)]
+        _row("load the 16k sample (18.9 MB)", statistics.median(r["wall"] for r in loads),
+             statistics.median(r["cpu"] for r in loads), "part of analyze's 1.5 s")
+    if "growth" in rows:
+        growth(repo)
+    if "live" in rows:
+        _relay(repo, "bench_live.py", ("edit to panels", "16k edit", "16k result", "live:"))
+    if "window" in rows:
+        _relay(repo, "bench_canvas.py", ("16k sample",))
+    if "suite" in rows:
+        t0, c0 = time.perf_counter(), _cpu_children()
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,
+                              env={**os.environ, "PYTHONPATH": str(repo)}, capture_output=True, text=True)
+        tail = (done.stdout.strip().splitlines() or ["no output"])[-1]
+        _row(f"test suite (python -m pytest): {tail}", time.perf_counter() - t0, _cpu_children() - c0, "<= 6 min")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
