@@ -33,6 +33,9 @@ def test_load_shows_the_story_and_the_measured_heat_map(window, qtbot):
     util = window.scene.marks.utilisation
     assert util is not None and util[SLOW] == m.doc["counters"]["links"][0]["utilisation"] > 0.4
     assert window.scene.marks.halo_ids("measured") == {SLOW}  # the flagged link stands out
+    # A link without counters is unknown, not idle: it keeps its media colours.
+    assert window.scene.marks.bundle_utilisation(["su1-leaf1--spine1"]) is None
+    assert window.scene.marks.bundle_utilisation([SLOW]) == util[SLOW]
     window.live.overlay_action.setChecked(True)  # the modes exclude each other
     assert not m.overlay_action.isChecked() and window.scene.marks.utilisation != util
     # The curves panel times the run's collective on its 16 GPUs and plots the measured points over it.

@@ -105,10 +105,11 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
             lines.append(f"{units.line_rate(total)} per direction in total")
             lines.append(", ".join(f"{n} {m}" for m, n in media.items()))
         util = scene.marks.utilisation
-        if util is not None:
+        if util is not None and (not scene.marks.measured or any(i in util for i in ids)):
             busiest = max(ids, key=lambda i: util.get(i, 0.0))
             where = "" if len(ids) == 1 else f" (busiest: {busiest})"
-            lines.append(f"utilisation {units.percent(util.get(busiest, 0.0))}{where} under the analysed traffic")
+            how = "measured (port counters)" if scene.marks.measured else "under the analysed traffic"
+            lines.append(f"utilisation {units.percent(util.get(busiest, 0.0))}{where} {how}")
         return tooltip_html(lines, scene.findings_for_links(ids))
     if t in (FRAME_TYPE, BOX_TYPE):
         g = d.group(item.group_id)  # type: ignore[attr-defined]

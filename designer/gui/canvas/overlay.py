@@ -20,10 +20,16 @@ class LinkMarks:
     def __init__(self) -> None:
         #: link id -> utilisation (fraction of the time busy, busier direction); None: overlay off
         self.utilisation: dict[str, float] | None = None
+        #: Whether the utilisation is measured (port counters: links without counters keep their media
+        #: colours, as unknown) rather than predicted (every link has a figure).
+        self.measured = False
         self._halo: dict[str, dict[str, QColor]] = {}  # layer ("bottleneck", "cut") -> link id -> colour
 
-    def set_utilisation(self, ids: Iterable[str] | None, values: np.ndarray | None = None) -> None:
-        """Colour links by ``values`` (same order as ``ids``); None turns the overlay off."""
+    def set_utilisation(self, ids: Iterable[str] | None, values: np.ndarray | None = None, *,
+                        measured: bool = False) -> None:
+        """Colour links by ``values`` (same order as ``ids``); None turns the overlay off. ``measured``:
+        the figures come from port counters, and links without one are unknown, not idle."""
+        self.measured = measured and ids is not None
         if ids is None or values is None:
             self.utilisation = None
         else:
@@ -39,10 +45,14 @@ class LinkMarks:
     def halo_ids(self, layer: str) -> set[str]:
         return set(self._halo.get(layer, ()))
 
-    def bundle_utilisation(self, link_ids: Iterable[str]) -> float:
+    def bundle_utilisation(self, link_ids: Iterable[str]) -> float | None:
+        """The busiest of the links' utilisations; None when measured and none of them has a figure."""
         util = self.utilisation
         if not util:
-            return 0.0
+            return None if self.measured else 0.0
+        if self.measured:
+            known = [util[i] for i in link_ids if i in util]
+            return max(known) if known else None
         return max(map(util.get, link_ids, repeat(0.0)), default=0.0)
 
     def bundle_halo(self, link_ids: Iterable[str]) -> QColor | None:

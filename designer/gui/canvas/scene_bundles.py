@@ -193,8 +193,9 @@ class LinkBundles:
     def _restyle(self, item: BundleItem, links: dict[str, None], look: tuple[float, str, bool, str]) -> None:
         total, medium, failed, flagged = look
         marks = self._host.marks
-        if marks.utilisation is not None:
-            pen = style.utilisation_pen(marks.bundle_utilisation(links), total, failed=failed, flagged=flagged)
+        used = marks.bundle_utilisation(links) if marks.utilisation is not None else None
+        if used is not None:
+            pen = style.utilisation_pen(used, total, failed=failed, flagged=flagged)
         else:
             pen = style.link_pen(medium, total, failed=failed, flagged=flagged)
         item.set_look(pen, len(links), marks.bundle_halo(links))

@@ -7,6 +7,8 @@ the failure what-if for that link in one click (an undoable edit; the live analy
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -62,7 +64,7 @@ class MeasuredPanel(QWidget):
                           + ". The ratio is predicted over measured time: 1 is the model.")
         for run in runs:
             head = QTreeWidgetItem([f"{run['collective']}: {run['ranks']:,} ranks on {len(run['hosts']):,} hosts "
-                                    f"({run['source'].rsplit('/', 1)[-1]}:{run['line']})", ""])
+                                    f"({PurePath(run['source']).name}:{run['line']})", ""])
             self.tree.addTopLevelItem(head)
             for r in run["ranges"]:
                 QTreeWidgetItem(head, [f"{r['regime']} {units.size(r['first_size'])} \u2013 "

@@ -329,7 +329,7 @@ class LiveAnalysis(QObject):
             marks.set_utilisation(rep.links.ids, rep.links.utilization)
             marks.set_halo(BOTTLENECK, [b.link for b in rep.bottlenecks[:HALO_LINKS]], style.BOTTLENECK_HALO)
         elif self.measured_marks is not None:
-            marks.set_utilisation(*self.measured_marks)
+            marks.set_utilisation(*self.measured_marks, measured=True)
             marks.set_halo(BOTTLENECK, (), style.BOTTLENECK_HALO)
         else:
             marks.set_utilisation(None)

@@ -12,6 +12,7 @@ report. Everything here is view state: the design is not changed except by Fail,
 from __future__ import annotations
 
 import os
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -152,7 +153,7 @@ class MeasuredView(QObject):
         curves = []
         for run in (doc or {}).get("runs", []):
             s = run["sizes"]
-            curves.append((run["collective"], f"{run['source'].rsplit('/', 1)[-1]}:{run['line']}",
+            curves.append((run["collective"], f"{PurePath(run['source']).name}:{run['line']}",
                            np.array([x["size"] for x in s], dtype=float),
                            np.array([x["measured_busbw"] for x in s], dtype=float),
                            np.array([x["measured_time_s"] for x in s], dtype=float)))
