@@ -269,6 +269,11 @@ def catalog_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
         for key, unit in _TRANSCEIVER_FIELDS:
             rows.append({"item": t.id, "kind": "transceiver", "field": key, "value": float(getattr(t, key)),
                          "unit": unit, "source": _source(t.sources, key)})
+    # A catalog's own efficiency of a medium (an overlay compare --fit wrote) replaces the constant above.
+    for medium, value in sorted(cat.efficiency.items()):
+        rows.append({"item": medium, "kind": "efficiency", "field": "efficiency", "value": float(value),
+                     "unit": "fraction of line rate (replaces the analyzer's default for this medium)",
+                     "source": _source(cat.efficiency_sources, medium)})
     return rows
 
 

@@ -34,6 +34,10 @@ def test_fit_writes_an_overlay_that_brings_the_prediction_to_the_measurement(tmp
     comp = compare_run(ctx, read_nccl_tests(all_to_all)[0])
     assert comp.ranges[0].median_ratio == pytest.approx(1.0, abs=0.02)
     assert any("infiniband efficiency 0.47" in n for n in comp.notes)  # shown, never silent
+    from designer.present.assumptions import catalog_rows
+
+    row = next(r for r in catalog_rows(h100_two_nodes(), catalog) if r["kind"] == "efficiency")
+    assert row["item"] == "infiniband" and "compare --fit" in row["source"]  # and in the reports' assumptions
     # The overlay reaches every command through --catalog.
     try:
         assert main(["--catalog", str(overlay), "analyze", str(design), "--sizes", "1GiB"]) == 0
