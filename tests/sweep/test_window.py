@@ -72,6 +72,7 @@ def test_open_sweep_point_menu_and_dialog(qtbot, tmp_path, results, monkeypatch)
         assert gpus == params["leaves"] * params["hosts_per_leaf"]
         assert w.document.is_modified() and w.document.path is None
         assert "sweep point" in w.document.design.name
+        assert w.document.undo_stack.undoText().startswith("Open sweep point")  # an ordinary undo step
         assert sweep_window.open_sweep_point(w, str(results), point=1)
         assert sum(1 for d in w.document.design.iter_devices() if d.kind == "gpu") == 24
         assert not sweep_window.open_sweep_point(w, str(tmp_path / "missing.csv"))

@@ -113,10 +113,8 @@ def open_sweep_point(window: MainWindow, path: str | None = None, point: int | N
     except DesignError as e:
         window.show_error("Cannot open the sweep point", str(e))
         return False
-    if not window.maybe_save():
-        return False
-    window.recovery.discard()
-    window.document.set_design(design, None, modified=True)
+    # like an import: the design shown is replaced as one undo step, unsaved and without a file name
+    window.document.replace(design, None, f"Open sweep point {row.get('point')}")
     window.statusBar().showMessage(f"opened point {row.get('point')} of {path}", 5000)
     return True
 
