@@ -274,59 +274,25 @@ class Fabric:
     def _design(self, name: str, options: ImportOptions, ids: dict[str, str], hosts: dict[str, list[Node]],
                 plan: HostPlan) -> Design:
         rep = self.report
-        # Per node: its edges and port numbers.
-        node_edges: dict[str, list[tuple[int, int | None]]] = defaultdict(list)  # key -> (edge idx, port)
-        for i, e in enumerate(self.edges):
-            node_edges[e.a].append((i, e.a_port))
-            node_edges[e.b].append((i, e.b_port))
-        port_of: dict[tuple[int, str], str] = {}  # (edge idx, node key) -> port id
-        devices: list[Device] = []
-        groups: list[Group] = []
-        links: list[Link] = []
-        dev_of: dict[str, str] = {}  # node key -> device id
-        port_speed: dict[tuple[str, str], float] = {}
+        b = _Build(self)
+        chassis_members, host_blocks = self._fabric_devices(b, ids)
+        self._host_devices(b, hosts, plan, options, host_blocks)
+        self._cables(b)
+        design = Design(name)
+        lay_out_fabric(b.devices, b.groups, b.links, host_blocks)
+        design.extend(b.groups, b.devices, b.links)
+        kinds = Counter(d.kind for d in b.devices)
+        stamped = Counter(d.kind for d in b.devices if d.group in hosts)
+        read = {"switches": kinds["switch"], "adapters": kinds["nic"], "hosts": len(hosts),
+                "servers": len(plan.templates), "gpus": kinds["gpu"] - stamped["gpu"],
+                "gpus stamped behind adapters": stamped["gpu"],
+                "nvlink switches": kinds["nvswitch"] - stamped["nvswitch"],
+                "cables": len(self.edges), "chassis": len(chassis_members)}
+        rep.read.update({k: v for k, v in read.items() if v or k in ("switches", "cables")})
+        return design
 
-        def ports_for(node: Node, dev_id: str, extra: tuple[PortGroup, ...] = ()) -> tuple[PortGroup, ...]:
-            mine = node_edges.get(node.key, [])
-            numbered = [p for _, p in mine if p is not None]
-            groups_: list[PortGroup] = []
-            if numbered or node.ports:
-                top = max((float(self.edges[i].rate_gbps or 0.0) for i, _ in mine), default=0.0)
-                top = top or float(node.properties.get("port_gbps") or 0.0) or self._default_rate
-                n_ports = max([node.ports, *numbered, 1])
-                nxt = n_ports
-                for i, p in mine:
-                    if p is None:
-                        nxt += 1
-                        p = nxt
-                    port_of[(i, node.key)] = f"p{p}"
-                    port_speed[(dev_id, f"p{p}")] = top
-                n_ports = max(n_ports, nxt)
-                if n_ports > 4096:
-                    raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {n_ports:,} ports "
-                                          "(at most 4,096)")
-                groups_.append(PortGroup("p", n_ports, top))
-            else:
-                for kind, prefixes in (("network", PORT_PREFIXES), ("nvlink", NVLINK_PREFIXES)):
-                    by_rate: dict[float, list[int]] = defaultdict(list)
-                    for i, _ in mine:
-                        if _edge_kind(self.edges[i]) == kind:
-                            by_rate[float(self.edges[i].rate_gbps or 0.0)].append(i)
-                    if len(by_rate) > len(prefixes):
-                        raise ImportFileError(f"{rep.source}: {node.key} has {kind} links of more than "
-                                              f"{len(prefixes)} different speeds")
-                    for prefix, (rate, idxs) in zip(prefixes, sorted(by_rate.items(), reverse=True), strict=False):
-                        if len(idxs) > 4096:
-                            raise ImportFileError(f"{rep.source}: line {node.line}: {node.key} has {len(idxs):,} "
-                                                  "links of one speed (at most 4,096 ports)")
-                        for n, i in enumerate(idxs, 1):
-                            port_of[(i, node.key)] = f"{prefix}{n}"
-                            port_speed[(dev_id, f"{prefix}{n}")] = rate
-                        groups_.append(PortGroup(prefix, len(idxs), rate, kind=kind))
-                if not groups_:
-                    groups_.append(PortGroup("p", max(1, node.ports), self._default_rate))
-            return (*groups_, *extra)
-
+    def _fabric_devices(self, b: _Build, ids: dict[str, str]) -> tuple[dict[str, list[str]], list[HostBlock]]:
+        """Switches (grouped by chassis) and the devices the source gives inside servers (GPUs, NVLink switches)."""
         chassis_members: dict[str, list[str]] = defaultdict(list)
         servers: dict[str, list[str]] = {}  # server group -> its devices (GPUs and NVLink switches)
         for node in self.nodes.values():
@@ -334,17 +300,17 @@ class Fabric:
                 continue
             dev_id = ids[node.key]
             props = {k: v for k, v in node.properties.items() if k != "port_gbps"}
-            dev = Device(dev_id, node.kind, ports_for(node, dev_id), name=node.name if node.name != dev_id else "",
+            dev = Device(dev_id, node.kind, b.ports_for(node, dev_id), name=node.name if node.name != dev_id else "",
                          tier=node.tier, properties=props)
             if dev.kind == "switch":
                 props.setdefault("part", part_name(dev, "switch"))
-            devices.append(dev)
-            dev_of[node.key] = dev_id
+            b.devices.append(dev)
+            b.dev_of[node.key] = dev_id
             if node.host and node.kind != "switch":
                 sid = safe_id(node.host, "server")
                 if sid not in servers:
                     servers[sid] = []
-                    groups.append(Group(sid, "server"))
+                    b.groups.append(Group(sid, "server"))
                 servers[sid].append(dev_id)
                 dev.group = sid
             if node.chassis and node.kind == "switch":
@@ -352,39 +318,35 @@ class Fabric:
         chassis_group: dict[str, str] = {}
         for chassis, members in chassis_members.items():
             gid = safe_id(f"chassis-{chassis}")
-            groups.append(Group(gid, "custom", name=f"chassis {chassis}", properties={"chassis": True}))
+            b.groups.append(Group(gid, "custom", name=f"chassis {chassis}", properties={"chassis": True}))
             for dev_id in members:
                 chassis_group[dev_id] = gid
-        for dev in devices:
+        for dev in b.devices:
             if dev.kind == "switch":
                 dev.group = chassis_group.get(dev.id)
+        kind_of = {d.id: d.kind for d in b.devices}
+        return chassis_members, [HostBlock(sid, _server_columns(members, kind_of)) for sid, members in servers.items()]
 
+    def _host_devices(self, b: _Build, hosts: dict[str, list[Node]], plan: HostPlan, options: ImportOptions,
+                      host_blocks: list[HostBlock]) -> None:
+        """Each host: a server group of its adapters (NICs), and its server's GPUs and NVLink (or
+        ``gpus_per_adapter`` GPUs behind each adapter when no host has a server)."""
         gpus = max(0, int(options.gpus_per_adapter))
-        kind_of = {d.id: d.kind for d in devices}
-        host_blocks = [HostBlock(sid, _server_columns(members, kind_of)) for sid, members in servers.items()]
-        link_no = 0
-
-        def new_link(a: str, ap: str, b: str, bp: str, medium: str, length: float, props: dict | None = None) -> None:
-            nonlocal link_no
-            link_no += 1
-            links.append(Link(f"l{link_no}", a, ap, b, bp, medium=medium, length_m=length,
-                              properties=props or {}))
-
+        per_adapter = 0 if plan.any_server else gpus
         for hid, adapters in hosts.items():
             template = plan.templates.get(hid)
-            per_adapter = 0 if plan.any_server else gpus
             group = Group(hid, "server", name=adapters[0].host or "")
-            groups.append(group)
+            b.groups.append(group)
             served: list[list[str]] = []
             board: list[Device] = []
             if template is not None:
                 board, board_links, served = template.stamp(hid, hid, len(adapters))
                 group.properties["server"] = template.title
-                links.extend(board_links)
+                b.links.extend(board_links)
             members: list[list[str]] = [[d.id for d in board if d.kind == "nvswitch"]] if board else []
             for k, node in enumerate(sorted(adapters, key=lambda n: natural_key(n.key)), 1):
                 nic_id = f"{hid}-hca{k}" if len(adapters) > 1 or per_adapter or template else hid
-                mine = node_edges.get(node.key, [])
+                mine = b.node_edges.get(node.key, [])
                 net = max((float(self.edges[i].rate_gbps or 0.0) for i, _ in mine), default=self._default_rate)
                 net_total = max(net, 1e-3) * max(node.ports, len(mine), 1)
                 pcie = min(max(HOST_PCIE_GBPS, 2 * net_total), 1e5)
@@ -394,60 +356,112 @@ class Fabric:
                 n_pcie = len(mine_gpus) if template is not None else per_adapter
                 extra = (PortGroup("pcie", n_pcie, pcie, kind="pcie"),) if n_pcie else ()
                 props = {k2: v for k2, v in node.properties.items() if k2 != "port_gbps"}
-                nic = Device(nic_id, "nic", ports_for(node, nic_id, extra), name=node.name, group=hid, properties=props)
+                nic = Device(nic_id, "nic", b.ports_for(node, nic_id, extra), name=node.name, group=hid,
+                             properties=props)
                 props.setdefault("part", part_name(nic, "host adapter"))
-                devices.append(nic)
-                dev_of[node.key] = nic_id
+                b.devices.append(nic)
+                b.dev_of[node.key] = nic_id
                 column = [nic_id]
                 for g, gpu_id in enumerate(mine_gpus, 1):
-                    new_link(gpu_id, "pcie1", nic_id, f"pcie{g}", "pcie", 0.0)
-                    links[-1].cable = "pcie-board"
+                    b.new_link(gpu_id, "pcie1", nic_id, f"pcie{g}", "pcie", 0.0).cable = "pcie-board"
                     column.append(gpu_id)
                 for g in range(1, (0 if template is not None else per_adapter) + 1):
                     gpu_id = f"{nic_id}-gpu{g}" if nic_id != hid else f"{hid}-gpu{g}"
-                    devices.append(Device(gpu_id, "gpu", (PortGroup("pcie", 1, pcie, kind="pcie"),), group=hid))
-                    new_link(nic_id, f"pcie{g}", gpu_id, "pcie1", "pcie", 0.0)
+                    b.devices.append(Device(gpu_id, "gpu", (PortGroup("pcie", 1, pcie, kind="pcie"),), group=hid))
+                    b.new_link(nic_id, f"pcie{g}", gpu_id, "pcie1", "pcie", 0.0)
                     column.append(gpu_id)
                 members.append(column)
-            devices.extend(board)
+            b.devices.extend(board)
             host_blocks.append(HostBlock(hid, members))
         if gpus and hosts and not plan.any_server:
-            rep.guess(count(len(hosts), "host"), f"{count(gpus, 'GPU')} per host adapter, over PCIe at "
-                      f"twice the adapter's rate (at least {line_rate(HOST_PCIE_GBPS)}, a PCIe 3.0 x16 slot) so the "
-                      "host never limits the network, as the endpoints of the analysis (the source does not say what "
-                      "a host holds; --gpus-per-adapter sets it, 0 leaves the adapters alone; --server MODEL "
-                      "makes every host a server of that model)", 0, "endpoints")
+            self.report.guess(count(len(hosts), "host"), f"{count(gpus, 'GPU')} per host adapter, over PCIe at "
+                              f"twice the adapter's rate (at least {line_rate(HOST_PCIE_GBPS)}, a PCIe 3.0 x16 slot) "
+                              "so the host never limits the network, as the endpoints of the analysis (the source "
+                              "does not say what a host holds; --gpus-per-adapter sets it, 0 leaves the adapters "
+                              "alone; --server MODEL makes every host a server of that model)", 0, "endpoints")
 
+    def _cables(self, b: _Build) -> None:
+        """The source's cables as links, each keeping the rate it negotiated when its ports run faster."""
         for i, e in enumerate(self.edges):
-            a, b = dev_of[e.a], dev_of[e.b]
-            ap, bp = port_of[(i, e.a)], port_of[(i, e.b)]
+            a, bd = b.dev_of[e.a], b.dev_of[e.b]
+            ap, bp = b.port_of[(i, e.a)], b.port_of[(i, e.b)]
             props = {k: v for k, v in e.properties.items() if not k.startswith("_")}
             rate = float(e.rate_gbps or 0.0)
-            if rate < max(port_speed[(a, ap)], port_speed[(b, bp)]):
+            if rate < max(b.port_speed[(a, ap)], b.port_speed[(bd, bp)]):
                 props["negotiated_gbps"] = rate
             if _edge_kind(e) == "nvlink":
-                new_link(a, ap, b, bp, "nvlink", 0.0, props)
-                links[-1].cable = "nvlink-board"
+                b.new_link(a, ap, bd, bp, "nvlink", 0.0, props).cable = "nvlink-board"
             else:
-                new_link(a, ap, b, bp, GUESSED_MEDIUM, GUESSED_LENGTH_M, props)
-        if any(_edge_kind(e) == "network" for e in self.edges):
-            network = sum(_edge_kind(e) == "network" for e in self.edges)
-            rep.guess(f"{network:,} cables", f"length and medium not in the source: {GUESSED_LENGTH_M:g} m "
-                      f"{GUESSED_MEDIUM}, no catalog cable", 0, "cables")
-
-        design = Design(name)
-        lay_out_fabric(devices, groups, links, host_blocks)
-        design.extend(groups, devices, links)
-        kinds: dict[str, int] = defaultdict(int)
-        for dev in devices:
-            kinds[dev.kind] += 1
-        stamped = Counter(d.kind for d in devices if d.group in hosts)
-        read = {"switches": kinds["switch"], "adapters": kinds["nic"], "hosts": len(hosts),
-                "servers": len(plan.templates), "gpus": kinds["gpu"] - stamped["gpu"],
-                "gpus stamped behind adapters": stamped["gpu"],
-                "nvlink switches": kinds["nvswitch"] - stamped["nvswitch"],
-                "cables": len(self.edges), "chassis": len(chassis_members)}
-        rep.read.update({k: v for k, v in read.items() if v or k in ("switches", "cables")})
-        return design
+                b.new_link(a, ap, bd, bp, GUESSED_MEDIUM, GUESSED_LENGTH_M, props)
+        network = sum(_edge_kind(e) == "network" for e in self.edges)
+        if network:
+            self.report.guess(f"{network:,} cables", f"length and medium not in the source: {GUESSED_LENGTH_M:g} m "
+                              f"{GUESSED_MEDIUM}, no catalog cable", 0, "cables")
 
     _default_rate = 100.0
+
+
+class _Build:
+    """What :meth:`Fabric._design` builds: devices, groups and links, and each cable's port ids."""
+
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
+        self.node_edges: dict[str, list[tuple[int, int | None]]] = defaultdict(list)  # key -> (edge idx, port)
+        for i, e in enumerate(fabric.edges):
+            self.node_edges[e.a].append((i, e.a_port))
+            self.node_edges[e.b].append((i, e.b_port))
+        self.port_of: dict[tuple[int, str], str] = {}  # (edge idx, node key) -> port id
+        self.port_speed: dict[tuple[str, str], float] = {}
+        self.devices: list[Device] = []
+        self.groups: list[Group] = []
+        self.links: list[Link] = []
+        self.dev_of: dict[str, str] = {}  # node key -> device id
+
+    def new_link(self, a: str, ap: str, b: str, bp: str, medium: str, length: float,
+                 props: dict | None = None) -> Link:
+        link = Link(f"l{len(self.links) + 1}", a, ap, b, bp, medium=medium, length_m=length, properties=props or {})
+        self.links.append(link)
+        return link
+
+    def ports_for(self, node: Node, dev_id: str, extra: tuple[PortGroup, ...] = ()) -> tuple[PortGroup, ...]:
+        """A node's port groups: numbered ports as the source numbers them (at its fastest cable's rate),
+        else one group per speed class; every cable's port id recorded in :attr:`port_of`."""
+        fab, edges, src = self.fabric, self.fabric.edges, self.fabric.report.source
+        mine = self.node_edges.get(node.key, [])
+        numbered = [p for _, p in mine if p is not None]
+        groups_: list[PortGroup] = []
+        if numbered or node.ports:
+            top = max((float(edges[i].rate_gbps or 0.0) for i, _ in mine), default=0.0)
+            top = top or float(node.properties.get("port_gbps") or 0.0) or fab._default_rate
+            n_ports = max([node.ports, *numbered, 1])
+            nxt = n_ports
+            for i, p in mine:
+                if p is None:
+                    nxt += 1
+                    p = nxt
+                self.port_of[(i, node.key)] = f"p{p}"
+                self.port_speed[(dev_id, f"p{p}")] = top
+            n_ports = max(n_ports, nxt)
+            if n_ports > 4096:
+                raise ImportFileError(f"{src}: line {node.line}: {node.key} has {n_ports:,} ports (at most 4,096)")
+            groups_.append(PortGroup("p", n_ports, top))
+        else:
+            for kind, prefixes in (("network", PORT_PREFIXES), ("nvlink", NVLINK_PREFIXES)):
+                by_rate: dict[float, list[int]] = defaultdict(list)
+                for i, _ in mine:
+                    if _edge_kind(edges[i]) == kind:
+                        by_rate[float(edges[i].rate_gbps or 0.0)].append(i)
+                if len(by_rate) > len(prefixes):
+                    raise ImportFileError(f"{src}: {node.key} has {kind} links of more than {len(prefixes)} "
+                                          "different speeds")
+                for prefix, (rate, idxs) in zip(prefixes, sorted(by_rate.items(), reverse=True), strict=False):
+                    if len(idxs) > 4096:
+                        raise ImportFileError(f"{src}: line {node.line}: {node.key} has {len(idxs):,} links of one "
+                                              "speed (at most 4,096 ports)")
+                    for n, i in enumerate(idxs, 1):
+                        self.port_of[(i, node.key)] = f"{prefix}{n}"
+                        self.port_speed[(dev_id, f"{prefix}{n}")] = rate
+                    groups_.append(PortGroup(prefix, len(idxs), rate, kind=kind))
+            if not groups_:
+                groups_.append(PortGroup("p", max(1, node.ports), fab._default_rate))
+        return (*groups_, *extra)

@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport
+from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport, guid_key
 from designer.model import Design, Device, Link
 from designer.model.catalog import Catalog, Component, default_catalog
 from designer.model.units import count
@@ -62,8 +62,6 @@ def host_of(key: str, name: str, desc: str, options: ImportOptions) -> str:
     ''
     """
     if options.host_map:
-        from designer.io.importers.base import guid_key
-
         hit = options.host_map.get(key) or options.host_map.get(guid_key(key)) or options.host_map.get(desc)
         if hit:
             return hit
