@@ -40,6 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="picture scale: pixels per canvas unit (1 = the canvas at 100%%)")
     p.add_argument("--transparent", action="store_true", help="transparent background (default white)")
     p.add_argument("--no-legend", action="store_true", help="leave the legend out of the picture")
+    p.add_argument("--colour", "--color", dest="colour", choices=("media", "utilisation"), default="media",
+                   help="colour the canvas picture's links by medium (default) or by their utilisation under the "
+                        "collective of the largest size, as the window's heat-map")
     p.add_argument("--panels", metavar="DIR", help="one PNG per analysis panel, in DIR (created if missing)")
     p.add_argument("--report", metavar="OUT.json", help="JSON report (docs/report-format.md)")
     p.add_argument("--html", metavar="OUT.html", help="self-contained HTML report (pictures embedded)")
@@ -107,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     timings: list[tuple[str, float]] = []
     catalog = default_catalog()
     data = None
-    if outputs["report"] or outputs["html"] or outputs["panels"]:
+    if outputs["report"] or outputs["html"] or outputs["panels"] or args.colour == "utilisation":
         # the canvas picture, the cabling plan and GraphML need no analysis
         t0 = time.perf_counter()
         data = prepare(design, source=source, catalog=catalog, sizes=sizes, workload=workload,
@@ -145,6 +148,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def heat_map(data) -> dict[str, object]:  # noqa: ANN001
+    """The canvas picture's heat-map arguments from an export's analysis: each link's utilisation and the
+    bottlenecks ringed, as the window's Utilisation on Canvas shows them."""
+    from designer.gui.window.live import HALO_LINKS
+
+    links = data.report.links
+    return {"utilisation": (list(links.ids), links.utilization),
+            "halo": [b.link for b in data.report.bottlenecks[:HALO_LINKS]]}
+
+
 def _pictures(args: argparse.Namespace, design, catalog, data, outputs: dict[str, str | None],  # noqa: ANN001
               timed) -> list[str]:  # noqa: ANN001
     """The outputs that need Qt: the canvas PNG, the panel PNGs, the HTML report."""
@@ -165,11 +178,12 @@ def _pictures(args: argparse.Namespace, design, catalog, data, outputs: dict[str
     if pictures is not None:
         pictures.ensure_application(quiet=True)
         box: dict[str, object] = {}
+        heat = heat_map(data) if args.colour == "utilisation" else {}
         if outputs["png"]:
             def draw_png() -> None:
                 box["png"] = pictures.canvas_png(
                     design, catalog, width=args.png_width, scale=args.png_scale,
-                    transparent=args.transparent, legend=not args.no_legend)
+                    transparent=args.transparent, legend=not args.no_legend, **heat)
             timed("canvas picture", draw_png)
             atomic_write_bytes(outputs["png"], box["png"].png)
             done.append(outputs["png"])

@@ -104,6 +104,8 @@ class ExportData:
     step: StepReport | None = None
     step_error: str = ""
     serving: ServingReport | None = None
+    #: the training job the step was predicted for (its parallelism and placement order)
+    workload: Workload | None = None
     _document: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -151,7 +153,7 @@ def prepare(design: Design, *, source: str = "", catalog: Catalog | None = None,
     tick("bill of materials", 3, 4)
     bom = bill_of_materials(design, cat)
     tick("analysis", 4, 4)
-    return ExportData(design, cat, source, report, bom, findings, step, serving=served)
+    return ExportData(design, cat, source, report, bom, findings, step, serving=served, workload=workload)
 
 
 def export_document(data: ExportData) -> dict[str, Any]:

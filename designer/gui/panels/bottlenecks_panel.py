@@ -94,6 +94,7 @@ class BottlenecksPanel(PlotPanel):
         """The table first: on a short panel the bar chart gives way (the table keeps four rows or more)."""
         super().resizeEvent(event)
         self.plot.setVisible(self.height() >= BARS_FROM_PX)
+        self._bar_ticks()
 
     def _emit(self, signal: Signal, row: int) -> None:
         item = self.table.item(row, LINK_COLUMN)
@@ -105,7 +106,18 @@ class BottlenecksPanel(PlotPanel):
         opts = self.bars.opts
         return np.asarray(opts.get("x", []), dtype=float), np.asarray(opts.get("height", []), dtype=float)
 
-    def _draw_bars(self, util: np.ndarray) -> None:
+    def has_data(self) -> bool:
+        return bool(len(self.bar_data()[0]))
+
+    def _bar_ticks(self) -> None:
+        """Each bar named under it: the link's name when the bars are wide enough for it, else its rank."""
+        names = getattr(self, "_names", [])
+        room = self.plot.width() / max(len(names), 1)
+        wide = bool(names) and room >= 1.1 * max(self.fontMetrics().horizontalAdvance(n) for n in names)
+        self.plot.getPlotItem().getAxis("bottom").setTicks(
+            [[(float(i + 1), n if wide else f"#{i + 1}") for i, n in enumerate(names)]])
+
+    def _draw_bars(self, util: np.ndarray, names: list[str] | tuple[str, ...] = ()) -> None:
         pi = self.plot.getPlotItem()
         for label in self.labels:
             pi.removeItem(label)
@@ -118,14 +130,15 @@ class BottlenecksPanel(PlotPanel):
             label.setPos(float(x), float(u))
             pi.addItem(label)
             self.labels.append(label)
-        pi.getAxis("bottom").setTicks([[(float(x), f"#{int(x)}") for x in ranks]])
+        self._names = list(names[:TOP_BARS])
+        self._bar_ticks()
         pi.setXRange(0.4, max(len(top), 1) + 0.6, padding=0)
         pi.setYRange(0, max(100.0, float(top.max()) if len(top) else 0.0) * 1.18, padding=0)
 
     def show_result(self, result: LiveResult | None) -> None:
         rep = result.report if result is not None else None
         bns = list(rep.bottlenecks) if rep is not None else []
-        self._draw_bars(np.array([b.utilization * 100.0 for b in bns]))
+        self._draw_bars(np.array([b.utilization * 100.0 for b in bns]), [b.link for b in bns])
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(bns))
         for i, bn in enumerate(bns):

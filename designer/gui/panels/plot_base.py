@@ -10,6 +10,7 @@ short (how to read it shows on hover). The helpers (compact legends, log-axis ti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -122,6 +123,21 @@ class PlotPanel(QWidget):
         height = self.plot.getPlotItem().getViewBox().height()
         every = max(1, int(np.ceil(len(ticks) * 15.0 / height))) if height > 0 and ticks else 1
         self.plot.getPlotItem().getAxis("left").setTicks([ticks[::every]])  # none without data
+
+    def has_data(self) -> bool:
+        """Whether the plot shows anything (a picture of it is worth making)."""
+        for item in self.plot.getPlotItem().listDataItems():
+            x, _ = item.getData()
+            if x is not None and len(x):
+                return True
+        return False
+
+    def headline(self) -> str:
+        """The panel's main figure in one line of plain text (a picture's caption): its figures line when
+        it has one, else the line under the plot."""
+        figures = getattr(self, "figures", None)
+        text = figures.text() if isinstance(figures, QLabel) and figures.text() else self.info.text()
+        return re.sub(r"\s+", " ", re.sub(r"<br\s*/?>", "; ", re.sub(r"<(?!br)[^>]+>", "", text))).strip()
 
     def set_info(self, text: str, detail: str = "") -> None:
         """The line under the plot, kept short; ``detail`` (how to read it) shows on hover."""

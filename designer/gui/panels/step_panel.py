@@ -41,6 +41,7 @@ class StepPanel(PlotPanel):
         pi.getAxis("bottom").enableAutoSIPrefix(False)  # the label names the unit chosen for the step
         pi.showGrid(x=True, y=False, alpha=0.25)
         pi.invertY(True)
+        pi.setContentsMargins(6, 4, 10, 4)  # the longest part name clear of the edge, in pictures too
         pi.setMouseEnabled(x=True, y=False)
         self.figures = QLabel("")
         self.figures.setWordWrap(True)

@@ -260,6 +260,7 @@ class ExportDialog(QDialog):
                     drawn.append(pictures.panel_pngs(data))
                 return drawn[0]
 
+            on_screen = screen_colouring(w)
             step = state["step"]
             for key in foreground:
                 progress.setLabelText(f"Writing the {labels[key]}\u2026")
@@ -269,7 +270,7 @@ class ExportDialog(QDialog):
                 if key == "png":
                     pic = pictures.canvas_png(design, w.catalog, width=self.width.value(), area=area,
                                               transparent=self.transparent.isChecked(),
-                                              legend=self.legend.isChecked(), collapse=False)
+                                              legend=self.legend.isChecked(), collapse=False, **on_screen)
                     atomic_write_bytes(path, pic.png)
                     written.append(str(path))
                 elif key == "panels":
@@ -278,7 +279,8 @@ class ExportDialog(QDialog):
                         atomic_write_bytes(path / f"{p.name}.png", p.png)
                         written.append(str(path / f"{p.name}.png"))
                 else:
-                    canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False)
+                    canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False,
+                                                 **on_screen)
                     measured = getattr(w, "measured", None)
                     write_html(data, path, canvas=canvas, panels=panels(),
                                measured=measured.doc if measured is not None else None)
@@ -289,6 +291,18 @@ class ExportDialog(QDialog):
         finally:
             progress.close()
         return written
+
+
+def screen_colouring(window: MainWindow) -> dict[str, Any]:
+    """The canvas' colouring as the window shows it, for the pictures: the links' utilisation when the
+    heat-map (predicted or measured) is on, and the bottlenecks ringed; nothing when links show their medium."""
+    from designer.gui.canvas.overlay import BOTTLENECK
+
+    marks = window.scene.marks
+    if marks.utilisation is None:
+        return {}
+    ids = list(marks.utilisation)
+    return {"utilisation": (ids, [marks.utilisation[i] for i in ids]), "halo": sorted(marks.halo_ids(BOTTLENECK))}
 
 
 def _dock_workload(window: MainWindow) -> str:

@@ -19,9 +19,11 @@ import dataclasses
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyqtgraph  # noqa: F401  (an ImportError here means pictures cannot be drawn on this machine)
 import PySide6.QtWidgets  # noqa: F401
 
@@ -113,14 +115,18 @@ def _png_bytes(image: Any) -> bytes:
 
 def canvas_png(design: Design, catalog: Catalog | None = None, *, width: int | None = None,
                scale: float | None = None, transparent: bool = False, legend: bool = True,
-               area: QRectF | None = None, collapse: bool = True) -> Picture:
+               area: QRectF | None = None, collapse: bool = True,
+               utilisation: tuple[Sequence[str], Sequence[float]] | None = None,
+               halo: Sequence[str] = ()) -> Picture:
     """The canvas as a PNG :class:`~designer.present.export.Picture`.
 
     ``area`` is a scene rectangle (the window's visible area); None draws the whole design.
     ``width`` is the picture's width in pixels (legend column included); else ``scale`` is
     pixels per canvas unit (1 = 100 %); neither: :data:`DEFAULT_WIDTH_PX`. ``collapse`` collapses
     groups of a large design that has no collapsed group, as the window does when it opens one
-    (view state of the design, not an edit).
+    (view state of the design, not an edit). ``utilisation`` (link ids, fractions) colours the links
+    by their load as the window's heat-map does, the legend showing its colour bar, ``halo`` ringing
+    the bottlenecks; None colours them by medium.
     """
     from PySide6.QtCore import QPointF, QRectF, Qt
     from PySide6.QtGui import QColor, QImage, QPainter
@@ -143,6 +149,13 @@ def canvas_png(design: Design, catalog: Catalog | None = None, *, width: int | N
     scene.show_grid = False
     try:
         scene.set_design(design)
+        if utilisation is not None:
+            from designer.gui import style
+            from designer.gui.canvas.overlay import BOTTLENECK
+
+            scene.marks.set_utilisation(list(utilisation[0]), np.asarray(utilisation[1], dtype=float))
+            scene.marks.set_halo(BOTTLENECK, list(halo), style.BOTTLENECK_HALO)
+            scene.restyle_links()
         scene.flush()
         source = QRectF(area) if area is not None else scene.itemsBoundingRect()
         if source.isEmpty():
@@ -163,6 +176,7 @@ def canvas_png(design: Design, catalog: Catalog | None = None, *, width: int | N
         leg = None
         if legend_w:
             leg = Legend()
+            leg.set_utilisation_scale(utilisation is not None)
             leg.resize(LEGEND_WIDTH_PX - 10, leg.sizeHint().height())
         total_h = max(canvas_h, (leg.height() + 20) if leg is not None else 0, 1)
         if total_w > MAX_SIDE_PX or total_h > MAX_SIDE_PX or total_w * total_h > MAX_PIXELS:
@@ -197,7 +211,8 @@ def _live_result(data: ExportData) -> Any:
     rep = data.report
     known: dict[str, Any] = {
         "report": rep, "baseline": None, "seconds": 0.0, "built_routes": False,
-        "traffic": Traffic(collective=rep.collective, size=rep.link_use_bytes or Traffic().size),
+        "traffic": Traffic(collective=rep.collective, size=rep.link_use_bytes or Traffic().size,
+                           workload=getattr(data, "workload", None)),
         "step": data.step, "workload": data.step, "serving": getattr(data, "serving", None),
     }
     kwargs = {}
@@ -209,12 +224,36 @@ def _live_result(data: ExportData) -> Any:
     return LiveResult(**kwargs)
 
 
-def _has_data(panel: Any) -> bool:
-    for item in panel.plot.getPlotItem().listDataItems():
-        x, _ = item.getData()
-        if x is not None and len(x):
-            return True
-    return False
+def titled_png(png: bytes, title: str, subtitle: str) -> tuple[bytes, int, int]:
+    """``png`` under a header: ``title`` in bold, then ``subtitle`` (the design's name and the panel's
+    headline figure), wrapped to the picture's width; returns the PNG and its size."""
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
+
+    plot = QImage.fromData(png, "PNG")
+    width = plot.width()
+    bold, plain = QFont(), QFont()
+    bold.setPixelSize(20)
+    bold.setBold(True)
+    plain.setPixelSize(14)
+    margin = 14
+    flags = int(Qt.TextFlag.TextWordWrap)
+    sub_rect = QFontMetrics(plain).boundingRect(0, 0, width - 2 * margin, 2000, flags, subtitle)
+    head = margin + QFontMetrics(bold).height() + 4 + sub_rect.height() + margin // 2
+    image = QImage(width, head + plot.height(), QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+    painter.setPen(QColor("#1d232b"))
+    painter.setFont(bold)
+    painter.drawText(QRectF(margin, margin, width - 2 * margin, QFontMetrics(bold).height()), 0, title)
+    painter.setPen(QColor("#3A4350"))
+    painter.setFont(plain)
+    painter.drawText(QRectF(margin, margin + QFontMetrics(bold).height() + 4, width - 2 * margin,
+                            sub_rect.height()), flags, subtitle)
+    painter.drawImage(0, head, plot)
+    painter.end()
+    return _png_bytes(image), image.width(), image.height()
 
 
 def panel_pngs(data: ExportData, size: tuple[int, int] = PANEL_SIZE_PX) -> list[Picture]:
@@ -232,16 +271,20 @@ def panel_pngs(data: ExportData, size: tuple[int, int] = PANEL_SIZE_PX) -> list[
             panel = factory()
             try:
                 panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+                table = getattr(panel, "table", None)
+                if table is not None:  # a picture is the plot: its table is in the reports
+                    table.hide()
+                    panel.plot.setMaximumHeight(size[1])
                 panel.resize(*size)
                 panel.show()
                 panel.show_result(result)
                 app.processEvents()
-                if not _has_data(panel):
+                if not panel.has_data():
                     continue
                 path = Path(tmp) / f"{key}.png"
                 panel.export_png(path, width=size[0])
-                png = path.read_bytes()
-                w, h = _png_size(png)
+                subtitle = " \u2014 ".join(t for t in (data.design.name, panel.headline()) if t)
+                png, w, h = titled_png(path.read_bytes(), title, subtitle)
                 out.append(Picture(title, png, w, h, key))
             finally:
                 panel.close()
