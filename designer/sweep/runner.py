@@ -22,7 +22,7 @@ from typing import Any
 
 from designer.model.catalog import Catalog, default_catalog
 from designer.sweep.results import FINISHED, Column, Sink, columns, error_row, finish, read_results
-from designer.sweep.spec import Point, SweepError, SweepSpec, expand
+from designer.sweep.spec import Point, SweepError, SweepSpec, expand, params_at
 
 #: Seconds to wait for a scheduler given by address before giving up.
 CONNECT_TIMEOUT_S = 10
@@ -211,15 +211,14 @@ def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None, prob
     """
     from designer.generators import GENERATORS
 
-    points = expand(spec)
     gen = GENERATORS[spec.generator]
-    n = len(points)
+    n = spec.count
     k = min(probes, n)
     picks = sorted({round(i * (n - 1) / max(k - 1, 1)) for i in range(k)})
     gpus = []
     for i in picks:
         try:
-            d = gen.build(catalog, **points[i].params)
+            d = gen.build(catalog, **params_at(spec, i))
         except Exception:  # noqa: BLE001 - a refused probe says nothing of the others
             continue
         gpus.append(sum(1 for x in d.iter_devices() if x.kind == "gpu"))

@@ -356,6 +356,18 @@ def expand(spec: SweepSpec) -> list[Point]:
     return out
 
 
+def params_at(spec: SweepSpec, index: int) -> dict[str, Any]:
+    """The generator parameters of point ``index`` of :func:`expand`, without expanding the grid
+    (the estimate samples a grid of a million points in milliseconds)."""
+    per_combo = max(len(spec.workloads), 1)
+    combo = index // per_combo
+    params = dict(spec.fixed)
+    for names, values in reversed(spec.axes):
+        combo, at = divmod(combo, len(values))
+        params.update(zip(names, values[at], strict=True))
+    return {n: params[n] for n in spec.parameter_names}
+
+
 def describe(spec: SweepSpec) -> str:
     """One line: the generator, the grid's shape and the number of points."""
     dims = [f"{' x '.join(names) if len(names) > 1 else names[0]} ({len(values)})" for names, values in spec.axes]

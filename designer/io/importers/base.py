@@ -23,6 +23,10 @@ from designer.model.units import line_rate
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
 #: The most devices and links an import builds (a 100,000-GPU fabric has fewer of either).
 MAX_IMPORT_RECORDS = 2_000_000
+#: The most devices (hosts, adapters, switches, graph nodes) one import may declare. Counts a file
+#: states (a hostlist range, the nodes of a graph) are held to it before anything is expanded or
+#: parsed, so a 35-byte line cannot cost minutes; a real fabric of 100,000 GPUs has fewer.
+MAX_IMPORT_NODES = 200_000
 #: Where the report stops listing entries of one kind one by one (it still counts them all).
 REPORT_LIST_LIMIT = 200
 

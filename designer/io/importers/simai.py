@@ -13,7 +13,13 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport, parse_rate_gbps
+from designer.io.importers.base import (
+    MAX_IMPORT_NODES,
+    ImportFileError,
+    ImportOptions,
+    ImportReport,
+    parse_rate_gbps,
+)
 from designer.io.importers.fabric import Fabric
 from designer.model import Design
 from designer.model.units import line_rate
@@ -22,7 +28,7 @@ NAME = "simai"
 TITLE = "SimAI topology"
 _HEADER = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(?:\s+(\S+))?\s*$")
 _LINK = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)(?:\s+(\S+))?\s*$")
-MAX_NODES = 1_000_000
+MAX_NODES = MAX_IMPORT_NODES
 
 
 def _first_lines(text: str, n: int) -> list[str]:
@@ -65,7 +71,9 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
     nodes, per_server, n_nvsw, n_sw, n_links = (int(m.group(i)) for i in range(1, 6))
     gpu_type = m.group(6) or ""
     gpus = nodes - n_nvsw - n_sw
-    if nodes > MAX_NODES or gpus < 0:
+    if nodes > MAX_NODES:
+        raise ImportFileError(f"{src}: line {n0}: declares {nodes:,} nodes; an import holds at most {MAX_NODES:,}")
+    if gpus < 0:
         raise ImportFileError(f"{src}: line {n0}: {nodes:,} nodes cannot hold {n_nvsw:,} NVSwitches and "
                               f"{n_sw:,} switches")
     n1, ids_line = numbered[1]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport
+from designer.io.importers.base import MAX_IMPORT_NODES, ImportFileError, ImportOptions, ImportReport
 from designer.io.importers.fabric import Fabric
 from designer.io.importers.slurm_block import read_blocks
 from designer.model import Design
@@ -22,8 +22,9 @@ from designer.model import Design
 NAME = "slurm"
 TITLE = "Slurm topology.conf"
 DEFAULT_RATE_GBPS = 100.0
-#: The most names one hostlist may expand to (a typo like node[1-999999999] is refused).
-MAX_HOSTLIST = 1_000_000
+#: The most names the hostlists of one file may expand to, counted before any is expanded (a typo
+#: like node[1-999999999] is refused at once).
+MAX_HOSTLIST = MAX_IMPORT_NODES
 
 _PAIR = re.compile(r"(\w+)\s*=\s*(\S+)")
 
@@ -41,19 +42,68 @@ def expand_hostlist(text: str, limit: int = MAX_HOSTLIST) -> list[str]:
     >>> expand_hostlist("node[1-3,7],gpu[01-02]x[1-2],login")
     ['node1', 'node2', 'node3', 'node7', 'gpu01x1', 'gpu01x2', 'gpu02x1', 'gpu02x2', 'login']
     """
+    total = hostlist_size(text)
+    if total > limit:
+        raise ValueError(f"'{text[:40]}' expands to {total:,} names; an import holds at most {limit:,}")
     out: list[str] = []
     for part in _split_top(text):
         names = [""]
-        for literal, bracket in re.findall(r"([^\[\]]*)(?:\[([^\[\]]*)\])?", part):
-            if not literal and not bracket:
-                continue
+        for literal, bracket in _pieces(part):
             choices = _range_items(bracket, part) if bracket else [""]
             names = [n + literal + c for n in names for c in choices]
-            if len(names) + len(out) > limit:
-                raise ValueError(f"'{part[:40]}' expands to more than {limit:,} names")
-        if part.count("[") != part.count("]"):
-            raise ValueError(f"unbalanced brackets in '{part[:40]}'")
         out.extend(n for n in names if n)
+    return out
+
+
+class _Budget:
+    """The names a whole file's hostlists may still expand to (:data:`MAX_HOSTLIST` in all)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_HOSTLIST
+
+    def expand(self, text: str) -> list[str]:
+        n = hostlist_size(text)
+        if n > self.left:
+            raise ValueError(f"'{text[:40]}' expands to {n:,} names, which takes the file's hostlists past "
+                             f"{MAX_HOSTLIST:,} names, the most an import holds")
+        self.left -= n
+        return expand_hostlist(text)
+
+
+def _pieces(part: str) -> list[tuple[str, str]]:
+    if part.count("[") != part.count("]"):
+        raise ValueError(f"unbalanced brackets in '{part[:40]}'")
+    return [(lit, br) for lit, br in re.findall(r"([^\[\]]*)(?:\[([^\[\]]*)\])?", part) if lit or br]
+
+
+def hostlist_size(text: str) -> int:
+    """How many names a hostlist expression expands to, counted without expanding it.
+
+    >>> hostlist_size("node[1-3,7],gpu[01-02]x[1-2],login"), hostlist_size("node[0-999999999]")
+    (9, 1000000000)
+    """
+    total = 0
+    for part in _split_top(text):
+        n = 1
+        for _, bracket in _pieces(part):
+            if bracket:
+                n *= sum(hi - lo + 1 for lo, hi, _ in _ranges(bracket, part))
+        total += n
+    return total
+
+
+def _ranges(spec: str, part: str) -> list[tuple[int, int, int]]:
+    """The ranges of a bracket: (low, high, zero-padded width)."""
+    out = []
+    for piece in spec.split(","):
+        piece = piece.strip()
+        m = re.fullmatch(r"(\d{1,18})(?:-(\d{1,18}))?", piece)
+        if not m:
+            raise ValueError(f"'{piece}' in '{part[:40]}' is not a number or a range")
+        lo, hi = m.group(1), m.group(2) or m.group(1)
+        if int(hi) < int(lo):
+            raise ValueError(f"range '{piece}' in '{part[:40]}' runs backwards")
+        out.append((int(lo), int(hi), len(lo) if lo.startswith("0") and len(lo) > 1 else 0))
     return out
 
 
@@ -74,25 +124,13 @@ def _split_top(text: str) -> list[str]:
 
 
 def _range_items(spec: str, part: str) -> list[str]:
-    items: list[str] = []
-    for piece in spec.split(","):
-        piece = piece.strip()
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", piece)
-        if not m:
-            raise ValueError(f"'{piece}' in '{part[:40]}' is not a number or a range")
-        lo, hi = m.group(1), m.group(2) or m.group(1)
-        if int(hi) < int(lo):
-            raise ValueError(f"range '{piece}' in '{part[:40]}' runs backwards")
-        if int(hi) - int(lo) + len(items) >= MAX_HOSTLIST:
-            raise ValueError(f"'{part[:40]}' expands to more than {MAX_HOSTLIST:,} names")
-        width = len(lo) if lo.startswith("0") and len(lo) > 1 else 0
-        items.extend(str(i).zfill(width) for i in range(int(lo), int(hi) + 1))
-    return items
+    return [str(i).zfill(width) for lo, hi, width in _ranges(spec, part) for i in range(lo, hi + 1)]
 
 
 def _read_block_file(lines: list[str], options: ImportOptions, report: ImportReport) -> Design:
     """A topology/block file (``BlockName=``, ``BlockSizes=``): see :mod:`designer.io.importers.slurm_block`."""
     src = report.source
+    budget = _Budget()
     entries: list[tuple[int, str, list[str]]] = []
     sizes: list[int] = []
     for n, raw in enumerate(lines, 1):
@@ -114,8 +152,8 @@ def _read_block_file(lines: list[str], options: ImportOptions, report: ImportRep
             report.skip(f"{line[:60]!r}", "not a BlockName line: ignored", n, "unreadable")
             continue
         try:
-            names = expand_hostlist(pairs["blockname"])
-            nodes = expand_hostlist(pairs.get("nodes", ""))
+            names = budget.expand(pairs["blockname"])
+            nodes = budget.expand(pairs.get("nodes", ""))
         except ValueError as e:
             raise ImportFileError(f"{src}: line {n}: {e}") from None
         if len(names) != 1:
@@ -130,6 +168,7 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
     src = report.source
     fabric = Fabric(report)
     lines = text.split("\n")
+    budget = _Budget()
     entries: list[tuple[int, str, list[str], list[str]]] = []
     seen_switch: dict[str, int] = {}
     for n, raw in enumerate(lines, 1):
@@ -150,9 +189,9 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
             report.skip(f"LinkSpeed={pairs['linkspeed']}", "Slurm's own units, not a rate: the default rate is used",
                         n, "linkspeed")
         try:
-            names = expand_hostlist(pairs["switchname"])
-            hosts = expand_hostlist(pairs.get("nodes", ""))
-            children = expand_hostlist(pairs.get("switches", ""))
+            names = budget.expand(pairs["switchname"])
+            hosts = budget.expand(pairs.get("nodes", ""))
+            children = budget.expand(pairs.get("switches", ""))
         except ValueError as e:
             raise ImportFileError(f"{src}: line {n}: {e}") from None
         if len(names) != 1:
