@@ -48,6 +48,10 @@ def test_load_shows_the_story_and_the_measured_heat_map(window, qtbot):
     tree = m.panel.tree
     texts = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
     assert any(t.startswith("measured-link-errors") for t in texts)
+    row = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+               if tree.topLevelItem(i).text(0).startswith("measured-link-errors"))
+    tree.itemClicked.emit(row, 0)  # a click shows the link on the canvas
+    assert window.scene.selectedItems()
     with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
         m.panel.fail_buttons[SLOW].click()
     assert window.document.design.link(SLOW).failed

@@ -28,6 +28,8 @@ class MeasuredPanel(QWidget):
 
     #: (link ids, what): the user asked to fail these links for a what-if.
     fail_requested = Signal(list, str)
+    #: A link id: the user clicked a row naming it (show it on the canvas).
+    link_chosen = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
@@ -47,6 +49,7 @@ class MeasuredPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         lay.addWidget(self.info)
         lay.addWidget(self.tree, 1)
+        self.tree.itemClicked.connect(self._on_item_clicked)
         self.fail_buttons: dict[str, QPushButton] = {}
 
     def show_measurements(self, doc: dict | None) -> None:
@@ -84,7 +87,8 @@ class MeasuredPanel(QWidget):
                 QTreeWidgetItem(head, [f"not mapped: {u}", ""])
             for f in counters["findings"]:
                 item = QTreeWidgetItem([f"{f['code']}: {f['message']}", ""])
-                item.setToolTip(0, f["message"])
+                item.setToolTip(0, f"{f['message']}\n(click to show it on the canvas)")
+                item.setData(0, Qt.ItemDataRole.UserRole, f["links"][0] if f["links"] else "")
                 item.setForeground(0, Qt.GlobalColor.darkYellow)
                 self.tree.addTopLevelItem(item)
                 links = list(f["links"])
@@ -93,3 +97,8 @@ class MeasuredPanel(QWidget):
                 button.clicked.connect(lambda _c=False, ls=links: self.fail_requested.emit(ls, ", ".join(ls)))
                 self.tree.setItemWidget(item, 1, button)
                 self.fail_buttons[links[0]] = button
+
+    def _on_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        link = item.data(0, Qt.ItemDataRole.UserRole)
+        if link:
+            self.link_chosen.emit(str(link))

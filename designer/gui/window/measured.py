@@ -36,6 +36,7 @@ class MeasuredView(QObject):
         self.doc: dict | None = None
         self.panel = MeasuredPanel()
         self.panel.fail_requested.connect(self._on_fail_requested)
+        self.panel.link_chosen.connect(self._on_link_chosen)
         dock = QDockWidget("Measured", window)
         dock.setObjectName("dock_measured")
         dock.setWidget(self.panel)
@@ -209,6 +210,10 @@ class MeasuredView(QObject):
     def _on_predicted_overlay(self, on: bool) -> None:
         if on and self.overlay_action.isChecked():
             self.overlay_action.setChecked(False)
+
+    def _on_link_chosen(self, link_id: str) -> None:
+        if self.w.document.design.has_link(link_id):
+            self.w.show_link(link_id)
 
     def _on_fail_requested(self, links: list[str], what: str) -> None:
         self.w.editor.set_failed(links, True, what)
