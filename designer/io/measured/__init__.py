@@ -11,6 +11,22 @@ class MeasuredFileError(DesignError):
     """A measurement file cannot be read: the message names the file, the line when known, and why."""
 
 
+def read_measurement_bytes(path: str, max_bytes: int) -> tuple[bytes, str]:
+    """The bytes of a measurement file (``-``: standard input), bounded, and the name messages use."""
+    from designer.io.importers.base import ImportFileError, read_source
+
+    try:
+        return read_source(path, max_bytes)
+    except ImportFileError as e:
+        raise MeasuredFileError(str(e).replace(" to import", " to read")) from None
+
+
+def read_measurement(path: str, max_bytes: int) -> tuple[str, str]:
+    """The text of a measurement file (undecodable bytes replaced: logs carry stray binary noise)."""
+    raw, source = read_measurement_bytes(path, max_bytes)
+    return raw.decode("utf-8", errors="replace"), source
+
+
 #: The JSON document ``topo-designer compare --json`` writes (docs/measured.md).
 COMPARE_FORMAT = "topo-designer-compare"
 COMPARE_VERSION = 1
@@ -18,10 +34,9 @@ COMPARE_VERSION = 1
 
 def read_compare_json(path: str) -> dict:
     """A ``compare --json`` document (for the HTML report's measured section); one-line errors."""
-    from designer.io.importers.base import read_source
     from designer.model.fields import parse_json
 
-    raw, source = read_source(path, 64 * 1024 * 1024)
+    raw, source = read_measurement_bytes(path, 64 * 1024 * 1024)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:

@@ -27,8 +27,7 @@ import re
 from pathlib import Path
 
 from designer.analysis.measured.runs import PortCounters
-from designer.io.importers.base import read_source
-from designer.io.measured import MeasuredFileError
+from designer.io.measured import MeasuredFileError, read_measurement
 
 MAX_COUNTER_BYTES = 128 * 1024 * 1024
 #: Octets per unit of PortXmitData / PortRcvData (IBA: "in units of 32-bit words").
@@ -86,8 +85,7 @@ def canonical(name: str) -> tuple[str | None, bool]:
 
 def read_counters(path: str | os.PathLike[str]) -> list[PortCounters]:
     """The port counters in ``path`` (``-``: standard input), whatever its format (module docstring)."""
-    raw, source = read_source(path, MAX_COUNTER_BYTES)
-    text = raw.decode("utf-8", errors="replace")
+    text, source = read_measurement(path, MAX_COUNTER_BYTES)
     return parse_counters(text, source)
 
 

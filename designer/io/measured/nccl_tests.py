@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from designer.analysis.measured.runs import PERF_BINARIES, Measure, NcclRun, RankInfo, SizeRow
-from designer.io.importers.base import read_source
-from designer.io.measured import MeasuredFileError
+from designer.io.measured import MeasuredFileError, read_measurement
 from designer.model.units import count, size
 
 #: The largest log read (a run of 4,096 ranks with NCCL_DEBUG=INFO is a few MiB).
@@ -72,8 +71,7 @@ def read_nccl_tests(path: str | os.PathLike[str], collective: str | None = None)
     Raises :class:`MeasuredFileError` for a file with no run, a table cut short, a row whose values
     failed nccl-tests' check (#wrong > 0, or "Out of bounds values: N FAILED").
     """
-    raw, source = read_source(path, MAX_LOG_BYTES)
-    text = raw.decode("utf-8", errors="replace")
+    text, source = read_measurement(path, MAX_LOG_BYTES)
     return parse_nccl_tests(text, source, collective)
 
 
