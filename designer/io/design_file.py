@@ -105,7 +105,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
 
 
-def _port_group_dict(g: PortGroup) -> dict[str, Any]:
+def port_group_to_dict(g: PortGroup) -> dict[str, Any]:
     d: dict[str, Any] = {"prefix": g.prefix, "count": g.count, "speed_gbps": g.speed_gbps, "kind": g.kind}
     if g.form_factor:
         d["form_factor"] = g.form_factor
@@ -130,7 +130,7 @@ def device_to_dict(dev: Device, templates: dict[str, tuple[PortGroup, ...]] | No
     if dev.group is not None:
         d["group"] = dev.group
     if not (templates and dev.model and templates.get(dev.model) == dev.ports):
-        d["ports"] = [_port_group_dict(g) for g in dev.ports]
+        d["ports"] = [port_group_to_dict(g) for g in dev.ports]
     if dev.properties:
         d["properties"] = dev.properties
     return d
@@ -183,7 +183,7 @@ def _body_lines(design: Design, indent: str, last: bool, view_only: AbstractSet[
         if dev.model and dev.model not in templates:
             templates[dev.model] = dev.ports
     lines = [f'{indent}"design": {_dumps(head)},']
-    models = [{"id": m, "ports": [_port_group_dict(g) for g in ports]} for m, ports in templates.items()]
+    models = [{"id": m, "ports": [port_group_to_dict(g) for g in ports]} for m, ports in templates.items()]
     lines += _records("models", models, False, indent)
     lines += _records("groups", [group_to_dict(g, view_only) for g in design.groups_parent_first()], False, indent)
     lines += _records("devices", [device_to_dict(d, templates) for d in design.iter_devices()], False, indent)

@@ -5,12 +5,13 @@ Both directions of our GraphML live here, so what is written and what is read ca
 (the importer calls it for a graph whose ``format`` is ``topo-designer-graph``).
 
 **Lossless.** Besides the attributes below (for other tools), every node carries ``record``, every
-edge ``record`` and the graph ``design`` and ``groups``: the design file's own JSON records of
-the device, link, design head and groups (:mod:`designer.io.design_file`), so every property the
-analysis reads (a switch's ``sharp`` and ``protocol``, a link's ``negotiated_gbps``, a switch's
-``loopback_cables``, port groups, server templates) comes back as it was, and an export imported
-again gives the same design and the same analysis. A graph without records (an export of an
-earlier version) is read from the attributes, as well as they allow.
+edge ``record`` and the graph ``design``, ``models`` and ``groups``: the design file's own JSON
+records (:mod:`designer.io.design_file`) of the device (its ports left out when they are its
+model's), link, design head, models and groups, so every property the analysis reads (a switch's
+``sharp`` and ``protocol``, a link's ``negotiated_gbps``, a switch's ``loopback_cables``, port
+groups, server templates) comes back as it was, and an export imported again gives the same
+design and the same analysis. A graph without records (an export of an earlier version) is read
+from the attributes, as well as they allow.
 
 Nodes are devices (keyed by id), edges are links (keyed by link id; parallel links stay
 separate edges). Attribute names carry their units. Node attributes:
@@ -58,6 +59,7 @@ from designer.io.design_file import (
     device_to_dict,
     group_to_dict,
     link_to_dict,
+    port_group_to_dict,
 )
 from designer.model import Design, Device, Group, Link, PortGroup
 from designer.model.catalog import Catalog, default_catalog
@@ -126,8 +128,15 @@ def to_networkx(design: Design, catalog: Catalog | None = None) -> nx.MultiGraph
     head: dict[str, Any] = {"name": design.name, "description": design.description}
     if design.properties:
         head["properties"] = design.properties
+    # Each model's ports once (from its first device), as the design file writes them; records of
+    # devices with those ports leave them out.
+    templates: dict[str, tuple] = {}
+    for dev in design.iter_devices():
+        if dev.model and dev.model not in templates:
+            templates[dev.model] = dev.ports
+    models = [{"id": m, "ports": [port_group_to_dict(p) for p in ports]} for m, ports in templates.items()]
     g = nx.MultiGraph(format=GRAPH_FORMAT, version=GRAPH_VERSION, name=design.name, design=_json(head),
-                      groups=_json([group_to_dict(gr) for gr in design.groups_parent_first()]))
+                      models=_json(models), groups=_json([group_to_dict(gr) for gr in design.groups_parent_first()]))
     for dev in design.iter_devices():
         server, rack = places[dev.id]
         attrs: dict[str, Any] = {
@@ -140,7 +149,7 @@ def to_networkx(design: Design, catalog: Catalog | None = None) -> nx.MultiGraph
             value = dev.properties.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 attrs[key] = int(value) if float(value).is_integer() else float(value)
-        attrs["record"] = _json(device_to_dict(dev))
+        attrs["record"] = _json(device_to_dict(dev, templates))
         g.add_node(dev.id, **attrs)
     line = cap.line_bytes_per_s.tolist()
     eff = cap.effective_bytes_per_s.tolist()
@@ -255,7 +264,8 @@ def _from_records(graph: nx.MultiGraph, report: ImportReport) -> Design:
     src = report.source
     try:
         data = {"format": FORMAT, "version": VERSION, "design": json.loads(str(graph.graph["design"])),
-                "models": [], "groups": json.loads(str(graph.graph["groups"])),
+                "models": json.loads(str(graph.graph.get("models", "[]"))),
+                "groups": json.loads(str(graph.graph["groups"])),
                 "devices": [json.loads(str(d["record"])) for _, d in graph.nodes(data=True)],
                 "links": [json.loads(str(d["record"])) for *_, d in sorted(
                     graph.edges(data=True), key=lambda e: int(_num(e[2].get("order")) or 0))]}
