@@ -23,7 +23,7 @@ def _action(window, text: str):
 
 def test_the_help_menu_offers_documentation_shortcuts_and_about(window):
     texts = [a.text().replace("&", "").rstrip("\u2026") for a in _help_menu(window).actions() if not a.isSeparator()]
-    assert texts[:2] == ["Documentation", "Keyboard Shortcuts"] and "About" in texts
+    assert texts[:3] == ["Getting Started", "Documentation", "Keyboard Shortcuts"] and "About" in texts
     assert _action(window, "Documentation").shortcut() == QKeySequence(QKeySequence.StandardKey.HelpContents)
 
 
@@ -84,8 +84,10 @@ def test_the_documentation_shows_every_shipped_document_rendered(window, qtbot):
     qtbot.waitExposed(dialog)
     names = {p.name for _, p in dialog.docs}
     assert names == {p.name for p in docs_dir().glob("*.md")}
-    assert dialog.current_name() == "gui.md"
+    assert dialog.current_name() == "getting-started.md"  # the user's page first
     assert dialog.list.count() == len(names)
+    assert "Getting started" in dialog.browser.toPlainText()
+    assert dialog.open_name("gui.md")
     assert "The designer window" in dialog.browser.toPlainText()
     assert "|---|" not in dialog.browser.toPlainText()  # rendered, not shown as source
     assert dialog.open_name("file-format.md")
@@ -155,3 +157,43 @@ def test_documents_have_a_title(name):
 
     titles = {p.name: t for t, p in documents()}
     assert titles[name] and not titles[name].startswith("#")
+
+
+def test_getting_started_opens_from_help_and_speaks_to_users_not_modules(window, qtbot):
+    _action(window, "Getting Started").trigger()
+    dialog = window._docs_dialog
+    qtbot.waitExposed(dialog)
+    assert dialog.current_name() == "getting-started.md"
+    text = dialog.browser.toPlainText()
+    assert "designer." not in text and ".py" not in text  # no module paths
+    for menu in ("Design \u25b8 Generate", "File \u25b8 Export", "File \u25b8 Import", "Design \u25b8 New Variant"):
+        assert menu in text, menu
+    acts = {a.text().replace("&", "").rstrip("\u2026") for a in window.actions_by_name.values()}
+    assert {"Generate", "Export", "Import", "Documentation"} <= acts
+
+
+def test_the_documentation_is_searchable(window, qtbot):
+    from designer.gui.window.help import DocsDialog
+
+    dialog = DocsDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    everything = dialog.list.count()
+    dialog.search.setText("ibnetdiscover")
+    hits = [dialog.list.item(r) for r in range(everything) if not dialog.list.item(r).isHidden()]
+    expected = [p.name for _, p in dialog.docs if "ibnetdiscover" in p.read_text(encoding="utf-8").lower()]
+    assert len(hits) == len(expected) >= 2 and dialog.current_name() in expected
+    assert all(item.text().endswith(")") for item in hits)  # with their number of matches
+    assert dialog.browser.extraSelections()  # the matches are marked in the page shown
+    assert dialog.open_name("import.md")  # a page with many matches: Enter walks through them
+    before = dialog.browser.textCursor().position()
+    assert dialog.find_next() and dialog.browser.textCursor().position() != before
+    dialog.search.setText("ibnetdiscover sweep")  # every word must be in the page
+    both = sum(not dialog.list.item(r).isHidden() for r in range(everything))
+    assert both <= len(hits)
+    dialog.search.setText("zzqx-not-a-word")
+    assert all(dialog.list.item(r).isHidden() for r in range(everything))
+    assert "No page" in dialog.matches.text()
+    dialog.search.clear()
+    assert all(not dialog.list.item(r).isHidden() for r in range(everything))

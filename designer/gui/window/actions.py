@@ -121,6 +121,8 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         "Generate a fabric (server, leaf-spine, fat-tree, rail-optimized...) into the design")
     act("analyze", "&Analyze", w.analyze, QKeySequence("F5"), "analyze", "Run the analyzer on the design")
     act("check", "Check &Rules", w.checker.run, QKeySequence("F7"), tip="Check the design rules now")
+    act("getting_started", "&Getting Started", lambda: help_menu.show_getting_started(w),
+        tip="A first session in ten minutes: the window, a fabric of your own, where the time goes, exports")
     act("docs", "&Documentation", lambda: help_menu.show_documentation(w), SK.HelpContents,
         tip="Read the guide and the reference documents")
     act("shortcuts", "&Keyboard Shortcuts", lambda: help_menu.show_shortcuts(w), QKeySequence("Ctrl+/"),
@@ -153,7 +155,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
               "collapse_servers", "expand_all", None, "generate", "check", "analyze"):
         m.addSeparator() if k is None else m.addAction(acts[k])
     m = mb.addMenu("&Help")
-    for k in ("docs", "shortcuts", None, "about"):
+    for k in ("getting_started", "docs", "shortcuts", None, "about"):
         m.addSeparator() if k is None else m.addAction(acts[k])
 
     tb = QToolBar("Main")

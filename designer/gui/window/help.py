@@ -15,7 +15,16 @@ from pathlib import Path
 
 from PySide6 import __version__ as PYSIDE_VERSION
 from PySide6.QtCore import QUrl, qVersion
-from PySide6.QtGui import QAction, QDesktopServices, QImageReader, QKeySequence, QResizeEvent, QTextCursor
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QDesktopServices,
+    QImageReader,
+    QKeySequence,
+    QResizeEvent,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -32,6 +41,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -43,8 +53,9 @@ APP_NAME = "Topology Designer"
 DISTRIBUTION = "topo-designer"
 #: The heading in docs/gui.md whose table lists the canvas gestures.
 GESTURES_HEADING = "Canvas gestures"
-#: The guide first; the other documents follow by title.
-FIRST_DOCS = ("gui.md",)
+#: The user's pages first (getting started, then the window's guide); the others follow by title.
+FIRST_DOCS = ("getting-started.md", "gui.md")
+GETTING_STARTED = "getting-started.md"
 
 
 def app_version() -> str:
@@ -266,12 +277,27 @@ class DocsDialog(QDialog):
             item = QListWidgetItem(title)
             item.setToolTip(path.name)
             self.list.addItem(item)
+        self._texts: dict[str, str] = {}
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search the documentation")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Pages holding every word are listed with their number of matches; the matches are "
+                               "highlighted; Enter goes to the next one")
+        self.search.textChanged.connect(self.filter)
+        self.search.returnPressed.connect(self.find_next)
+        self.matches = QLabel("")
+        side = QWidget()
+        side_lay = QVBoxLayout(side)
+        side_lay.setContentsMargins(0, 0, 0, 0)
+        side_lay.addWidget(self.search)
+        side_lay.addWidget(self.list, 1)
+        side_lay.addWidget(self.matches)
         self.browser = _DocBrowser(self.folder)
         self.browser.setOpenLinks(False)
         self.browser.setSearchPaths([str(self.folder)])
         self.browser.anchorClicked.connect(self._on_anchor_clicked)
         split = QSplitter()
-        split.addWidget(self.list)
+        split.addWidget(side)
         split.addWidget(self.browser)
         split.setStretchFactor(1, 1)
         split.setSizes([220, 780])
@@ -289,6 +315,14 @@ class DocsDialog(QDialog):
                 "of the source repository.")
         self.resize(1000, 700)
 
+    def _text(self, path: Path) -> str:
+        if path.name not in self._texts:
+            try:
+                self._texts[path.name] = path.read_text(encoding="utf-8")
+            except OSError:
+                self._texts[path.name] = ""
+        return self._texts[path.name]
+
     def show_document(self, row: int) -> None:
         if not 0 <= row < len(self.docs):
             return
@@ -300,6 +334,63 @@ class DocsDialog(QDialog):
             return
         self.browser.setMarkdown(text)
         self.browser.fit_images()
+        self._highlight()
+
+    def _words(self) -> list[str]:
+        return self.search.text().lower().split()
+
+    def filter(self, _text: str = "") -> int:
+        """List the pages holding every word searched (with their number of matches of the first word) and
+        highlight the matches in the page shown; returns how many pages match."""
+        words = self._words()
+        shown = 0
+        for row, (title, path) in enumerate(self.docs):
+            item = self.list.item(row)
+            body = self._text(path).lower()
+            hit = all(w in body or w in title.lower() for w in words)
+            item.setHidden(not hit)
+            item.setText(f"{title} ({body.count(words[0]):,})" if words and hit else title)
+            shown += hit
+        current = self.list.currentItem()
+        if words and (current is None or current.isHidden()):
+            first = next((r for r in range(self.list.count()) if not self.list.item(r).isHidden()), -1)
+            if first >= 0:
+                self.list.setCurrentRow(first)
+        self.matches.setText("" if not words else
+                             f"{units.count(shown, 'page')} with \u201c{' '.join(words)}\u201d" if shown else
+                             f"No page holds \u201c{' '.join(words)}\u201d")
+        self._highlight()
+        return shown
+
+    def _highlight(self) -> None:
+        """Mark every match of the first word in the page shown and go to the first one."""
+        words = self._words()
+        selections = []
+        if words:
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor("#FFE58A"))
+            doc = self.browser.document()
+            cursor = doc.find(words[0])
+            while not cursor.isNull():
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor = cursor
+                sel.format = fmt
+                selections.append(sel)
+                cursor = doc.find(words[0], cursor)
+            if selections:
+                self.browser.setTextCursor(QTextCursor(selections[0].cursor))
+                self.browser.ensureCursorVisible()
+        self.browser.setExtraSelections(selections)
+
+    def find_next(self) -> bool:
+        """The next match of the first word in the page shown (from the top again after the last)."""
+        words = self._words()
+        if not words:
+            return False
+        if self.browser.find(words[0]):
+            return True
+        self.browser.moveCursor(QTextCursor.MoveOperation.Start)
+        return self.browser.find(words[0])
 
     def current_name(self) -> str:
         row = self.list.currentRow()
@@ -346,6 +437,13 @@ def show_documentation(window: QMainWindow) -> DocsDialog:
     return dialog
 
 
+def show_getting_started(window: QMainWindow) -> DocsDialog:
+    """The documentation opened on the Getting started page."""
+    dialog = show_documentation(window)
+    dialog.open_name(GETTING_STARTED)
+    return dialog
+
+
 def about_text() -> str:
     return (
         f"<b>{APP_NAME}</b> {app_version()}<br>Design GPU-cluster network fabrics and see, before buying "
@@ -361,5 +459,5 @@ def show_about(window: QMainWindow) -> None:
 
 __all__ = [
     "DocsDialog", "ShortcutRow", "ShortcutsDialog", "about_text", "action_rows", "app_version", "documents",
-    "gesture_rows", "show_about", "show_documentation", "show_shortcuts",
+    "gesture_rows", "show_about", "show_documentation", "show_getting_started", "show_shortcuts",
 ]
