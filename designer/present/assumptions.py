@@ -135,7 +135,8 @@ CONSTANT_WORDS: dict[str, str] = {
 #: How the parts of a table constant's key read.
 _KEY_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "net": "the network", "infiniband": "InfiniBand",
               "ethernet": "Ethernet", "3": "3 or more", "rdma": "RDMA", "low_latency": "low-latency",
-              "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8"}
+              "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "nvls": "NVLS", "nvls_tree": "NVLS-tree",
+              "sharp": "SHARP"}
 
 
 def constant_meaning(name: str, key: Any = None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import PurePath
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from designer.model import units
@@ -22,6 +23,7 @@ from designer.present.html_sections import (
     findings_section,
     not_selected_sentence,
 )
+from designer.present.step_text import left_out_text, parallelism_text
 
 if TYPE_CHECKING:
     from designer.present.export import Picture
@@ -164,12 +166,24 @@ def _workload(doc: dict[str, Any]) -> str:
     return (f"<h2>Training step: {esc(w['workload'])}</h2>"
             f'<p class="sub">{esc(w["gpu_model"])} \u00d7 {w["gpus"]:,} GPUs; {esc(layout)}; '
             f"{w['tokens_per_step']:,} tokens per step. Units: s, bytes, USD.</p>"
+            + _layout_sentence(w)
             + table(["figure", "value"], rows, [False, True])
             + "<h3>Communication per step</h3>"
             + table(["communicator", "collective", "algorithm", "groups x size", "message", "time per call",
                       "calls", "adds to the step", "bottleneck link"], comm,
                      [False, False, False, True, True, True, True, True, False])
             + notes)
+
+
+def _layout_sentence(w: dict[str, Any]) -> str:
+    """How the job is split over the GPUs, and which GPUs it leaves out and why (as the step panel says)."""
+    p = w["parallelism"]
+    rep = SimpleNamespace(parallelism=p, gpus=w["gpus"], idle_gpus=w.get("idle_gpus", 0))
+    inner = p["tp"] * p.get("cp", 1) * p["pp"]
+    ep = p.get("ep", 1)
+    most = (w["gpus"] + rep.idle_gpus) // inner // ep * ep  # the data-parallel size "auto" would take
+    left = left_out_text(rep, dp_fixed=p["dp"] < most)
+    return f'<p>Parallelism: {esc(parallelism_text(rep))}.' + (f" {esc(left)}." if left else "") + "</p>"
 
 
 def _serving(doc: dict[str, Any]) -> str:

@@ -120,3 +120,12 @@ def test_every_constant_has_plain_words():
     assert listed <= set(CONSTANT_WORDS), sorted(listed - set(CONSTANT_WORDS))
     for row in constants_rows():
         assert "{" not in row["meaning"] and "_" not in row["meaning"], row
+
+
+def test_the_training_step_says_how_the_job_is_split_and_which_gpus_it_leaves_out():
+    from designer.io.workload_file import load_workload
+
+    data = prepare(load_design(SAMPLE), sizes=[1 << 30], workload=load_workload("llama3-70b"))
+    text = _text(html_report(data.document))
+    assert "Parallelism: TP 8 \u00d7 PP 4 \u00d7 DP 7 = 224 GPUs, TP innermost." in text
+    assert "24 of 248 GPUs left out: a data-parallel replica takes TP x CP x PP = 32 GPUs" in text
