@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, write_json
+from designer.cli.common import decimal_number, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", help="design file (.json), or - to read standard input")
     p.add_argument("--workload", metavar="NAME|FILE", required=True, help="a preset or workload file")
-    p.add_argument("--more-gpus", type=float, default=25.0, metavar="PCT",
+    p.add_argument("--more-gpus", type=decimal_number, default=25.0, metavar="PCT",
                    help="the GPU option adds this many percent of GPUs (default 25)")
     p.add_argument("--json", metavar="PATH", help="write the comparison as JSON to PATH ('-' for stdout)")
     p.set_defaults(func=run)

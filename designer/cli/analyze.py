@@ -10,7 +10,7 @@ from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HAS
 from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVES
 from designer.analysis.common.errors import AnalysisError
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, write_json, write_json_text
+from designer.cli.common import count_option, echo, guard_outputs, write_json, write_json_text
 from designer.cli.workloads import workload_arg
 from designer.model import units
 from designer.model.units import SIZE_HELP, duration
@@ -67,7 +67,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--gpus", metavar="GPUS", default="all",
                    help="the GPUs taking part: 'all' (default), a group id (server, su...), or a comma list of "
                    "GPU ids")
-    p.add_argument("--top", type=int, default=5, metavar="N", help="bottlenecks to print (default 5; 0: none)")
+    p.add_argument("--top", type=count_option, default=5, metavar="N", help="bottlenecks to print (default 5; 0: none)")
     p.add_argument("--workload", metavar="NAME|FILE",
                    help="also predict a training step of this workload (a preset, see 'topo-designer workloads', or "
                    "a workload file, docs/workload-format.md): step time, GPU idle fraction, MFU, tokens/s, cost")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
-import unicodedata
 from typing import Any
+
+from designer.model.text import unsafe, visible
 
 CATALOG_HELP = (
     "a user catalog file merged over the built-in catalog (repeatable; before or after the command); "
@@ -50,6 +52,32 @@ def guard_outputs(args: argparse.Namespace, outputs: dict[str, str | None],
     check_outputs(named, outputs.items())
 
 
+def whole_number(text: str) -> int:
+    """An argparse ``type``: a whole number in ASCII digits (``int()`` would read ``'١٢'`` as 12)."""
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    return int(text)
+
+
+def decimal_number(text: str) -> float:
+    """An argparse ``type``: a finite number in ASCII (``float()`` would read other scripts' digits
+    and ``nan``)."""
+    if not re.fullmatch(r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def count_option(text: str) -> int:
+    """An argparse ``type``: a whole number, 0 or more (``--top N``)."""
+    n = whole_number(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more")
+    return n
+
+
 def display_name(path: str) -> str:
     """How messages name a design argument: ``<stdin>`` for ``-``."""
     return "<stdin>" if path == "-" else path
@@ -80,25 +108,13 @@ def write_json_text(text: str, dest: str) -> None:
         atomic_write_text(dest, text)
 
 
-def _escape_char(ch: str) -> str:
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-_UNSAFE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
-
-
-def _unsafe(ch: str) -> bool:
-    return ch not in "\n\t" and unicodedata.category(ch) in _UNSAFE
-
-
-#: What may need an escape: anything but printable ASCII, newline and tab (checked by ``_unsafe``).
+#: What may need an escape: anything but printable ASCII, newline and tab (then checked by ``unsafe``).
 _MAYBE_UNSAFE = re.compile(r"[^\x20-\x7e\n\t]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
     ch = match.group()
-    if not _unsafe(ch):
+    if not unsafe(ch):
         return ch
     if ord(ch) < 0x10000:
         return f"\\u{ord(ch):04x}"
@@ -129,9 +145,7 @@ def terminal_text(text: str) -> str:
     >>> terminal_text("rack\u202e1\x1b[2J\tok\n")
     'rack\\u202e1\\x1b[2J\tok\n'
     """
-    if text.isprintable():
-        return text
-    return "".join(_escape_char(ch) if _unsafe(ch) else ch for ch in text)
+    return visible(text)
 
 
 def echo(text: str = "", *, file: Any = None) -> None:

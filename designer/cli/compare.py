@@ -7,7 +7,7 @@ import argparse
 from designer.analysis.common.errors import AnalysisError
 from designer.analysis.measured.runs import MEASURED_COLLECTIVES
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, write_json
+from designer.cli.common import decimal_number, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,7 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "text of infiniband_exporter or dcgm-exporter): the later sample, or the only one")
     p.add_argument("--counters-before", nargs="+", metavar="FILE", default=[],
                    help="the earlier sample of the same ports: rates are (later - earlier) / seconds")
-    p.add_argument("--interval", metavar="SECONDS", type=float,
+    p.add_argument("--interval", metavar="SECONDS", type=decimal_number,
                    help="seconds between the two samples (default: their time stamps), or with one sample the "
                    "seconds since the counters were reset")
     p.add_argument("--fit", metavar="OVERLAY",

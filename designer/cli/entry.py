@@ -40,10 +40,21 @@ and bytes/s per direction. Exit codes: 0 success, 1 findings (validate), 2 error
 """
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, its usage errors in one line (every command's parser is one: subparsers take their
+    parent's class)."""
+
+    def error(self, message: str):  # noqa: ANN201 - argparse's signature; never returns
+        hint = ""
+        if "expected one argument" in message:
+            hint = " (a value that starts with '-' is written as --option=VALUE)"
+        self.exit(2, terminal_text(f"{self.prog}: {message}{hint}; '{self.prog} --help' lists the options") + "\n")
+
+
 def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     """The main parser. ``command``: the one command whose module is imported for its options
     (``"*"``: every command, ``None``: none); the others are listed by name and summary only."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description="Topology Designer: design GPU-cluster network fabrics and see how fast they will be.",
         epilog=EPILOG,

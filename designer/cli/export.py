@@ -13,7 +13,7 @@ from pathlib import Path
 
 from designer.cli.analyze import SIZE_HELP, parse_sizes
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs
+from designer.cli.common import decimal_number, echo, guard_outputs, whole_number
 from designer.model import units
 from designer.present.export import DEFAULT_SIZES, ExportError, check_folder, check_output
 
@@ -34,9 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", help="design file (.json), or - to read standard input")
     p.add_argument("--png", metavar="OUT.png", help="picture of the whole design with its legend")
-    p.add_argument("--png-width", type=int, metavar="PX",
+    p.add_argument("--png-width", type=whole_number, metavar="PX",
                    help="width of the picture in pixels, legend included (default 2400 unless --png-scale)")
-    p.add_argument("--png-scale", type=float, metavar="S",
+    p.add_argument("--png-scale", type=decimal_number, metavar="S",
                    help="picture scale: pixels per canvas unit (1 = the canvas at 100%%)")
     p.add_argument("--transparent", action="store_true", help="transparent background (default white)")
     p.add_argument("--no-legend", action="store_true", help="leave the legend out of the picture")

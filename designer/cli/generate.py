@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import guard_outputs
+from designer.cli.common import decimal_number, guard_outputs, whole_number
 from designer.generators import GENERATORS, GeneratorError, GeneratorSpec, Param
 from designer.generators.registry import details
 from designer.io import save_design
@@ -43,7 +43,7 @@ def _add_option(parser: argparse.ArgumentParser, spec: GeneratorSpec, p: Param) 
     if p.type == "bool":
         kwargs["action"] = argparse.BooleanOptionalAction
     else:
-        kwargs["type"] = {"int": int, "float": float}.get(p.type, str)
+        kwargs["type"] = {"int": whole_number, "float": decimal_number}.get(p.type, str)
         kwargs["metavar"] = {"int": "N", "float": "X", "dims": "AxBxC", "model": "MODEL", "cable": "CABLE"}.get(
             p.type, "VALUE")
         if p.choices:

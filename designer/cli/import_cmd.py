@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import display_name, echo, guard_outputs, write_json
+from designer.cli.common import display_name, echo, guard_outputs, whole_number, write_json
 from designer.io import save_design
 from designer.io.importers import (
     ATTRIBUTE_KEYS,
@@ -47,7 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--default-rate", metavar="RATE", help="rate of links whose speed the file does not give, per "
                    "direction (400G, 100Gb/s, 25; default: the fabric's most common rate, else 100G for Slurm and "
                    "10G for graphs)")
-    p.add_argument("--gpus-per-adapter", type=int, default=1, metavar="N",
+    p.add_argument("--gpus-per-adapter", type=whole_number, default=1, metavar="N",
                    help="GPUs stamped behind each host adapter as the analysis' endpoints (default 1; 0: none)")
     p.add_argument("--hosts", metavar="REGEX", help="regular expression naming an adapter's host from its name or node "
                    "description: its group 'host', else its first group (e.g. '^(\\S+) ' or '(?P<host>dgx\\d+)'); "

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from argparse import ArgumentTypeError
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, write_json
+from designer.cli.common import decimal_number, echo, guard_outputs, write_json
 
 FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -31,8 +32,8 @@ def _factors(text: str) -> list[float]:
     from designer.analysis.common.errors import AnalysisError
 
     try:
-        out = sorted({float(x) for x in text.split(",") if x.strip()})
-    except ValueError:
+        out = sorted({decimal_number(x) for x in text.split(",") if x.strip()})
+    except (ValueError, ArgumentTypeError):
         raise AnalysisError(f"--factors {text!r}: a comma list of numbers such as 0.5,1,2") from None
     if not out or any(not 0 < f <= 64 for f in out):
         raise AnalysisError(f"--factors {text!r}: numbers above 0 and at most 64")

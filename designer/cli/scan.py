@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, write_json
+from designer.cli.common import count_option, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -19,7 +19,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="design file (.json), or - to read standard input")
     p.add_argument("--links", action="store_true", help="fail every link as well as every switch")
     p.add_argument("--workload", metavar="NAME|FILE", help="also rank by the step time each failure adds")
-    p.add_argument("--top", type=int, default=20, metavar="N", help="classes to print (default 20)")
+    p.add_argument("--top", type=count_option, default=20, metavar="N", help="classes to print (default 20)")
     p.add_argument("--json", metavar="PATH", help="write the ranking as JSON to PATH ('-' for stdout)")
     p.set_defaults(func=run)
 

@@ -16,7 +16,7 @@ import sys
 import time
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs
+from designer.cli.common import echo, guard_outputs, whole_number
 from designer.model import units
 
 SPEC_HELP = "sweep spec (JSON, docs/sweeps.md): a generator, a grid of its parameters, workloads, sizes, metrics"
@@ -37,8 +37,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, metavar="RESULTS", help="results file: .csv or .parquet")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on an existing Dask cluster: its scheduler's address, e.g. tcp://10.0.0.5:8786")
-    p.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: one per "
-                   "core)")
+    p.add_argument("--workers", type=whole_number, metavar="N",
+                   help="worker processes of the local cluster (default: one per core)")
     p.add_argument("--resume", action="store_true",
                    help="keep the points RESULTS already holds and run only the others (failed points run again)")
     p.add_argument("--force", action="store_true",

@@ -187,7 +187,7 @@ class Param:
         """``value`` checked and converted to this parameter's type; GeneratorError if out of limits."""
         what = f"{kind}: {self.name}"
         if self.type == "int":
-            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            if isinstance(value, str) and value.isascii() and value.strip().lstrip("-").isdigit():
                 value = int(value)
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
@@ -197,6 +197,8 @@ class Param:
             return value
         if self.type == "float":
             try:
+                if isinstance(value, str) and not value.isascii():
+                    raise ValueError(value)  # float() reads other scripts' digits; the command line does not
                 v = float(value)
             except (TypeError, ValueError):
                 raise GeneratorError(f"{what} must be a number, got {value!r}") from None
@@ -233,6 +235,8 @@ def parse_dims(kind: str, name: str, value: Any) -> tuple[int, ...]:
     if isinstance(value, str):
         parts = value.lower().replace("×", "x").split("x")
         try:
+            if not all(p.strip().isascii() for p in parts):
+                raise ValueError(value)  # int() reads other scripts' digits; a shape is written in ASCII
             dims = tuple(int(p) for p in parts)
         except ValueError:
             raise GeneratorError(f"{kind}: {name} must look like 4x4x8, got {value!r}") from None

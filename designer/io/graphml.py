@@ -64,6 +64,7 @@ from designer.io.design_file import (
 from designer.model import Design, Device, Group, Link, PortGroup
 from designer.model.catalog import Catalog, default_catalog
 from designer.model.entities import MEDIA
+from designer.model.text import xml_text
 
 if TYPE_CHECKING:  # pragma: no cover - the importers' package imports this module
     from designer.io.importers.base import ImportReport
@@ -188,7 +189,13 @@ def _graphml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
-    return escape(str(value))
+    return _xml(str(value))
+
+
+def _xml(text: str, attribute: bool = False) -> str:
+    """``text`` as XML character data (``attribute``: inside double quotes); characters XML cannot
+    hold (a control character in a name) written as ``\\x1b`` text, so the file stays well-formed."""
+    return escape(xml_text(text), _QUOTE if attribute else {})
 
 
 def graphml_bytes(design: Design, catalog: Catalog | None = None, graph: nx.MultiGraph | None = None) -> bytes:
@@ -216,18 +223,18 @@ def graphml_bytes(design: Design, catalog: Catalog | None = None, graph: nx.Mult
     for scope, keys in (("graph", {k: _graphml_type(v) for k, v in graph_attrs.items()}), ("node", node_keys),
                         ("edge", edge_keys)):
         for k, t in keys.items():
-            out.append(f'<key id="{scope[0]}_{escape(k)}" for="{scope}" attr.name="{escape(k)}" '
+            out.append(f'<key id="{scope[0]}_{_xml(k, True)}" for="{scope}" attr.name="{_xml(k, True)}" '
                        f'attr.type="{t}"/>')
     out.append('<graph edgedefault="undirected">')
     for k, v in graph_attrs.items():
-        out.append(f'<data key="g_{escape(k)}">{_graphml_value(v)}</data>')
+        out.append(f'<data key="g_{_xml(k, True)}">{_graphml_value(v)}</data>')
     for n, data in g.nodes(data=True):
-        cells = "".join(f'<data key="n_{escape(k)}">{_graphml_value(v)}</data>' for k, v in data.items())
-        out.append(f'<node id="{escape(str(n), _QUOTE)}">{cells}</node>')
+        cells = "".join(f'<data key="n_{_xml(k, True)}">{_graphml_value(v)}</data>' for k, v in data.items())
+        out.append(f'<node id="{_xml(str(n), True)}">{cells}</node>')
     for a, b, key, data in g.edges(keys=True, data=True):
-        cells = "".join(f'<data key="e_{escape(k)}">{_graphml_value(v)}</data>' for k, v in data.items())
-        out.append(f'<edge id="{escape(str(key), _QUOTE)}" source="{escape(str(a), _QUOTE)}" '
-                   f'target="{escape(str(b), _QUOTE)}">{cells}</edge>')
+        cells = "".join(f'<data key="e_{_xml(k, True)}">{_graphml_value(v)}</data>' for k, v in data.items())
+        out.append(f'<edge id="{_xml(str(key), True)}" source="{_xml(str(a), True)}" '
+                   f'target="{_xml(str(b), True)}">{cells}</edge>')
     out.append("</graph>")
     out.append("</graphml>")
     return ("\n".join(out) + "\n").encode("utf-8")

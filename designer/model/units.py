@@ -230,7 +230,7 @@ def parse_size(text: str) -> int:
     >>> parse_size("1PiB") == 1 << 50
     True
     """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text, re.ASCII)
     unit = m.group(2).lower() if m else ""
     if m and unit in _DECIMAL:
         raise ValueError(f"invalid size {text!r}: {m.group(2)} is ambiguous (1,000 or 1,024?); write "

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from designer.model.text import visible
+
 if TYPE_CHECKING:
     from designer.present.export import Picture
 
@@ -54,8 +56,10 @@ details { margin: 6px 0 12px; } summary { cursor: pointer; color: #1E6FD9; }
 
 
 def esc(value: Any) -> str:
-    """``value`` as HTML text (quotes escaped too, for attributes)."""
-    return escape(str(value), quote=True)
+    """``value`` as HTML text (quotes escaped too, for attributes), control and bidirectional
+    characters shown as ``\\u202e`` text (:func:`designer.model.text.visible`): a name cannot reverse
+    or hide the page's text."""
+    return escape(visible(str(value)), quote=True)
 
 
 def tagged(key: str, value: Any, text: str) -> str:
