@@ -174,3 +174,34 @@ def test_dcgm_exporter_nvlink_and_pcie_map_to_the_gpu_links(tmp_path):
     assert any(p.medium == "pcie" and p.link for p in m.ports)
     assert [f.code for f in m.findings] == ["measured-link-errors"]  # 4 NVLink CRC errors (one sample: since reset)
     assert any("elsewhere" in u for u in m.unmapped)
+
+
+def test_node_exporter_rdma_devices_map_to_the_servers_nics():
+    """node_exporter's infiniband collector: bytes already, by host and RDMA device (mlx5_N in number order)."""
+    from measured_helpers import h100_two_nodes
+
+    design = h100_two_nodes(("gpu-a", "gpu-b"))
+
+    def sample(t: float, sent: float) -> str:
+        lines = ["# TYPE node_infiniband_port_data_transmitted_bytes_total counter"]
+        for dev in ("mlx5_0", "mlx5_1", "mlx5_10", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6"):
+            lines.append(f'node_infiniband_port_data_transmitted_bytes_total{{device="{dev}",instance="gpu-b:9100",'
+                         f'port="1"}} {sent + (1e12 if dev == "mlx5_10" else 0):.0f} {int(t * 1000)}')
+        lines.append('node_infiniband_link_downed_total{device="mlx5_10",instance="gpu-b:9100",port="1"} '
+                     f'{1 if t else 0} {int(t * 1000)}')
+        lines.append('node_infiniband_port_data_transmitted_bytes_total{device="mlx5_0",instance="other:9100",'
+                     f'port="1"}} 5 {int(t * 1000)}')
+        return "\n".join(lines) + "\n"
+
+    before = parse_counters(sample(0.0, 0.0), "t0.prom")
+    after = parse_counters(sample(10.0, 2.5e11), "t10.prom")
+    uses, seconds, notes = port_uses(after, before, None)
+    assert seconds == 10.0  # from the samples' time stamps
+    m = map_ports(design, uses, None, seconds, notes)
+    nics = [d.id for g in design.groups if g.name == "gpu-b" for d in design.all_members(g.id) if d.kind == "nic"]
+    by_dev = {p.node.split(":")[2]: p for p in m.ports if p.node.startswith("nic:gpu-b")}
+    assert by_dev["mlx5_10"].device == nics[7] and by_dev["mlx5_2"].device == nics[2]  # mlx5_10 sorts last
+    assert m.links[by_dev["mlx5_0"].link].utilisation == pytest.approx(0.5)  # 25 GB/s of a 400G link
+    assert [f.code for f in m.findings] == ["measured-link-errors"] and by_dev["mlx5_10"].link in m.findings[0].links
+    assert any("other" in u and "no server" in u for u in m.unmapped)
+    assert any("k-th NIC" in n for n in m.notes)

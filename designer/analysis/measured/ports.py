@@ -8,7 +8,8 @@ PortCounters stop there instead of wrapping): its rate is a lower bound and a no
 that went down was reset between the samples and is left out. Ports map to links by GUID and port number
 (an imported design keeps each node's GUID in ``properties.guid``) or by device name or id and port number
 (``p<N>``); GPU samples of dcgm-exporter map by host (a server group named after it) and GPU index to the
-GPU's NVLink and PCIe links. What maps to nothing is listed, never dropped silently.
+GPU's NVLink and PCIe links; node_exporter's RDMA devices by host and device order to the server's NICs.
+What maps to nothing is listed, never dropped silently.
 """
 
 from __future__ import annotations
@@ -167,12 +168,50 @@ def _device_index(design: Design) -> tuple[dict[str, str], dict[str, str]]:
     return guids, names
 
 
+def _server_devices(design: Design, host: str, kind: str) -> list[str]:
+    """The ``kind`` devices of the server named after ``host`` (a server group, or ids ``host-...``)."""
+    key = host.lower()
+    found = [d.id for g in design.groups if g.kind == "server" and key in (g.id.lower(), g.name.lower())
+             for d in design.all_members(g.id) if d.kind == kind]
+    return found or [d.id for d in design.iter_devices() if d.kind == kind and d.id.lower().startswith(key + "-")]
+
+
+def _natural(name: str) -> tuple:
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+
+
+def _nic_order(uses: list[PortUse]) -> dict[str, int]:
+    """node_exporter's RDMA devices of each host, numbered in name order (mlx5_0, mlx5_1, ... mlx5_10)."""
+    by_host: dict[str, set[str]] = {}
+    for u in uses:
+        if u.node.startswith("nic:"):
+            _, host, dev = u.node.split(":", 2)
+            by_host.setdefault(host, set()).add(dev)
+    return {f"nic:{h}:{d}": i for h, devs in by_host.items() for i, d in enumerate(sorted(devs, key=_natural))}
+
+
+def _map_nic(design: Design, u: PortUse, k: int, unmapped: list[str]) -> PortUse:
+    """A node_exporter port: the ``k``-th NIC of the host's server, its link at that port."""
+    _, host, rdma = u.node.split(":", 2)
+    where = f"{host} {rdma} port {u.port}"
+    nics = _server_devices(design, host, "nic")
+    dev = nics[k] if k < len(nics) else None
+    link = None
+    if dev is not None:
+        link = design.link_at(dev, f"p{u.port}") or next(
+            (x for x in design.links_of(dev) if x.medium not in ("pcie", "nvlink")), None)
+    if not nics:
+        unmapped.append(f"{where}: no server of the design is named after this host")
+    elif dev is None:
+        unmapped.append(f"{where}: its server has {len(nics)} NICs, fewer than this host's RDMA devices")
+    elif link is None:
+        unmapped.append(f"{where}: {dev} has no network link")
+    return PortUse(**{**u.__dict__, "device": dev, "link": link.id if link is not None else None})
+
+
 def _gpu_of(design: Design, node: str) -> str | None:
     _, host, idx = node.split(":", 2)
-    gpus = [d.id for g in design.groups if g.kind == "server" and host.lower() in (g.id.lower(), g.name.lower())
-            for d in design.all_members(g.id) if d.kind == "gpu"]
-    if not gpus:
-        gpus = [d.id for d in design.iter_devices() if d.kind == "gpu" and d.id.lower().startswith(host.lower() + "-")]
+    gpus = _server_devices(design, host, "gpu")
     try:
         i = int(idx)
     except ValueError:
@@ -187,8 +226,16 @@ def map_ports(design: Design, uses: list[PortUse], catalog: Catalog | None = Non
     guids, names = _device_index(design)
     mapped: list[PortUse] = []
     unmapped: list[str] = []
+    nic_index = _nic_order(uses)
+    notes = list(notes or ())
+    if nic_index:
+        notes.append("node_exporter names RDMA devices, not NICs: a host's k-th device in name order (mlx5_0, "
+                     "mlx5_1, ...) is taken as its server's k-th NIC in design order")
     for u in uses:
         where = f"{u.node_name or u.node}" + (f" port {u.port}" if u.port is not None else "")
+        if u.node.startswith("nic:"):
+            mapped.append(_map_nic(design, u, nic_index[u.node], unmapped))
+            continue
         if u.node.startswith("gpu:"):
             dev = _gpu_of(design, u.node)
             port_kind = "nvlink" if u.medium == "nvlink" else "pcie"
@@ -222,7 +269,7 @@ def map_ports(design: Design, uses: list[PortUse], catalog: Catalog | None = Non
         line = link_rate_gbps(design, lk, catalog) * 1e9 / 8
         links[u.link] = LinkUse(u.link, a_to_b, b_to_a, line, errors)
     findings = _findings(design, mapped, links, seconds)
-    return MeasuredFabric(tuple(mapped), links, tuple(unmapped), seconds, tuple(findings), tuple(notes or ()))
+    return MeasuredFabric(tuple(mapped), links, tuple(unmapped), seconds, tuple(findings), tuple(notes))
 
 
 def _findings(design: Design, ports: list[PortUse], links: dict[str, LinkUse], seconds: float | None) -> list[Finding]:

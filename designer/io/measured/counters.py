@@ -11,7 +11,8 @@ Formats (found from the content):
 - ibdiagnet's ``db_csv``: the ``START_PM_INFO`` .. ``END_PM_INFO`` table (NodeGUID, PortNumber, counters;
   ``...Extended`` / ``...Ext`` columns 64-bit).
 - Prometheus text exposition: infiniband_exporter's ``infiniband_{switch,hca}_port_*`` (data already
-  in bytes), and dcgm-exporter's NVLink and PCIe fields (``DCGM_FI_PROF_NVLINK_{TX,RX}_BYTES``,
+  in bytes), node_exporter's ``node_infiniband_*`` (by host and RDMA device), and dcgm-exporter's
+  NVLink and PCIe fields (``DCGM_FI_PROF_NVLINK_{TX,RX}_BYTES``,
   ``DCGM_FI_PROF_PCIE_{TX,RX}_BYTES``: rates in bytes/s; NVLink error counters).
 
 Units, as the InfiniBand Architecture Specification (Vol. 1, PortCounters and PortCountersExtended)
@@ -99,7 +100,7 @@ def parse_counters(text: str, source: str) -> list[PortCounters]:
         out = _ibdiagnet_pm(lines, source)
     elif "START_PM_INFO" in text:
         out = _db_csv(lines, source)
-    elif re.search(r"^(infiniband_|DCGM_FI_|#\s*(HELP|TYPE)\s)", head, re.MULTILINE):
+    elif re.search(r"^(infiniband_|node_infiniband_|DCGM_FI_|#\s*(HELP|TYPE)\s)", head, re.MULTILINE):
         out = _prometheus(lines, source)
     elif not text.strip():
         raise MeasuredFileError(f"{source}: empty: no port counters (a node that returned nothing?)")
@@ -228,6 +229,13 @@ _IBX_NAMES = {"transmit_data_bytes": "xmit_data", "receive_data_bytes": "rcv_dat
               "receive_remote_physical_errors": "rcv_remote_physical_errors",
               "transmit_discards": "xmit_discards", "local_link_integrity_errors": "local_link_integrity_errors",
               "excessive_buffer_overrun_errors": "excessive_buffer_overrun_errors"}
+#: node_exporter's infiniband collector (data already in bytes), by host and RDMA device.
+_NODE = {"node_infiniband_port_data_transmitted_bytes_total": "xmit_data",
+         "node_infiniband_port_data_received_bytes_total": "rcv_data",
+         "node_infiniband_link_downed_total": "link_downed",
+         "node_infiniband_link_error_recovery_total": "link_error_recovery",
+         "node_infiniband_port_transmit_wait_total": "xmit_wait",
+         "node_infiniband_rate_bytes_per_second": "rate_bytes_per_s"}
 #: dcgm-exporter fields: NVLink and PCIe rates (gauges, bytes/s, DCGM_FI_PROF_*) and NVLink error counters.
 _DCGM = {"DCGM_FI_PROF_NVLINK_TX_BYTES": "nvlink_xmit_rate", "DCGM_FI_PROF_NVLINK_RX_BYTES": "nvlink_rcv_rate",
          "DCGM_FI_PROF_PCIE_TX_BYTES": "pcie_xmit_rate", "DCGM_FI_PROF_PCIE_RX_BYTES": "pcie_rcv_rate",
@@ -270,6 +278,13 @@ def _prometheus(lines: list[str], source: str) -> list[PortCounters]:
             port = int(labels.get("port", 1))
             c = by.setdefault((node, port), PortCounters(source, n, node, port))
             c.values["rate_bytes_per_s"] = value or 0.0
+        elif metric in _NODE and "device" in labels:
+            host = labels.get("hostname") or labels.get("Hostname") or labels.get("instance", "").rsplit(":", 1)[0]
+            node = f"nic:{host}:{labels['device']}"
+            port = int(labels.get("port", 1))
+            c = by.setdefault((node, port), PortCounters(source, n, node, port, node_name=host))
+            c.values[_NODE[metric]] = value or 0.0
+            c.widths[_NODE[metric]] = 64
         elif metric in _DCGM and "gpu" in labels:
             host = labels.get("Hostname") or labels.get("hostname") or ""
             node = f"gpu:{host}:{labels['gpu']}"
