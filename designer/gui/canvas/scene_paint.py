@@ -157,6 +157,21 @@ def box_labels(
     return out
 
 
+
+def summary_lines(summary: str, fm: QFontMetricsF, width: float, room: int) -> list[str]:
+    """A collapsed box's summary (``4 servers \u00b7 32 GPUs \u00b7 32 NICs``) over up to ``room`` lines of
+    ``width``, broken between its parts; only the last line is elided when it all does not fit."""
+    lines: list[str] = []
+    for part in summary.split(" \u00b7 "):
+        joined = f"{lines[-1]} \u00b7 {part}" if lines else part
+        if lines and fm.horizontalAdvance(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    if len(lines) > room:
+        lines = lines[:room - 1] + [" \u00b7 ".join(lines[room - 1:])]
+    return [fm.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in lines]
+
 def paint_titles(
     painter: QPainter, rect: QRectF, frames: Iterable[GroupFrameItem], boxes: Iterable[CollapsedGroupItem],
     free: Callable[[QRectF], bool] | None = None,
@@ -203,8 +218,9 @@ def paint_titles(
         if area.height() >= 2 * height + 2 and summary:
             painter.setFont(small)
             painter.setPen(style.GROUP_TITLE)
-            text = fm_small.elidedText(summary, Qt.TextElideMode.ElideRight, avail)
-            painter.drawText(QRectF(area.left(), area.top() + 2 + height, avail, fm_small.height()),
-                             Qt.AlignmentFlag.AlignLeft, text)
+            room = max(1, int((area.height() - height - 2) // fm_small.height()))
+            for i, line in enumerate(summary_lines(summary, fm_small, avail, room)):
+                painter.drawText(QRectF(area.left(), area.top() + 2 + height + i * fm_small.height(), avail,
+                                        fm_small.height()), Qt.AlignmentFlag.AlignLeft, line)
     painter.restore()
     return pinned
