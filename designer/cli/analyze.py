@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if workload is not None:
         from designer.analysis.training import step_analysis
 
-        step = step_analysis(design, workload)
+        step = step_analysis(design, workload, routing=args.routing, hash_draws=draws, hash_seed=seed)
     served = None
     if serve is not None:
         from designer.analysis.serving.model import serving_analysis

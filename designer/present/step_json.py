@@ -30,6 +30,8 @@ def step_to_dict(rep: StepReport) -> dict[str, Any]:
         "tokens_per_step": rep.tokens_per_step,
         "flops_per_step": _num(rep.flops_per_step),
         "step_time_s": _num(rep.step_time_s),
+        "routing": rep.routing,
+        "step_time_p99_s": None if rep.step_time_p99_s is None else _num(rep.step_time_p99_s),
         "compute_s": _num(rep.compute_s),
         "bubble_s": _num(rep.bubble_s),
         "exposed_comm_s": _num(rep.exposed_comm_s),
@@ -47,7 +49,8 @@ def step_to_dict(rep: StepReport) -> dict[str, Any]:
             {"name": p.name, "collective": p.collective, "algorithm": p.algorithm, "groups": p.groups,
              "group_size": p.group_size, "calls_per_step": p.calls_per_step, "message_bytes": _num(p.message_bytes),
              "time_per_call_s": _num(p.time_per_call_s), "alone_per_call_s": _num(p.alone_per_call_s),
-             "slowdown": _num(p.slowdown), "total_s": _num(p.total_s), "exposed_s": _num(p.exposed_s),
+             "slowdown": _num(p.slowdown), "slowdown_p99": _num(p.slowdown_p99), "total_s": _num(p.total_s),
+             "exposed_s": _num(p.exposed_s),
              "bottleneck_link": p.bottleneck_link, "network": p.network}
             for p in rep.phases
         ],

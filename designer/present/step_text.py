@@ -91,6 +91,9 @@ def step_lines(rep: StepReport, *, explain: bool = False) -> list[str]:
     step = rep.step_time_s
     out.append(f"  step {duration(step)} = compute {duration(rep.compute_s)} + pipeline bubble "
                f"{duration(rep.bubble_s)} + exposed communication {duration(rep.exposed_comm_s)}")
+    if rep.step_time_p99_s is not None:
+        out.append(f"  routing: hashed ECMP, every communicator's groups pinned to paths together (mean of the draws); "
+                   f"step {duration(rep.step_time_p99_s)} at p99")
     out.append(f"  GPU idle {percent(rep.gpu_idle_fraction)} of the step ({percent(rep.comm_idle_fraction)} waiting "
                f"for communication); predicted MFU {percent(rep.mfu)} (peak {figures(rep.peak_flops_per_gpu / 1e12)} "
                f"TFLOP/s per GPU, kernel efficiency {percent(rep.efficiency)})")
@@ -104,6 +107,8 @@ def step_lines(rep: StepReport, *, explain: bool = False) -> list[str]:
                    "to the step):")
         for p in rep.phases:
             shared = f", x{figures(p.slowdown)} from shared links" if p.slowdown > 1.0005 else ""
+            if p.slowdown_p99 > p.slowdown * 1.0005:
+                shared += f" (x{figures(p.slowdown_p99)} at p99)"
             where = "network" if p.network else "NVLink"
             out.append(f"    {PHASE_NAMES.get(p.name, p.name)} {p.collective} ({p.algorithm}, {where}): "
                        f"{count(p.groups, 'group')} of {p.group_size}, {count(p.calls_per_step, 'call')} of "

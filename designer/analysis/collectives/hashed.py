@@ -37,7 +37,7 @@ from designer.model.units import count, size
 
 __all__ = ["DEFAULT_HASH_DRAWS", "DEFAULT_HASH_SEED", "ROUTING_MODES", "HashedResult", "Routing",
            "collision_note", "core_subflows", "hashed_arc_loads", "hashed_collective", "hashed_core_loads",
-           "routing_mode"]
+           "routing_mode", "tail"]
 
 #: Routing modes: ``fluid`` (equal split per link at every hop), ``hashed`` (one path per flow),
 #: ``adaptive`` (the fabric spreads flows itself; modelled as the fluid split).
@@ -93,7 +93,7 @@ class HashedResult:
 
     @property
     def p99_time_s(self) -> float:
-        return _tail(self.time_s)
+        return tail(self.time_s)
 
     @property
     def mean_max_utilization(self) -> float:
@@ -101,7 +101,7 @@ class HashedResult:
 
     @property
     def p99_max_utilization(self) -> float:
-        return _tail(self.max_utilization)
+        return tail(self.max_utilization)
 
     @property
     def mean_slowdown(self) -> float:
@@ -130,7 +130,7 @@ class Routing:
     hashed: HashedResult | None = None
 
 
-def _tail(x: np.ndarray) -> float:
+def tail(x: np.ndarray) -> float:
     """The :data:`TAIL_QUANTILE` of the draws, a value one of them took (the worst of up to 100 draws)."""
     return float(np.quantile(x, TAIL_QUANTILE, method="higher")) if len(x) else 0.0
 

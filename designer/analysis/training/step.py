@@ -29,10 +29,11 @@ time is that of all its groups at once on the shared links (:mod:`designer.analy
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HASH_SEED, Routing, routing_mode
 from designer.analysis.fabric.context import Context, build_context
 from designer.analysis.training import constants as T
 from designer.analysis.training.placement import Placement, place
@@ -62,6 +63,8 @@ class CommPhase:
     exposed_s: float
     bottleneck_link: str
     network: bool
+    #: Under hashed ECMP, the slowdown at the 99th percentile of the draws (``slowdown``: their mean).
+    slowdown_p99: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,10 @@ class StepReport:
     notes: tuple[str, ...]
     #: Checkpoint and input traffic to the design's storage devices (None: the design has none).
     storage: StorageReport | None = None
+    #: How the communicators' flows were routed (``fluid``, ``hashed``, ``adaptive``) and, hashed,
+    #: the step with every communicator at the 99th percentile of its hash draws.
+    routing: str = "fluid"
+    step_time_p99_s: float | None = None
 
     def phase(self, name: str) -> CommPhase | None:
         return next((p for p in self.phases if p.name == name), None)
@@ -109,11 +116,15 @@ class StepReport:
 def gpu_models(ctx: Context, gpus: np.ndarray) -> set[str]:
     """The catalog models of ``gpus``: a device's model, else the GPU its figures are based on
     (``properties.based_on``: the chips of a torus, mesh or hypercube built from a GPU)."""
-    out = set()
-    for i in gpus:
-        dev = ctx.design.device(ctx.gpu_ids[i])
-        out.add(dev.model or str(dev.properties.get("based_on") or ""))
-    return out
+    key = ("gpu-models", gpus.tobytes())
+    hit = ctx.memo.get(key)
+    if hit is None:
+        hit = set()
+        for i in gpus:
+            dev = ctx.design.device(ctx.gpu_ids[i])
+            hit.add(dev.model or str(dev.properties.get("based_on") or ""))
+        ctx.memo[key] = hit
+    return set(hit)
 
 
 def gpu_figure(ctx: Context, gpus: np.ndarray, key: str, catalog: Catalog, hint: str = "",
@@ -188,14 +199,30 @@ def _overlapped(times: np.ndarray, window: float, overlap: bool, fraction: float
     return total - fraction * (total - exposed)
 
 
-def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog | None = None) -> StepReport:
+def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog | None = None,
+                  routing: str | None = None, *, hash_draws: int = DEFAULT_HASH_DRAWS,
+                  hash_seed: int = DEFAULT_HASH_SEED) -> StepReport:
     """Predict the training step of ``workload`` on ``design`` (or a built :class:`Context`).
+
+    ``routing``: ``fluid``, ``hashed`` or ``adaptive`` (default: by fabric type,
+    :func:`designer.analysis.collectives.hashed.routing_mode`). Under hashed ECMP every
+    communicator's groups are routed together in seeded draws (:mod:`designer.analysis.training.traffic`):
+    the step uses the mean of the draws, ``step_time_p99_s`` their 99th percentile.
 
     Raises :class:`WorkloadError` when the job does not fit the design (too few GPUs, a GPU model
     without a peak FLOP/s figure). Examples: ``tests/analysis/test_training_step.py``.
     """
     catalog = catalog if catalog is not None else default_catalog()
     ctx = design if isinstance(design, Context) else build_context(design, catalog)
+    rt = routing_mode(ctx, routing, catalog, draws=hash_draws, seed=hash_seed)
+    rep = _step(ctx, workload, catalog, rt, tail=False)
+    if rt.mode != "hashed":
+        return replace(rep, routing=rt.mode)
+    p99 = _step(ctx, workload, catalog, rt, tail=True).step_time_s  # the communicators are memoised
+    return replace(rep, routing=rt.mode, step_time_p99_s=p99)
+
+
+def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, tail: bool) -> StepReport:
     pl = place(ctx, workload)
     notes = list(pl.notes)
     par, mdl, w = workload.parallelism, workload.model, workload
@@ -231,30 +258,30 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
 
     def add(comm: Communicator, size: float, calls_per_mb: float, exposed_share: float) -> None:
         nonlocal slot_comm
-        per_call = comm.time(size)
+        per_call = comm.time(size, tail)
         per_mb = calls_per_mb * per_call
         slot_comm += per_mb * exposed_share
         phases.append(CommPhase(comm.name, comm.collective, comm.algorithm, comm.groups, comm.group_size,
                                 int(round(calls_per_mb * m)), size, per_call, comm.alone_s.get(int(round(size)),
                                 per_call), comm.slowdown, per_mb * m, per_mb * exposed_share * slots,
-                                comm.bottleneck_link, comm.network))
+                                comm.bottleneck_link, comm.network, comm.slowdown_p99))
 
     if tp > 1:
         size = mb_tokens * h * act
-        add(communicator(ctx, "tp", pl.tp, "allreduce", [size]), size, 4 * layers_stage, 1.0 - w.compute.tp_overlap)
+        add(communicator(ctx, "tp", pl.tp, "allreduce", [size], rt), size, 4 * layers_stage, 1.0 - w.compute.tp_overlap)
     if cp > 1:
         size = 2 * mbs * seq * h * mdl.kv_fraction * act / tp
-        comm_ag = communicator(ctx, "cp", pl.cp, "allgather", [size])
+        comm_ag = communicator(ctx, "cp", pl.cp, "allgather", [size], rt)
         add(comm_ag, size, layers_stage, 1.0)
-        comm_rs = communicator(ctx, "cp", pl.cp, "reducescatter", [size])
+        comm_rs = communicator(ctx, "cp", pl.cp, "reducescatter", [size], rt)
         add(comm_rs, size, layers_stage, 1.0)
     if ep > 1 and mdl.is_moe:
         size = mb_tokens / (tp if par.sequence_parallel else 1) * mdl.experts_per_token * h * act
-        add(communicator(ctx, "ep", pl.ep, "alltoall", [size]), size, 4 * mdl.moe_layers / pp, 1.0)
+        add(communicator(ctx, "ep", pl.ep, "alltoall", [size], rt), size, 4 * mdl.moe_layers / pp, 1.0)
     if pp > 1:
         size = mb_tokens * h * act / (tp if par.sequence_parallel else 1)
         # One activation forward and one gradient backward per micro-batch and virtual stage.
-        add(communicator(ctx, "pp", pl.pp, "sendrecv", [size]), size, 2.0 * v, 1.0)
+        add(communicator(ctx, "pp", pl.pp, "sendrecv", [size], rt), size, 2.0 * v, 1.0)
 
     # Data parallel: dense gradients over dp x cp; expert gradients over the expert-data-parallel groups.
     dpc = w.data_parallel
@@ -272,9 +299,9 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
         sizes = _buckets(nbytes, dpc.bucket_bytes)
         kinds = {"none": ("allreduce",), "optimizer": ("reducescatter", "allgather"),
                  "full": ("reducescatter", "allgather")}[dpc.sharding]
-        comms = {k: communicator(ctx, name, groups, k, sizes) for k in kinds}
+        comms = {k: communicator(ctx, name, groups, k, sizes, rt) for k in kinds}
         for k, comm in comms.items():
-            times = np.array([comm.time(s) for s in sizes])
+            times = np.array([comm.time(s, tail) for s in sizes])
             total = float(times.sum())
             if dpc.sharding == "full":
                 # Every micro-batch: parameters gathered for the forward and the backward pass, gradients
@@ -289,7 +316,8 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
                 slot_comm += exp
                 phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, calls * m,
                                         float(dpc.bucket_bytes), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
-                                        comm.slowdown, per_mb * m, exp * slots, comm.bottleneck_link, comm.network))
+                                        comm.slowdown, per_mb * m, exp * slots, comm.bottleneck_link, comm.network,
+                                        comm.slowdown_p99))
                 continue
             if k == "allgather":  # sharded optimiser: parameters gathered while the next forward pass starts
                 exp = _overlapped(times[::-1], fwd_window, dpc.overlap, dpc.overlap_fraction)
@@ -298,7 +326,8 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
             dp_exposed_end += exp
             phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, len(sizes),
                                     float(dpc.bucket_bytes), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
-                                    comm.slowdown, total, exp, comm.bottleneck_link, comm.network))
+                                    comm.slowdown, total, exp, comm.bottleneck_link, comm.network,
+                                    comm.slowdown_p99))
     # The phases above counted the slot communication per slot; the step runs ``slots`` slots.
     slot = c + slot_comm
     step = slots * slot + dp_exposed_end

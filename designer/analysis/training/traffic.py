@@ -16,6 +16,14 @@ share a link slow each other down. For each communicator:
 3. ``slowdown`` = shared time per byte / alone time per byte of the same flows (>= 1); the
    concurrent time of a call is the alone latency plus the alone bandwidth term x slowdown.
 
+Routing is one model with concurrency: under hashed ECMP (:func:`designer.analysis.collectives.hashed.routing_mode`
+says so for Ethernet switches without adaptive routing, or asked for) the flows of *all* groups are
+pinned to one equal-cost path each, in seeded draws (:func:`designer.analysis.collectives.hashed.hashed_arc_loads`),
+NVLink and NIC links as the fluid routing has them; per draw the busiest link sets the shared time,
+and ``slowdown`` is the mean over the draws (``slowdown_p99`` their 99th percentile) against the
+fluid time of one group alone, so one group's own collisions and the groups' collisions with each
+other are counted together.
+
 Units: seconds, bytes, bytes/s per direction.
 """
 
@@ -26,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis.collectives.embedding import Embedder, Unroutable
+from designer.analysis.collectives.hashed import Routing, hashed_arc_loads, tail
 from designer.analysis.collectives.times import collective_times
 from designer.analysis.common import constants as K
 from designer.analysis.fabric.context import Context
@@ -57,16 +66,23 @@ class Communicator:
     bottleneck_link: str
     network: bool
     fair: bool
+    #: The routing the groups were timed under (``fluid`` for fluid and adaptive) and, under
+    #: ``hashed``, the 99th percentile of the draws: slowdown and call times.
+    routing: str = "fluid"
+    slowdown_p99: float = 1.0
+    times_p99_s: dict[int, float] | None = None
 
-    def time(self, message_bytes: float) -> float:
-        """Time of one call of ``message_bytes`` (a size given when building, or interpolated)."""
+    def time(self, message_bytes: float, tail: bool = False) -> float:
+        """Time of one call of ``message_bytes`` (a size given when building, or interpolated);
+        with ``tail``, its 99th percentile over the hash draws (the mean's under fluid routing)."""
+        table = self.times_p99_s if tail and self.times_p99_s is not None else self.times_s
         key = int(round(message_bytes))
-        if key in self.times_s:
-            return self.times_s[key]
-        if not self.times_s or message_bytes <= 0:
+        if key in table:
+            return table[key]
+        if not table or message_bytes <= 0:
             return 0.0
-        sizes = np.array(sorted(self.times_s), dtype=float)
-        return float(np.interp(message_bytes, sizes, [self.times_s[int(s)] for s in sizes]))
+        sizes = np.array(sorted(table), dtype=float)
+        return float(np.interp(message_bytes, sizes, [table[int(s)] for s in sizes]))
 
 
 def _ring_flows(ctx: Context, groups: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -153,6 +169,41 @@ def shared_seconds_per_byte(ctx: Context, src: np.ndarray, dst: np.ndarray, w: n
     return float(per_group.max()), fair_arc if fair_arc >= 0 else arc, True
 
 
+def hashed_shared_seconds_per_byte(ctx: Context, src: np.ndarray, dst: np.ndarray, w: np.ndarray,
+                                   routing: Routing) -> tuple[np.ndarray, int]:
+    """Per hash draw, the seconds per message byte of the busiest link when the flows run at once,
+    each pinned to one equal-cost path between switches; and the busiest link's arc in the worst draw."""
+    keep = src != dst
+    src, dst, w = src[keep], dst[keep], w[keep]
+    if not len(src):
+        return np.zeros(routing.draws), -1
+    # Reduce-scatter and all-gather of one communicator route the same ring flows: once.
+    key = ("hashed-shared", src.tobytes(), dst.tobytes(), w.tobytes(), routing.draws, routing.seed)
+    hit = ctx.memo.get(key)
+    if hit is None:
+        hit = ctx.memo[key] = _hashed_shared(ctx, src, dst, w, routing)
+    return hit
+
+
+def _hashed_shared(ctx: Context, src: np.ndarray, dst: np.ndarray, w: np.ndarray,
+                   routing: Routing) -> tuple[np.ndarray, int]:
+    cap = ctx.cap.arc_effective_bytes_per_s
+    routed = route_flows(ctx.fabric, ctx.router, src, dst, w)
+    if routed.unrouted_flows:
+        return np.full(routing.draws, np.inf), -1
+    core = ctx.fabric.core_arc
+    fixed = routed.arc_load / cap  # NVLink and NIC links: as the fluid routing has them
+    fixed[core] = 0.0
+    rest = int(np.argmax(fixed))
+    if not len(core):  # no link between switches: nothing to hash
+        return np.full(routing.draws, float(fixed[rest])), rest
+    H = hashed_arc_loads(ctx, src, dst, w, draws=routing.draws, seed=routing.seed)[:, core] / cap[core]
+    per_draw = np.maximum(H.max(axis=1), fixed[rest])
+    worst = int(np.argmax(per_draw))
+    arc = int(core[np.argmax(H[worst])]) if H[worst].max() >= fixed[rest] else rest
+    return per_draw, arc
+
+
 def _p2p_alone(ctx: Context, pair: np.ndarray) -> tuple[float, float]:
     """Latency and seconds per byte of one send from ``pair[0]`` to ``pair[1]`` alone."""
     src, dst = pair[:1], pair[1:2]
@@ -167,9 +218,22 @@ def _p2p_alone(ctx: Context, pair: np.ndarray) -> tuple[float, float]:
     return lat, ph.seconds_per_byte
 
 
-def communicator(ctx: Context, name: str, groups: np.ndarray, collective: str, sizes) -> Communicator:
-    """Time of one call of ``collective`` in every group of ``groups`` at once, for each size."""
+def communicator(ctx: Context, name: str, groups: np.ndarray, collective: str, sizes,
+                 routing: Routing | None = None) -> Communicator:
+    """Time of one call of ``collective`` in every group of ``groups`` at once, for each size, under
+    ``routing`` (hashed: seeded draws; otherwise the fluid split). Kept in ``ctx.memo``."""
     sizes = sorted({max(int(round(s)), 1) for s in sizes})
+    hashed = routing is not None and routing.mode == "hashed"
+    key = ("communicator", name, collective, groups.shape, groups.tobytes(), tuple(sizes),
+           (routing.draws, routing.seed) if hashed else None)
+    hit = ctx.memo.get(key)
+    if hit is None:
+        hit = ctx.memo[key] = _communicator(ctx, name, groups, collective, sizes, routing if hashed else None)
+    return hit
+
+
+def _communicator(ctx: Context, name: str, groups: np.ndarray, collective: str, sizes: list[int],
+                  routing: Routing | None) -> Communicator:
     n_groups, p = groups.shape
     fab = ctx.fabric
     dom = fab.domain[groups]
@@ -206,6 +270,18 @@ def communicator(ctx: Context, name: str, groups: np.ndarray, collective: str, s
     slowdown = 1.0
     arc = -1
     fair = False
+    if routing is not None and one > 0:
+        src, dst, w = flows_of(ctx, groups, collective)
+        per_draw, arc = hashed_shared_seconds_per_byte(ctx, src, dst, w, routing)
+        if np.isfinite(per_draw).all():
+            slowdown, slowdown_p99 = max(float(per_draw.mean()) / one, 1.0), max(tail(per_draw) / one, 1.0)
+        else:
+            slowdown = slowdown_p99 = float("inf")
+        times = {s: lat_of[s] + (alone[s] - lat_of[s]) * slowdown for s in sizes}
+        p99 = {s: lat_of[s] + (alone[s] - lat_of[s]) * slowdown_p99 for s in sizes}
+        link = ctx.cap.link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and ctx.cap.link_ids else ""
+        return Communicator(name, collective, n_groups, p, algo, times, alone, slowdown, link, network, False,
+                            "hashed", slowdown_p99, p99)
     if n_groups > 1 and one > 0:
         src, dst, w = flows_of(ctx, groups, collective)
         shared, arc, fair = shared_seconds_per_byte(ctx, src, dst, w, _group_ids(src, groups))
@@ -221,4 +297,5 @@ def _group_ids(src: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return owner[src]
 
 
-__all__ = ["KINDS", "Communicator", "communicator", "flows_of", "shared_seconds_per_byte"]
+__all__ = ["KINDS", "Communicator", "communicator", "flows_of", "hashed_shared_seconds_per_byte",
+           "shared_seconds_per_byte"]
