@@ -31,7 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "starting' line)")
     p.add_argument("--counters", nargs="+", metavar="FILE", default=[],
                    help="port-counter snapshots of the fabric (perfquery, ibdiagnet2.pm, ibdiagnet db_csv, Prometheus "
-                   "text of infiniband_exporter or dcgm-exporter): the later sample, or the only one")
+                   "text of infiniband_exporter, node_exporter or dcgm-exporter): the later sample, or the only one")
     p.add_argument("--counters-before", nargs="+", metavar="FILE", default=[],
                    help="the earlier sample of the same ports: rates are (later - earlier) / seconds")
     p.add_argument("--interval", metavar="SECONDS", type=decimal_number,

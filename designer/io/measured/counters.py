@@ -106,7 +106,8 @@ def parse_counters(text: str, source: str) -> list[PortCounters]:
         raise MeasuredFileError(f"{source}: empty: no port counters (a node that returned nothing?)")
     else:
         raise MeasuredFileError(f"{source}: not a counter file this reader knows (perfquery, ibdiagnet2.pm, "
-                                "ibdiagnet db_csv, Prometheus text from infiniband_exporter or dcgm-exporter)")
+                                "ibdiagnet db_csv, Prometheus text from infiniband_exporter, node_exporter or "
+                                "dcgm-exporter)")
     if not out:
         raise MeasuredFileError(f"{source}: no port counters found")
     return out
@@ -246,7 +247,7 @@ _DCGM = {"DCGM_FI_PROF_NVLINK_TX_BYTES": "nvlink_xmit_rate", "DCGM_FI_PROF_NVLIN
 
 
 def _prometheus(lines: list[str], source: str) -> list[PortCounters]:
-    """infiniband_exporter and dcgm-exporter samples, one record per (node, port)."""
+    """infiniband_exporter, node_exporter and dcgm-exporter samples, one record per (node, port)."""
     by: dict[tuple[str, int | None], PortCounters] = {}
     names: dict[str, str] = {}
     for n, line in enumerate(lines, start=1):
