@@ -14,7 +14,7 @@ from typing import Any
 
 from designer.generators.params import GeneratorError, setting
 from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
-from designer.model import Design, Device, Group, Link, PortGroup
+from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
 from designer.model.catalog import Cable, Catalog, Component, default_catalog
 from designer.model.units import line_rate
 
@@ -70,7 +70,6 @@ BOARD_LENGTH_M = 0.5
 
 #: Cable media by preference (cheapest first) and the copper ones.
 _MEDIUM_ORDER = {"passive_copper": 0, "active_copper": 1, "aoc": 2, "optical": 3}
-_COPPER = ("passive_copper", "active_copper")
 
 
 class Builder:
@@ -146,7 +145,7 @@ class Builder:
         cab = self.catalog.cables.get(cable_id)
         if cab is None:
             raise self.error(f"cable {cable_id!r} is not in the catalog")
-        if cab.medium in ("nvlink", "pcie"):
+        if cab.medium in BOARD_MEDIA:
             raise self.error(f"cable {cable_id!r} is a {cab.medium} board connection, not a network cable")
         return cab
 
@@ -257,8 +256,8 @@ class Builder:
             found = [
                 c for c in self.catalog.cables.values()
                 if c.medium in _MEDIUM_ORDER and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
-                and (c.medium in _COPPER and copper_ok
-                     or c.medium not in _COPPER and self.long_medium in ("auto", c.medium))
+                and (c.medium in COPPER_MEDIA and copper_ok
+                     or c.medium not in COPPER_MEDIA and self.long_medium in ("auto", c.medium))
             ]
             if not found:
                 extra = "" if self.long_medium == "auto" else f" ({self.long_medium} required beyond copper)"

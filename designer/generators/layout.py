@@ -2,46 +2,24 @@
 
 The canvas draws an expanded group as a frame around its members (device boxes and the frames
 of its sub-groups), ``FRAME_PADDING`` outside them with a ``FRAME_HEADER`` title band on top
-(``designer.gui.style.GROUP_PADDING`` / ``GROUP_HEADER``; a GUI test keeps them equal). A
+(:mod:`designer.model.geometry`, the sizes the canvas draws with). A
 generator's layout is sound when, with every group expanded, each frame holds its own members
 and nothing else: the frames and device boxes under one parent do not overlap, so no frame
 covers another group's devices or title band. :func:`layout_problems` lists what breaks that.
 
-Device boxes are sized as the canvas sizes them (:func:`device_box`; a GUI test keeps the two
-equal), so a layout that passes here passes on the canvas too.
+Device boxes are sized as the canvas sizes them (:func:`device_box`, the same function), so a
+layout that passes here passes on the canvas too.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from designer.model import Design, Device
-
-#: Margin of a frame around its members, and the height of its title band (scene units).
-FRAME_PADDING = 16.0
-FRAME_HEADER = 22.0
-#: Width of a device box by kind (the canvas' ``designer.gui.style.KIND_STYLES``), its least height,
-#: and the pitch of its port squares.
-KIND_WIDTH = {"gpu": 68.0, "nic": 68.0, "nvswitch": 72.0, "switch": 72.0, "storage": 72.0}
-DEVICE_HEIGHT = 46.0
-PORT_PITCH = 10.0
+from designer.model.geometry import FRAME_HEADER, FRAME_PADDING, device_box
 
 Box = Callable[[Device], tuple[float, float]]
-
-
-def device_box(kind: str, port_count: int) -> tuple[float, float]:
-    """Width and height the canvas draws a device with (``designer.gui.style.device_size``): its
-    kind's width, tall enough for up to four rows of port squares."""
-    width = KIND_WIDTH.get(kind, KIND_WIDTH["storage"])
-    n = max(1, min(port_count, 256))
-    avail = width - 10
-    rows = 1
-    while rows < 4 and avail / math.ceil(n / rows) < 5:
-        rows += 1
-    pitch = min(PORT_PITCH, avail / math.ceil(n / rows))
-    return width, max(DEVICE_HEIGHT, 31 + rows * pitch + 4)
 
 
 @dataclass(frozen=True)

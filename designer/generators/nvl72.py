@@ -14,10 +14,10 @@ from typing import Any
 
 from designer.generators.base import DX, FRAME_GAP, NODE_DY, TIER_DY, Builder, switch_ports, upper_tier_size, whole
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
-from designer.generators.layout import FRAME_PADDING
 from designer.generators.params import GeneratorSpec, Param, breakout_params, cabling_params, setting
 from designer.model import Design
 from designer.model.catalog import Catalog
+from designer.model.geometry import FRAME_PADDING
 from designer.model.units import count
 
 KIND = "nvl72"

@@ -37,7 +37,6 @@ from designer.generators.base import (
     whole,
 )
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
-from designer.generators.layout import FRAME_HEADER, FRAME_PADDING
 from designer.generators.params import (
     GeneratorError,
     GeneratorSpec,
@@ -50,6 +49,7 @@ from designer.generators.params import (
 from designer.generators.server import add_node, node_height_m, node_kit
 from designer.model import Design, Device, PortGroup, units
 from designer.model.catalog import Catalog
+from designer.model.geometry import FRAME_HEADER, FRAME_PADDING
 
 KIND = "rail-optimized"
 #: The catalog component whose power and price a UFM appliance carries.

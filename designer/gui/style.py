@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QPen
 
+from designer.model import geometry, units
+
 #: Scene units per metre when a link length is estimated from device positions.
 SCENE_UNITS_PER_M = 100.0
 #: Snap grid of device centres, in scene units.
@@ -41,11 +43,16 @@ class KindStyle:
 
 
 KIND_STYLES: dict[str, KindStyle] = {
-    "gpu": KindStyle("GPU", QColor("#E6F2DA"), QColor("#5E9E2F"), QColor("#1F3A0E"), 68, 46),
-    "nic": KindStyle("NIC", QColor("#DCEAF6"), QColor("#2F7FB8"), QColor("#0E2E47"), 68, 46),
-    "nvswitch": KindStyle("NVLink switch", QColor("#ECE2F5"), QColor("#8350B0"), QColor("#331A4A"), 72, 46),
-    "switch": KindStyle("Switch", QColor("#FBE8D4"), QColor("#D47A1F"), QColor("#4A2605"), 72, 46),
-    "storage": KindStyle("Storage", QColor("#E4E7EB"), QColor("#5C6B7A"), QColor("#1F2933"), 72, 46),
+    kind: KindStyle(
+        units.KIND_NAMES[kind][:1].upper() + units.KIND_NAMES[kind][1:], QColor(fill), QColor(accent), QColor(text),
+        geometry.KIND_WIDTH[kind], geometry.DEVICE_HEIGHT)
+    for kind, fill, accent, text in (
+        ("gpu", "#E6F2DA", "#5E9E2F", "#1F3A0E"),
+        ("nic", "#DCEAF6", "#2F7FB8", "#0E2E47"),
+        ("nvswitch", "#ECE2F5", "#8350B0", "#331A4A"),
+        ("switch", "#FBE8D4", "#D47A1F", "#4A2605"),
+        ("storage", "#E4E7EB", "#5C6B7A", "#1F2933"),
+    )
 }
 
 GROUP_FILLS: dict[str, QColor] = {
@@ -57,8 +64,8 @@ GROUP_FILLS: dict[str, QColor] = {
 }
 GROUP_BORDER = QColor("#9AA5B1")
 GROUP_TITLE = QColor("#3E4C59")
-GROUP_PADDING = 16.0
-GROUP_HEADER = 22.0
+GROUP_PADDING = geometry.FRAME_PADDING
+GROUP_HEADER = geometry.FRAME_HEADER
 #: Size of a collapsed group box by group kind.
 COLLAPSED_SIZES: dict[str, tuple[float, float]] = {
     "server": (150, 64),
@@ -88,7 +95,6 @@ GRID_COLOUR = QColor("#E3E6EA")
 PORT_FREE = QColor("#FFFFFF")
 PORT_BORDER = QColor("#5A6570")
 
-PORT_PITCH = 10.0
 #: Port colour by port kind, when the port holds a link.
 PORT_USED: dict[str, QColor] = {
     "nvlink": QColor("#5E9E2F"),
@@ -158,29 +164,6 @@ def label_font(point_size: float = 9.0, bold: bool = False) -> QFont:
     f.setPointSizeF(point_size)
     f.setBold(bold)
     return f
-
-
-def port_grid(port_count: int, width: float) -> tuple[int, int, float]:
-    """Rows, columns and pitch (scene units) of a device's port strip.
-
-    Ports fill up to four rows under the label; the pitch shrinks (down to about 3 units for a
-    64-port switch) so that every device keeps the width the generators lay out for (80-unit
-    columns). Zoom in to hit a single port.
-    """
-    n = max(1, min(port_count, 256))
-    avail = width - 10
-    rows = 1
-    while rows < 4 and avail / math.ceil(n / rows) < 5:
-        rows += 1
-    cols = math.ceil(n / rows)
-    return rows, cols, min(PORT_PITCH, avail / cols)
-
-
-def device_size(kind: str, port_count: int) -> tuple[float, float]:
-    """Width and height of a device box: the kind's width, tall enough for its port strip."""
-    ks = KIND_STYLES.get(kind, KIND_STYLES["storage"])
-    rows, _, pitch = port_grid(port_count, ks.width)
-    return ks.width, max(ks.height, 31 + rows * pitch + 4)
 
 
 # ---------------------------------------------------------------------------- utilisation overlay

@@ -61,10 +61,11 @@ from designer.io.design_file import (
     link_to_dict,
     port_group_to_dict,
 )
-from designer.model import Design, Device, Group, Link, PortGroup
+from designer.model import BOARD_MEDIA, Design, Device, Group, Link, PortGroup
 from designer.model.catalog import Catalog, default_catalog
 from designer.model.entities import MEDIA
 from designer.model.text import xml_text
+from designer.model.units import BYTES_PER_S_PER_GBPS
 
 if TYPE_CHECKING:  # pragma: no cover - the importers' package imports this module
     from designer.io.importers.base import ImportReport
@@ -164,7 +165,7 @@ def to_networkx(design: Design, catalog: Catalog | None = None) -> nx.MultiGraph
             link.a_device, link.b_device, key=link.id,
             a_device=link.a_device, a_port=link.a_port, b_device=link.b_device, b_port=link.b_port,
             medium=link.medium, cable=link.cable or "", length_m=float(link.length_m), failed=bool(link.failed),
-            used=i is not None, tier=tier, protocol=proto, line_rate_gbps=line_bps * 8 / 1e9,
+            used=i is not None, tier=tier, protocol=proto, line_rate_gbps=line_bps / BYTES_PER_S_PER_GBPS,
             line_bytes_per_s=line_bps, effective_bytes_per_s=eff_bps, order=order, record=_json(link_to_dict(link)),
         )
     return g
@@ -372,7 +373,7 @@ def _our_ports(dev_id: str, d: dict[str, Any], used: dict[str, tuple[float, str]
             raise DesignFileError(f"device {dev_id!r}: port {port!r} is not a prefix and a number")
         prefix = m.group(1)
         by_prefix[prefix].append(int(m.group(2)))
-        kind_of[prefix] = medium if medium in ("nvlink", "pcie") else "network"
+        kind_of[prefix] = medium if medium in BOARD_MEDIA else "network"
         speed_of[prefix] = max(speed_of[prefix], rate)
     groups = [[p, max(nums), speed_of[p] or top or 1.0, kind_of[p]] for p, nums in sorted(by_prefix.items())]
     if not groups:

@@ -2,6 +2,7 @@
 
 from designer.model.design import Design
 from designer.model.entities import (
+    BOARD_MEDIA,
     COPPER_MEDIA,
     DEVICE_KINDS,
     GROUP_KINDS,
@@ -27,6 +28,7 @@ from designer.model.errors import (
 from designer.model.events import Signal
 
 __all__ = [
+    "BOARD_MEDIA",
     "COPPER_MEDIA",
     "DEVICE_KINDS",
     "GROUP_KINDS",

@@ -39,6 +39,7 @@ from designer.model.errors import (
     UnknownIdError,
 )
 from designer.model.events import Signal
+from designer.model.hierarchy import GroupHierarchy
 from designer.model.units import count
 
 DEVICE_FIELDS = ("name", "model", "tier", "kind", "ports")
@@ -79,7 +80,7 @@ class _Table:
         raise AssertionError("table order and index disagree")  # pragma: no cover
 
 
-class Design:
+class Design(GroupHierarchy):
     """A fabric design: devices, links, groups, positions and free-form metadata.
 
     Examples
@@ -209,72 +210,6 @@ class Design:
             for p in dev.iter_ports()
             if (kind is None or p.kind == kind) and (device_id, p.id) not in used
         ]
-
-    def members(self, group_id: str) -> list[Device]:
-        """Devices directly in a group (not in its sub-groups)."""
-        by_id = self._devices.by_id
-        return [by_id[i] for i in self._group_members.get(group_id, ())]
-
-    def child_groups(self, group_id: str | None) -> list[Group]:
-        if group_id is None:
-            return [g for g in self._groups.order if g.parent is None]
-        by_id = self._groups.by_id
-        return [by_id[i] for i in self._group_children.get(group_id, ())]
-
-    def all_members(self, group_id: str) -> list[Device]:
-        """Devices in a group or any of its sub-groups."""
-        out: list[Device] = []
-        stack = [group_id]
-        while stack:
-            gid = stack.pop()
-            out.extend(self.members(gid))
-            stack.extend(self._group_children.get(gid, ()))
-        return out
-
-    def ancestors(self, group_id: str | None) -> list[str]:
-        """The group and its enclosing groups, innermost first."""
-        out: list[str] = []
-        while group_id is not None:
-            out.append(group_id)
-            group_id = self._groups.by_id[group_id].parent
-        return out
-
-    def outermost_collapsed_group(self, group_id: str | None, *, include_self: bool = True) -> str | None:
-        """The outermost collapsed group among ``group_id`` and its enclosing groups, or None.
-
-        For a device in group ``g``, ``outermost_collapsed_group(g)`` is the collapsed group the
-        device is hidden in (None: it is shown). With ``include_self=False`` only the groups
-        enclosing ``group_id`` count: whether group ``g`` itself is hidden inside a collapsed group.
-        """
-        by_id = self._groups.by_id
-        if group_id is not None and not include_self:
-            group_id = by_id[group_id].parent
-        outermost = None
-        while group_id is not None:
-            group = by_id[group_id]
-            if group.collapsed:
-                outermost = group_id
-            group_id = group.parent
-        return outermost
-
-    def groups_parent_first(self) -> list[Group]:
-        """Groups in table order, except that a parent always comes before its sub-groups.
-
-        (A group can be re-parented under a group added after it; files and copies list
-        parents first so that they can be rebuilt in order.)
-        """
-        ordered: list[Group] = []
-        placed: set[str] = set()
-        for g in self._groups.order:
-            chain = []
-            cur: Group | None = g
-            while cur is not None and cur.id not in placed:
-                chain.append(cur)
-                cur = self._groups.by_id[cur.parent] if cur.parent is not None else None
-            for c in reversed(chain):
-                placed.add(c.id)
-                ordered.append(c)
-        return ordered
 
     def unique_id(self, base: str, table: str = "device") -> str:
         """A free id in the table ``device``, ``link`` or ``group``: ``base`` or ``base-N``."""

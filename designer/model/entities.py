@@ -19,6 +19,8 @@ PORT_KINDS = ("nvlink", "pcie", "network")
 MEDIA = ("passive_copper", "active_copper", "aoc", "optical", "nvlink", "pcie")
 GROUP_KINDS = ("server", "rack", "su", "pod", "custom")
 COPPER_MEDIA = ("passive_copper", "active_copper")
+#: Media on a board or in a chassis (a port of the same kind at each end), not cables.
+BOARD_MEDIA = ("nvlink", "pcie")
 
 #: Ranges a design file must hold to (``designer.io.design_records`` refuses a file outside them
 #: and the design rule ``out-of-range`` reports a design built in memory outside them; the model

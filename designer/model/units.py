@@ -27,6 +27,11 @@ import math
 import re
 from collections.abc import Mapping
 
+#: Bits in a byte: line rates are in bits per second, data rates and message sizes in bytes.
+BITS_PER_BYTE = 8
+#: Bytes per second in one Gb/s of line rate.
+BYTES_PER_S_PER_GBPS = 1e9 / BITS_PER_BYTE
+
 _RATE_UNITS = ((1.0, "B/s"), (1e3, "kB/s"), (1e6, "MB/s"), (1e9, "GB/s"), (1e12, "TB/s"))
 _LINE_RATE_UNITS = ((1e-3, "Mb/s"), (1.0, "Gb/s"), (1e3, "Tb/s"))  # scales in Gb/s
 _TIME_UNITS = ((1e-9, "ns"), (1e-6, "us"), (1e-3, "ms"), (1.0, "s"))

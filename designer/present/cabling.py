@@ -24,10 +24,9 @@ from designer.analysis.bom.bill import twin_module
 from designer.analysis.common.cages import cage_of
 from designer.interop.graph import device_places
 from designer.io.atomic import atomic_write_text
-from designer.model import Design
+from designer.model import BOARD_MEDIA, Design
 from designer.model.catalog import Catalog, default_catalog, link_rate_gbps
 
-BOARD_MEDIA = ("nvlink", "pcie")
 #: The CSV's columns, in order (docs/export.md describes each).
 COLUMNS = (
     "cable", "link",
@@ -152,4 +151,4 @@ def write_cabling(design: Design, path: str | os.PathLike[str], catalog: Catalog
     return len(rows)
 
 
-__all__ = ["BOARD_MEDIA", "COLUMNS", "cabling_csv", "cabling_rows", "natural_key", "write_cabling"]
+__all__ = ["COLUMNS", "cabling_csv", "cabling_rows", "natural_key", "write_cabling"]

@@ -83,7 +83,7 @@ def _run(i: int, run: dict[str, Any]) -> str:
 
 
 def _counters(c: dict[str, Any]) -> str:
-    span = f"over {c['seconds']:g} s" if c.get("seconds") else "as reported"
+    span = f"over {units.duration(c['seconds'])}" if c.get("seconds") else "as reported"
     rows = [[esc(u["link"]), esc(units.rate(u["a_to_b_bytes_per_s"])) if u["a_to_b_bytes_per_s"] is not None else "-",
              esc(units.rate(u["b_to_a_bytes_per_s"])) if u["b_to_a_bytes_per_s"] is not None else "-",
              esc(units.percent(u["utilisation"])),

@@ -14,6 +14,7 @@ from pathlib import PurePath
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from designer.analysis.collectives.times import COLLECTIVE_TITLES
 from designer.model import units
 from designer.present.html_parts import CSS, esc, figure, img, or_missing, table, tagged
 from designer.present.html_sections import (
@@ -28,8 +29,6 @@ from designer.present.step_text import left_out_text, parallelism_text
 if TYPE_CHECKING:
     from designer.present.export import Picture
 
-COLLECTIVE_TITLES = {"allreduce": "All-reduce", "reducescatter": "Reduce-scatter", "allgather": "All-gather",
-                     "alltoall": "All-to-all", "broadcast": "Broadcast"}
 
 
 def _bisection(doc: dict[str, Any]) -> tuple[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from designer.analysis.measured.compare import RunComparison
 from designer.analysis.measured.reasons import Reason
+from designer.model import units
 from designer.model.units import count, duration, rate, size
 
 COLLECTIVE_NAMES = {"allreduce": "all-reduce", "allgather": "all-gather", "reducescatter": "reduce-scatter",
@@ -53,7 +54,7 @@ def counters_lines(fabric) -> list[str]:  # noqa: ANN001 - MeasuredFabric
     what did not map, the findings."""
     from designer.model.units import percent
 
-    span = f"{fabric.seconds:g} s" if fabric.seconds else "rates as reported"
+    span = units.duration(fabric.seconds) if fabric.seconds else "rates as reported"
     mapped = sum(1 for p in fabric.ports if p.link is not None)
     lines = [f"port counters ({span}): {count(len(fabric.ports), 'port')}, {mapped} on a link of the design, "
              f"{count(len(fabric.links), 'link')} measured, {len(fabric.unmapped)} not mapped"]

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from designer.generators import GENERATORS
-from designer.generators.layout import FRAME_HEADER, Rect, frame_rects, layout_problems
+from designer.generators.layout import Rect, frame_rects, layout_problems
 from designer.generators.samples import SAMPLES
+from designer.model.geometry import FRAME_HEADER
 
 FOLDER = Path(__file__).resolve().parents[2] / "sample_designs"
 

@@ -11,20 +11,29 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
 from designer.generators import GENERATORS
-from designer.generators.layout import FRAME_HEADER, FRAME_PADDING, KIND_WIDTH, device_box, frame_rects
+from designer.generators.layout import frame_rects
 from designer.gui import style
+from designer.gui.canvas.items import DeviceItem
 from designer.io import load_design
+from designer.model.geometry import FRAME_HEADER, FRAME_PADDING, device_box
 
 FOLDER = Path(__file__).resolve().parents[2] / "sample_designs"
 SAMPLES = sorted(p for p in FOLDER.glob("*.json") if "16k" not in p.name)
 CASES = [(kind, {}) for kind in GENERATORS] + [("fat-tree", {"k": 8}), ("rail-optimized", {"sus": 4})]
 
 
-def test_the_layout_module_sizes_frames_and_devices_as_the_canvas():
-    assert (FRAME_PADDING, FRAME_HEADER) == (style.GROUP_PADDING, style.GROUP_HEADER)
-    for kind in KIND_WIDTH:
-        for ports in range(0, 300):
-            assert device_box(kind, ports) == pytest.approx(style.device_size(kind, ports)), (kind, ports)
+def test_the_canvas_draws_with_the_geometry_the_layouts_place_with(window):
+    """Device boxes and frames on screen have the sizes generators and importers lay out with."""
+    assert (style.GROUP_PADDING, style.GROUP_HEADER) == (FRAME_PADDING, FRAME_HEADER)
+    design = GENERATORS["rail-optimized"].build(sus=1, nodes_per_su=2)
+    scene = _open(window, design)
+    boxes = [item for item in scene.items() if isinstance(item, DeviceItem)]
+    assert {item.kind for item in boxes} >= {"gpu", "nic", "switch"}
+    for item in boxes:
+        dev = design.device(item.device_id)
+        rect = item.boundingRect()
+        assert rect.width() >= device_box(dev.kind, dev.port_count)[0]
+        assert (item._rect.width(), item._rect.height()) == pytest.approx(device_box(dev.kind, dev.port_count))
 
 
 def _open(window, design):

@@ -38,14 +38,13 @@ from designer.analysis.common.findings import (
     not_in_catalog,
     zero_length_summary,
 )
-from designer.model import Design
+from designer.model import BOARD_MEDIA, DEVICE_KINDS, Design
 from designer.model.catalog import Catalog, Transceiver, default_catalog
 from designer.model.units import count, plural
 
 #: Upper bounds of the cable length buckets, metres (the last bucket is "> 100 m").
 LENGTH_BUCKETS_M = (1.0, 3.0, 5.0, 10.0, 30.0, 100.0)
-CATEGORIES = ("gpu", "nic", "nvswitch", "switch", "storage", "cable", "transceiver")
-_BOARD = ("nvlink", "pcie")
+CATEGORIES = (*DEVICE_KINDS, "cable", "transceiver")
 
 
 def length_bucket(length_m: float) -> str:
@@ -230,7 +229,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     unknown_cables = 0
     zero_length: list[str] = []
     for link in design.iter_links():
-        if link.medium in _BOARD:
+        if link.medium in BOARD_MEDIA:
             board[link.medium] += 1
             continue
         da, db = devices[link.a_device], devices[link.b_device]

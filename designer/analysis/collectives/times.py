@@ -65,10 +65,14 @@ from designer.analysis.common.errors import AnalysisError
 from designer.analysis.fabric.context import Context, members_of, require_context
 from designer.analysis.fabric.load import FairShare, flow_matrix, max_min_fair
 
-__all__ = ["ALGORITHMS", "ALIASES", "COLLECTIVES", "NOT_DEFAULT", "AlgorithmModel", "CollectiveResult",
-           "CollectiveRow", "FairRates", "FairStatus", "Phase", "bus_factor", "collective_times", "fair_rates"]
+__all__ = ["ALGORITHMS", "ALIASES", "COLLECTIVES", "COLLECTIVE_TITLES", "NOT_DEFAULT", "AlgorithmModel",
+           "CollectiveResult", "CollectiveRow", "FairRates", "FairStatus", "Phase", "bus_factor", "collective_times",
+           "fair_rates"]
 
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast")
+#: How each collective is named in words (panels, reports, sweep axes).
+COLLECTIVE_TITLES = {"allreduce": "All-reduce", "reducescatter": "Reduce-scatter", "allgather": "All-gather",
+                     "alltoall": "All-to-all", "broadcast": "Broadcast"}
 ALGORITHMS = {
     "allreduce": ("ring", "tree", "hierarchical", "nvls", "sharp") + D.DIRECT_ALGORITHMS,
     "reducescatter": ("ring",) + D.DIRECT_ALGORITHMS,

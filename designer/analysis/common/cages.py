@@ -13,10 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from designer.model import Design, Device, Link
+from designer.model import BOARD_MEDIA, Design, Device, Link
 from designer.model.catalog import Catalog, default_catalog
-
-_BOARD = ("nvlink", "pcie")
 
 
 def cage_of(dev: Device, port_id: str) -> tuple[int, int] | None:
@@ -90,7 +88,7 @@ def mixed_cages(design: Design, catalog: Catalog | None = None) -> list[MixedCag
     cages: dict[tuple[str, int, int], list[tuple[str, str, str]]] = {}
     media_cache: dict[tuple[str, str], str] = {}
     for link in design.iter_links():
-        if link.medium in _BOARD:
+        if link.medium in BOARD_MEDIA:
             continue
         mkey = (link.medium, link.cable)
         medium = media_cache.get(mkey)

@@ -22,9 +22,12 @@ True
 
 from __future__ import annotations
 
+from designer.model import units as _units
+from designer.model.entities import MIN_PORT_GBPS as _MIN_PORT_GBPS
+
 # --------------------------------------------------------------------------- units
-#: Bytes per second in one Gb/s of line rate.
-BYTES_PER_S_PER_GBPS = 1e9 / 8
+#: Bytes per second in one Gb/s of line rate (defined with the units, in the model).
+BYTES_PER_S_PER_GBPS = _units.BYTES_PER_S_PER_GBPS
 US = 1e-6
 NS = 1e-9
 
@@ -173,7 +176,7 @@ NIC_LATENCY_S = 0.6 * US
 #: Links slower than 1 Mb/s are left out as zero capacity (modelling choice: the min-cut works in
 #: Mb/s, and a time over such a link would be years); links faster than 1 Eb/s count at 1 Eb/s,
 #: so that no rate, sum of rates or time overflows to inf.
-MIN_LINK_GBPS = 1e-3
+MIN_LINK_GBPS = _MIN_PORT_GBPS
 MAX_LINK_GBPS = 1e9
 #: Default message sweep: 8 B to 8 GiB in powers of two (nccl-tests ``-b 8 -e 8G -f 2``).
 DEFAULT_SIZES_BYTES = tuple(2**k for k in range(3, 34))

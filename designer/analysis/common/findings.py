@@ -14,14 +14,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from designer.analysis.common import constants as K
-from designer.model import Design, Link
+from designer.model import BOARD_MEDIA, Design, Link
 from designer.model.catalog import Catalog
 from designer.model.units import count, plural
 
 ERROR = "error"
 WARNING = "warning"
 
-BOARD_MEDIA = {"nvlink": "nvlink", "pcie": "pcie"}
 
 
 @dataclass(frozen=True)

@@ -37,12 +37,12 @@ import numpy as np
 
 from designer.analysis.common import constants as K
 from designer.analysis.common.findings import ZERO_CAPACITY, catalog_gaps, not_in_catalog
-from designer.model import Design, PortGroup
+from designer.model import DEVICE_KINDS, Design, PortGroup
 from designer.model.catalog import EFFICIENCY_MEDIA, Catalog, default_catalog, line_rate_gbps, negotiated_gbps
 from designer.model.units import count, duration, line_rate
 
 PROTOCOL_NAMES = EFFICIENCY_MEDIA
-KIND_NAMES = ("gpu", "nic", "nvswitch", "switch", "storage")
+KIND_NAMES = DEVICE_KINDS
 P_NVLINK, P_PCIE, P_IB, P_ETH, P_DIRECT = range(5)
 K_GPU, K_NIC, K_NVSWITCH, K_SWITCH, K_STORAGE = range(5)
 

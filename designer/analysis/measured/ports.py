@@ -22,7 +22,7 @@ from designer.analysis.common.findings import WARNING, Finding
 from designer.analysis.measured.runs import PortCounters
 from designer.model import Design
 from designer.model.catalog import Catalog, link_rate_gbps
-from designer.model.units import count, line_rate, rate
+from designer.model.units import count, duration, line_rate, rate
 
 #: Counters that say a link is unhealthy when they grow (names of :mod:`designer.io.measured.counters`).
 ERROR_WORDS = {"symbol_errors": "symbol error", "link_error_recovery": "link error recovery",
@@ -274,7 +274,7 @@ def map_ports(design: Design, uses: list[PortUse], catalog: Catalog | None = Non
 
 def _findings(design: Design, ports: list[PortUse], links: dict[str, LinkUse], seconds: float | None) -> list[Finding]:
     out: list[Finding] = []
-    span = f" in {seconds:g} s" if seconds else " since the counters were reset"
+    span = f" in {duration(seconds)}" if seconds else " since the counters were reset"
     for lid, use in links.items():
         if not use.errors:
             continue

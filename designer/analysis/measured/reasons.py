@@ -19,7 +19,7 @@ from designer.analysis.fabric.capacity import K_NIC, K_SWITCH, P_ETH, P_IB, P_NV
 from designer.analysis.fabric.context import Context
 from designer.analysis.measured.compare import AGREEMENT, RunComparison
 from designer.analysis.rules.discovered import check_measured
-from designer.model.units import count, percent, rate
+from designer.model.units import BYTES_PER_S_PER_GBPS, count, line_rate, percent, rate
 
 
 @dataclass(frozen=True)
@@ -100,15 +100,16 @@ def _nic_fraction(ctx: Context, comp: RunComparison, bw: list, used: np.ndarray)
     last = bw[-1]
     if last.bottleneck_link not in {cap.link_ids[i] for i in nic_links}:
         return []
-    line = float(cap.line_bytes_per_s[nic_links].max()) * 8 / 1e9
+    line = float(cap.line_bytes_per_s[nic_links].max()) / BYTES_PER_S_PER_GBPS
     for frac, words in ((0.5, "half"), (0.25, "a quarter")):
         if abs(last.ratio - frac) < 0.1 * frac:
             return [Reason("nic-rate", f"the cluster reaches {words} of the NIC-bound prediction: its NICs (or the "
-                           f"links to them) run at {words} of the {line:g} Gb/s the design gives them (a 200G port, a "
-                           "cable that trained down), or two GPUs share each NIC", (last.bottleneck_link,))]
-    return [Reason("nic-rate", f"the prediction is bound by the NIC link {last.bottleneck_link} ({line:g} Gb/s); the "
-                   f"cluster reaches {percent(last.ratio)} of it: NICs running below the design's rate, GPUDirect RDMA "
-                   "off (data through host memory), or several GPUs sharing a NIC", (last.bottleneck_link,))]
+                           f"links to them) run at {words} of the {line_rate(line)} the design gives them (a 200G "
+                           "port, a cable that trained down), or two GPUs share each NIC", (last.bottleneck_link,))]
+    return [Reason("nic-rate", f"the prediction is bound by the NIC link {last.bottleneck_link} "
+                   f"({line_rate(line)}); the cluster reaches {percent(last.ratio)} of it: NICs running below the "
+                   "design's rate, GPUDirect RDMA off (data through host memory), or several GPUs sharing a NIC",
+                   (last.bottleneck_link,))]
 
 
 def _oversubscribed(ctx: Context, link_id: str) -> list[Reason]:

@@ -43,7 +43,6 @@ from collections import defaultdict
 from designer.analysis.common import constants as K
 from designer.analysis.common.cages import mixed_cages
 from designer.analysis.common.findings import (
-    BOARD_MEDIA,
     ERROR,
     UNKNOWN_MODEL_PRICE,
     UNPRICED,
@@ -58,7 +57,7 @@ from designer.analysis.common.findings import (
 )
 from designer.analysis.rules.discovered import check_measured
 from designer.analysis.rules.fabric_shape import check_connectivity, check_fabric_shape
-from designer.model import Design, Link, PortSpec
+from designer.model import BOARD_MEDIA, Design, Link, PortSpec
 from designer.model.catalog import Catalog, Component, default_catalog, line_rate_gbps
 from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
 from designer.model.units import duration, line_rate
@@ -157,7 +156,7 @@ def _link_problems(link: Link, pa: PortSpec, pb: PortSpec, catalog: Catalog,
                    reach_cache: dict[tuple[str, float], float | None]) -> _LinkVerdict:
     """Length-independent problems of a link (messages without the link id), its reach and what sets it."""
     problems: list[tuple[str, str, str]] = []
-    board = BOARD_MEDIA.get(link.medium)
+    board = link.medium if link.medium in BOARD_MEDIA else None
     kinds = {pa.kind, pb.kind}
     if board is not None and kinds != {board}:
         problems.append((ERROR, "medium-port-kind",

@@ -13,9 +13,9 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from designer.analysis.common.findings import BOARD_MEDIA, WARNING, Finding
+from designer.analysis.common.findings import WARNING, Finding
 from designer.analysis.fabric.islands import gpu_islands
-from designer.model import Design
+from designer.model import BOARD_MEDIA, Design
 
 
 def check_connectivity(design: Design, out: list[Finding]) -> None:

@@ -42,7 +42,7 @@ from designer.analysis.training.step import gpu_figure
 from designer.analysis.training.traffic import communicator, flows_of, shared_seconds_per_byte
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
-from designer.model.units import count
+from designer.model.units import count, duration
 
 BOUNDS = ("compute", "memory", "network")
 
@@ -319,8 +319,8 @@ def serving_analysis(design: Design | Context, w: ServingWorkload, catalog: Cata
                      f"{mem_d:,} of {r.prompt_tokens + r.output_tokens:,} tokens)")
     dec = dm.step(batch, mem_d)
     if target_batch == 0:
-        notes.append(f"no decode batch meets the {r.target_tpot_s * 1e3:g} ms TPOT target: one sequence takes "
-                     f"{(dm.step(1).step_s + interference(1)) * 1e3:.3g} ms")
+        notes.append(f"no decode batch meets the {duration(r.target_tpot_s)} TPOT target: one sequence takes "
+                     f"{duration(dm.step(1).step_s + interference(1))}")
     kv_pt = F.kv_bytes_per_token(w.model, w.precision)
     kv_term = None
     kv_exposed = 0.0

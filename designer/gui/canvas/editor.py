@@ -24,10 +24,11 @@ from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
 from designer.gui.document import fragments
 from designer.gui.document.document import Document
-from designer.gui.style import GRID, GROUP_HEADER, GROUP_PADDING, device_size
+from designer.gui.style import GRID, GROUP_HEADER, GROUP_PADDING
 from designer.model import Design, DesignError, Device, Group, units
 from designer.model.catalog import Catalog
 from designer.model.entities import clamp_coord
+from designer.model.geometry import device_box
 
 MIME_COMPONENT = "application/x-topo-designer-component"
 MIME_SERVER = "application/x-topo-designer-server"
@@ -49,7 +50,7 @@ def footprint(devices: Iterable[Device], group_depth: int = 0) -> QRectF:
     ``group_depth`` nested groups around them."""
     area = QRectF()
     for dev in devices:
-        w, h = device_size(dev.kind, dev.port_count)
+        w, h = device_box(dev.kind, dev.port_count)
         area = area.united(QRectF(dev.x - w / 2, dev.y - h / 2, w, h))
     pad = GROUP_PADDING * group_depth
     return area.adjusted(-pad, -pad - GROUP_HEADER * group_depth, pad, pad)

@@ -28,8 +28,8 @@ from designer.gui.style import (
     LOD_LABELS,
     LOD_PORT_LABELS,
     LOD_PORTS,
-    PORT_PITCH,
 )
+from designer.model.geometry import PORT_PITCH, port_grid
 
 _FONTS: dict[str, QFont] = {}
 _HIT_PEN = QPen(QColor(0, 0, 0, 0), 8.0)
@@ -113,13 +113,13 @@ class DeviceItem(QGraphicsRectItem):
         self._ports = ports
         self._used = used
         self._port_rects = []
-        self._port_pitch = style.port_grid(len(ports), self._rect.width())[2]
+        self._port_pitch = port_grid(len(ports), self._rect.width())[2]
         self._ports_laid_out = False
         self.update()
 
     def _layout_ports(self) -> None:
         ports = self._ports
-        rows, cols, pitch = style.port_grid(len(ports), self._rect.width())
+        rows, cols, pitch = port_grid(len(ports), self._rect.width())
         size = pitch * 0.72
         x0 = -(cols * pitch) / 2 + (pitch - size) / 2
         top = self._rect.bottom() - 4 - rows * pitch + (pitch - size) / 2

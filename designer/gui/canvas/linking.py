@@ -21,12 +21,11 @@ from __future__ import annotations
 import math
 
 from designer.gui.style import MEDIUM_STYLES, SCENE_UNITS_PER_M
-from designer.model import Design, Device, Link, units
+from designer.model import BOARD_MEDIA, Design, Device, Link, units
 from designer.model import catalog as _catalog
 from designer.model.catalog import Cable, Catalog
 
 #: Media of board connections: the port kind they join, and their pseudo-cable's medium.
-BOARD_MEDIA = ("nvlink", "pcie")
 
 
 def cable_for(catalog: Catalog, medium: str | None, rate_gbps: float, length_m: float) -> Cable | None:

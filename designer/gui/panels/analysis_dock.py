@@ -30,12 +30,12 @@ from PySide6.QtWidgets import (
 )
 
 from designer.analysis import Report
-from designer.analysis.collectives.times import ALGORITHMS
+from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVE_TITLES, COLLECTIVES
+from designer.analysis.common.constants import DEFAULT_SIZES_BYTES
 from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import (
-    COLLECTIVES,
     DEFAULT_SIZE,
     AnalysisRunner,
     LiveResult,
@@ -49,9 +49,7 @@ from designer.present.report_text import cannot_run_text, routing_lines, summary
 from designer.present.serving_text import serving_lines
 from designer.present.step_text import step_lines, tokens, usd
 
-SIZES = [2**k for k in range(3, 34)]
-COLLECTIVE_LABELS = {"allreduce": "All-reduce", "reducescatter": "Reduce-scatter", "allgather": "All-gather",
-                     "alltoall": "All-to-all", "broadcast": "Broadcast"}
+SIZES = list(DEFAULT_SIZES_BYTES)
 STAGE_LABELS = {"routes": "building routes", "bisection": "bounding the bisection",
                 "collectives": "timing the collectives", "link use": "loading the links",
                 "training step": "predicting the training step", "serving": "predicting serving"}
@@ -73,7 +71,7 @@ class AnalysisDock(QWidget):
         self.runner = runner
         self.collective = QComboBox()
         for c in COLLECTIVES:
-            self.collective.addItem(COLLECTIVE_LABELS[c], c)
+            self.collective.addItem(COLLECTIVE_TITLES[c], c)
         self.collective.setToolTip("The collective to time (NCCL's algorithms for it)")
         self.size = QComboBox()
         for s in SIZES:
@@ -336,7 +334,7 @@ class AnalysisDock(QWidget):
             self.size.setCurrentIndex(i)
 
     def _on_traffic_edited(self, *_args: Any) -> None:
-        self.collective_label.setText(COLLECTIVE_LABELS[self.collective.currentData()])
+        self.collective_label.setText(COLLECTIVE_TITLES[self.collective.currentData()])
         self.runner.set_traffic(self.traffic())
 
     def _on_live_toggled(self, on: bool) -> None:

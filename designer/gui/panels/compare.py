@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidget
 
 from designer.analysis import Report
 from designer.analysis.bom.bill import Bom
+from designer.analysis.common.constants import DEFAULT_SIZES_BYTES
 from designer.analysis.training import StepReport
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import AnalysisRunner, Traffic
@@ -71,7 +72,7 @@ class _Job(QRunnable):
         t = self.traffic
         try:
             design = self.snapshot.build()
-            sizes = sorted({*(2**k for k in range(3, 34)), *TABLE_SIZES, t.size})
+            sizes = sorted({*DEFAULT_SIZES_BYTES, *TABLE_SIZES, t.size})
             report = analyze(design, self.catalog, collective=t.collective, sizes=sizes, at_bytes=t.size,
                              prefer=t.algorithm)
             try:

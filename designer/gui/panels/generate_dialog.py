@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from designer.gui.canvas.describe import tooltip_html
 from designer.gui.canvas.editor import generator_registry
-from designer.model import Design, DesignError
+from designer.model import BOARD_MEDIA, Design, DesignError
 from designer.model.catalog import Catalog
 
 
@@ -115,7 +115,7 @@ class ParamForm(QWidget):
             else:
                 combo.addItem("(chosen by reach)", "")
                 for cab in sorted(catalog.cables.values(), key=lambda c: c.id):
-                    if cab.medium not in ("nvlink", "pcie"):
+                    if cab.medium not in BOARD_MEDIA:
                         combo.addItem(cab.id, cab.id)
             combo.setCurrentIndex(max(0, combo.findData(p.default)))
             return combo

@@ -49,7 +49,6 @@ PROGRESS_AFTER_MS = 500
 #: Records read per event-loop turn when a design is captured for a run.
 CAPTURE_ROWS_PER_STEP = 10_000
 DEFAULT_SIZE = 2**28
-COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast")
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
 
     mb = w.menuBar()
     m = mb.addMenu("&File")
+    w.menus["file"] = m
     for k in ("new", "new_window", "open"):
         m.addAction(acts[k])
     w.recent_menu = m.addMenu("Open &Recent")
@@ -143,6 +144,7 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
     m.addAction(acts["close"])
     m.addAction(acts["quit"])
     m = mb.addMenu("&Edit")
+    w.menus["edit"] = m
     for k in ("undo", "redo", None, "cut", "copy", "paste", "duplicate", "delete", None, "select_all", "find"):
         m.addSeparator() if k is None else m.addAction(acts[k])
     m = mb.addMenu("&View")
@@ -150,11 +152,14 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         m.addAction(acts[k])
     m.addSeparator()
     w.view_menu = m
+    w.menus["view"] = m
     m = mb.addMenu("&Design")
+    w.menus["design"] = m
     for k in ("connect_mode", "connect_selected", "cable_rail_wise", None, "group", "ungroup", "collapse",
               "collapse_servers", "expand_all", None, "generate", "check", "analyze"):
         m.addSeparator() if k is None else m.addAction(acts[k])
     m = mb.addMenu("&Help")
+    w.menus["help"] = m
     for k in ("getting_started", "docs", "shortcuts", None, "about"):
         m.addSeparator() if k is None else m.addAction(acts[k])
 

@@ -9,7 +9,7 @@ modified except Fail / Restore, which are undoable edits.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -19,13 +19,26 @@ from designer.gui import style
 from designer.gui.canvas.overlay import BOTTLENECK, CUT, MEASURED
 from designer.gui.panels.compare import ComparePanel
 from designer.gui.panels.live_runner import LiveResult, waiting_text
+from designer.gui.panels.plot_base import PlotPanel
 from designer.gui.panels.plots import PANELS, BisectionPanel, BottlenecksPanel, CurvesPanel, UtilisationPanel
+from designer.gui.panels.step_panel import StepPanel
 
 if TYPE_CHECKING:
     from designer.gui.window.main_window import MainWindow
 
 #: How many of the busiest links get a halo on the canvas while the overlay is on.
 HALO_LINKS = 5
+
+
+_P = TypeVar("_P", bound=PlotPanel)
+
+
+def _panel(panels: dict[str, PlotPanel], key: str, kind: type[_P]) -> _P:
+    """The panel ``key`` of ``panels``, typed as the class ``PANELS`` makes it with."""
+    panel = panels[key]
+    if not isinstance(panel, kind):
+        raise TypeError(f"panel {key!r} is a {type(panel).__name__}, not a {kind.__name__}")
+    return panel
 
 
 class LiveAnalysis(QObject):
@@ -35,7 +48,13 @@ class LiveAnalysis(QObject):
         super().__init__(window)
         self.w = window
         self.runner = window.runner
-        self.panels = {key: factory() for key, (_title, factory) in PANELS.items()}
+        #: the plot panels by their key in ``PANELS`` (dock names, the Analysis menu's order)
+        self.panels: dict[str, PlotPanel] = {key: factory() for key, (_title, factory) in PANELS.items()}
+        self.utilisation = _panel(self.panels, "utilisation", UtilisationPanel)
+        self.curves = _panel(self.panels, "curves", CurvesPanel)
+        self.bottlenecks = _panel(self.panels, "bottlenecks", BottlenecksPanel)
+        self.bisection = _panel(self.panels, "bisection", BisectionPanel)
+        self.step = _panel(self.panels, "step", StepPanel)
         self.compare = ComparePanel(window.document, window.runner)
         self.docks: dict[str, QDockWidget] = {}
         self.overlay_on = False
@@ -122,11 +141,8 @@ class LiveAnalysis(QObject):
         menu.addSeparator()
         for key in ("analysis", *PANELS, "compare"):
             menu.addAction(w.docks[key].toggleViewAction())
-        help_menu = next((a for a in w.menuBar().actions() if a.text().replace("&", "") == "Help"), None)
-        if help_menu is not None:
-            w.menuBar().insertMenu(help_menu, menu)
-        else:
-            w.menuBar().addMenu(menu)
+        w.menuBar().insertMenu(w.menus["help"].menuAction(), menu)
+        w.menus["analysis"] = menu
         self.menu = menu
         for key in (*PANELS, "compare"):
             w.view_menu.addAction(w.docks[key].toggleViewAction())
@@ -154,11 +170,10 @@ class LiveAnalysis(QObject):
         prev.setShortcut(QKeySequence("Ctrl+PgUp"))
         prev.triggered.connect(lambda: self.step_variant(-1))
         w.actions_by_name.update(new_variant=new, delete_variant=delete, next_variant=nxt, previous_variant=prev)
-        design_menu = next((a.menu() for a in w.menuBar().actions() if a.text().replace("&", "") == "Design"), None)
-        if design_menu is not None:
-            design_menu.addSeparator()
-            for a in (new, delete, nxt, prev):
-                design_menu.addAction(a)
+        design_menu = w.menus["design"]
+        design_menu.addSeparator()
+        for a in (new, delete, nxt, prev):
+            design_menu.addAction(a)
         self.variant_box = QComboBox()
         self.variant_box.setToolTip("The variant shown (Design \u25b8 New Variant; Ctrl+PgUp / Ctrl+PgDown)")
         self.variant_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -181,15 +196,11 @@ class LiveAnalysis(QObject):
         r.stale.connect(self.say_waiting)
         r.cancelled.connect(self.say_waiting)
         r.slow.connect(self._on_runner_slow)
-        util: UtilisationPanel = self.panels["utilisation"]  # type: ignore[assignment]
-        util.link_activated.connect(lambda lid: w.show_link(lid, centre=False))
-        bn: BottlenecksPanel = self.panels["bottlenecks"]  # type: ignore[assignment]
-        bn.link_activated.connect(lambda lid: w.show_link(lid, centre=False))
-        bn.link_centred.connect(w.show_link)
-        curves: CurvesPanel = self.panels["curves"]  # type: ignore[assignment]
-        curves.size_chosen.connect(w.analysis.set_size)
-        bis: BisectionPanel = self.panels["bisection"]  # type: ignore[assignment]
-        bis.show_cut.connect(self.show_cut)
+        self.utilisation.link_activated.connect(lambda lid: w.show_link(lid, centre=False))
+        self.bottlenecks.link_activated.connect(lambda lid: w.show_link(lid, centre=False))
+        self.bottlenecks.link_centred.connect(w.show_link)
+        self.curves.size_chosen.connect(w.analysis.set_size)
+        self.bisection.show_cut.connect(self.show_cut)
         w.analysis.selection_wanted.connect(self._on_analysis_selection_wanted)
 
     # ------------------------------------------------------------------ variants
@@ -336,8 +347,7 @@ class LiveAnalysis(QObject):
             marks.set_halo(BOTTLENECK, (), style.BOTTLENECK_HALO)
         shown = self.measured_marks is not None and not self.overlay_on
         marks.set_halo(MEASURED, self.measured_halo if shown else (), style.MEASURED_HALO)
-        bis: BisectionPanel = self.panels["bisection"]  # type: ignore[assignment]
-        if bis.cut_button.isChecked() and rep is not None:
+        if self.bisection.cut_button.isChecked() and rep is not None:
             marks.set_halo(CUT, rep.bisection.cut_links, style.CUT_HALO)
         else:
             marks.set_halo(CUT, (), style.CUT_HALO)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QWidget,
@@ -82,6 +83,8 @@ class MainWindow(QMainWindow):
         kwargs = {} if autosave_ms is None else {"interval_ms": autosave_ms}
         self.recovery = Recovery(self.document, recovery_dir, **kwargs)
         self._build_docks()
+        #: the menu bar's menus by name ("file", "edit", "view", "design", "analysis", "help")
+        self.menus: dict[str, QMenu] = {}
         self.actions_by_name = self._build_actions()
         from designer.gui.window.live import install_live
 

@@ -24,7 +24,7 @@ from designer.io.importers.layout import HostBlock, lay_out_fabric, lay_out_grid
 from designer.io.importers.yamlfile import load_yaml
 from designer.model import Design, Device, Group, Link, PortGroup
 from designer.model.entities import MAX_PORT_GBPS, MIN_PORT_GBPS
-from designer.model.units import line_rate
+from designer.model.units import BITS_PER_BYTE, line_rate
 
 NAME = "astrasim"
 TITLE = "ASTRA-sim network configuration"
@@ -55,7 +55,7 @@ def _numbers(doc, key: str, src: str, options: ImportOptions, report: ImportRepo
         if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
             out.append(float(v))
         elif key == "bandwidth" and options.default_rate_gbps:
-            out.append(options.default_rate_gbps / 8)
+            out.append(options.default_rate_gbps / BITS_PER_BYTE)
             report.guess(f"bandwidth of dimension {i + 1}", f"{v!r} is not a number: the default rate "
                          f"{line_rate(options.default_rate_gbps)}", item.line, "rate")
         elif key == "latency":
@@ -99,7 +99,7 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
         raise ImportFileError(f"{src}: line {counts_node.line}: {total:,} NPUs (at most {MAX_NPUS:,})")
     bandwidth = _numbers(doc, "bandwidth", src, options, report, dims)
     latency = _numbers(doc, "latency", src, options, report, dims) if doc.child("latency") is not None else []
-    rates = [b * 8 for b in bandwidth]  # GB/s -> Gb/s, per direction
+    rates = [b * BITS_PER_BYTE for b in bandwidth]  # GB/s -> Gb/s, per direction
     for i, r in enumerate(rates):
         if not MIN_PORT_GBPS <= r <= MAX_PORT_GBPS:
             raise ImportFileError(f"{src}: bandwidth of dimension {i + 1}: {line_rate(r)} is outside "

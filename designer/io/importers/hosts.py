@@ -246,7 +246,7 @@ def plan_hosts(hosts: dict[str, list[str]], speed_of: dict[str, str], options: I
                      f"(the DGX of {speed} adapters), one NVLink domain a host; --server MODEL or --server-xml "
                      "FILE sets the server, --server none leaves the adapters alone", 0, "server")
     if template.guessed is False:
-        report.guess(count(len(gpu_hosts), "host"), f"{modal} adapter{'s' if modal != 1 else ''} a host: each is "
+        report.guess(count(len(gpu_hosts), "host"), f"{count(modal, 'adapter')} a host: each is "
                      f"{template.title} (the server given)", 0, "server")
     if not any(d.kind == "nvswitch" for d in template.devices) and not template.links:
         report.guess(template.title, "the server gives no NVLink: the GPUs of a host meet only through their NICs",

@@ -6,8 +6,8 @@ grid under the leaf its first adapter is cabled to. Switches of one chassis (a d
 stay side by side so the chassis frame holds them and nothing else: a chassis with leaf blades
 gets its own column block (its spine blades above its leaves), other switches of the upper rows
 spread over the rest of the width. Switches with no tier go in a row of their own at the bottom.
-Sizes follow the canvas' device boxes (68-72 units wide, about 46 high) and group frames (16 units
-of padding, a 22-unit title band).
+Sizes follow the canvas' device boxes (68-72 units wide, about 46 high) and group frames
+(:mod:`designer.model.geometry`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from designer.model import Device, Group, Link
+from designer.model.geometry import FRAME_HEADER, FRAME_PADDING
 
 ROW_Y = {"core": 0.0, "spine": 200.0, "leaf": 400.0}
 HOST_TOP = 580.0
@@ -28,8 +29,8 @@ BAND_GAP = 160.0
 MEMBER_PITCH = 84.0
 MEMBER_ROW = 70.0
 SWITCH_PITCH = 110.0
-FRAME = 16.0
-HEADER = 22.0
+FRAME = FRAME_PADDING
+HEADER = FRAME_HEADER
 GAP = 28.0
 
 
