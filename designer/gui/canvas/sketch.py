@@ -17,6 +17,7 @@ from PySide6.QtGui import QPainter, QPen
 from designer.gui import style
 from designer.gui.canvas.items import box_fill
 from designer.model import Design
+from designer.model.geometry import device_box
 
 if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
@@ -73,7 +74,7 @@ class Sketch:
         self.failed_rects: list[QRectF] = []
         for did in failed_devices(scene.design) if scene.design is not None else ():
             dev = scene.design.device(did)
-            w, h = style.device_size(dev.kind, dev.port_count)
+            w, h = device_box(dev.kind, dev.port_count)
             self.failed_rects.append(QRectF(dev.x - w / 2, dev.y - h / 2, w, h))
         for group in (*self.frames.values(), *self.devices.values(), *self.boxes.values()):
             for r in group:

@@ -37,7 +37,7 @@ class StepPanel(PlotPanel):
     def __init__(self) -> None:
         super().__init__("Training step")
         pi = self.plot.getPlotItem()
-        pi.setLabel("bottom", "time per step (s)")
+        pi.setLabel("bottom", "time per step", units="s")
         pi.getAxis("bottom").enableAutoSIPrefix(False)  # the label names the unit chosen for the step
         pi.showGrid(x=True, y=False, alpha=0.25)
         pi.invertY(True)
