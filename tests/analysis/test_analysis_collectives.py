@@ -279,3 +279,19 @@ def test_nvls_latency_is_nccls_current_constants():
     assert res.rows[0].time_s == pytest.approx(25e-6 + hub, rel=1e-3)
     assert K.BASE_LATENCY_S[("nvls", "Simple")] == 0.0
     assert K.STEP_LATENCY_S[("net", "nvls_tree", "Simple")] == pytest.approx(20.9e-6)
+
+
+def test_blackwell_nvls_takes_nccls_blackwell_constants():
+    """The switch serves the GPUs' NVLink generation: NVLS at 0.74 of the effective NVLink rate on
+    Blackwell (tuning.cc nvlsEfficiency), 0.85 on Hopper; NVLSTree caps by generation too."""
+    for gpu, gen in (("b200", 5), ("h100-sxm", 4)):
+        ctx = build_context(GENERATORS["server"].build(gpu=gpu))
+        row = next(r for r in collective_times(ctx, algorithms=["nvls"], sizes=[8 << 30]).rows)
+        link = 900e9 if gen == 5 else 450e9
+        algbw = K.NVLS_EFFICIENCY_BY_GEN[gen] * link * K.NVLINK_EFFICIENCY_BY_GEN[gen] * 8 / 9
+        assert row.busbw_bytes_per_s == pytest.approx(algbw * 2 * 7 / 8, rel=0.01)
+    assert K.NVLS_EFFICIENCY_BY_GEN == {4: 0.85, 5: 0.74}
+    two = build_context(GENERATORS["rail-optimized"].build(nodes_per_su=2, gpu="b200", switch="q3400",
+                                                           nic="connectx-8-800g"))
+    res = collective_times(two, algorithms=["nvls"], sizes=[8 << 30])
+    assert any("96" in m.formula for m in res.models)  # Blackwell's NVLSTree cap on 2 servers, GB/s per channel

@@ -236,7 +236,8 @@ def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
             t += K.STEP_LATENCY_S[("net", "sharp", "Simple")] + 2 * net_lat
         lat = {"Simple": t}
         bw = {"Simple": 1.0}
-        formula = (f"NVLS: each GPU sends and receives (1 + 1/n) S through the NVSwitch at {K.NVLS_EFFICIENCY} of "
+        nvls_eff = K.NVLS_EFFICIENCY_BY_GEN.get(E.nvlink_generation(), K.NVLS_EFFICIENCY)
+        formula = (f"NVLS: each GPU sends and receives (1 + 1/n) S through the NVSwitch at {nvls_eff} of "
                    "its effective NVLink rate"
                    + (f", NCCL's double binary trees all-reduce S/{g} across {m} servers per rail (NVLSTree)"
                       if m > 1 else "")
@@ -245,7 +246,8 @@ def hier_model(E: Embedder, kind: str) -> AlgorithmModel:
     floor, floor_arc = 0.0, -1
     if kind == "nvls" and m > 1:
         # NCCL's NVLSTree bandwidth cap per channel (one channel per rail's NIC head), as nccl-tests busbw.
-        per_channel = K.NVLS_TREE_MAX_BUSBW_PER_CHANNEL[min(m, 3)]
+        caps = K.NVLS_TREE_MAX_BUSBW_PER_CHANNEL_BY_GEN.get(E.nvlink_generation(), K.NVLS_TREE_MAX_BUSBW_PER_CHANNEL)
+        per_channel = caps[min(m, 3)]
         algbw = g * per_channel * p / (2.0 * (p - 1))
         floor, floor_arc = 1.0 / algbw, phases[-1].bottleneck_arc
         formula += f"; busbw capped at {g} x {units.rate(per_channel)} (NCCL's NVLSTree limit per channel)"

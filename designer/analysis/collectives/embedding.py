@@ -71,7 +71,27 @@ class Embedder:
         self.set_nodes([groups[i] for i in np.argsort(first, kind="stable")])
         self.arc_eff = ctx.cap.arc_effective_bytes_per_s
         nvl = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
-        self.arc_nvls = np.where(nvl, self.arc_eff * K.NVLS_EFFICIENCY, self.arc_eff)
+        self.arc_nvls = np.where(nvl, self.arc_eff * self._arc_nvls_efficiency(), self.arc_eff)
+
+    def _arc_nvls_efficiency(self) -> np.ndarray:
+        """NCCL's NVLS efficiency per arc, by the NVLink generation of its GPU end (the newer of its
+        two ends otherwise): Hopper 0.85, Blackwell 0.74 (``constants.NVLS_EFFICIENCY_BY_GEN``)."""
+        cap = self.ctx.cap
+        gen = cap.node_nvlink_gen if cap.node_nvlink_gen is not None else np.zeros(cap.n_nodes, dtype=np.int8)
+        link_gen = np.maximum(gen[cap.a], gen[cap.b]) if cap.n_links else np.zeros(0, dtype=np.int8)
+        table = np.full(max(int(gen.max(initial=0)), 5) + 1, K.NVLS_EFFICIENCY)
+        for g, e in K.NVLS_EFFICIENCY_BY_GEN.items():
+            table[g] = e
+        eff = table[link_gen]
+        return np.concatenate([eff, eff])
+
+    def nvlink_generation(self) -> int:
+        """The NVLink generation of the GPUs taking part (the oldest; 0 when not known)."""
+        gen = self.ctx.cap.node_nvlink_gen
+        if gen is None or not len(self.members):
+            return 0
+        g = gen[self.ctx.fabric.gpus[self.members]]
+        return int(g.min()) if len(g) else 0
 
     def set_nodes(self, nodes: list[np.ndarray]) -> None:
         """Set the servers (in ring order) and what follows from them: their rings, the grid, the

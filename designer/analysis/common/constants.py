@@ -78,14 +78,20 @@ PROTOCOL_EFFICIENCY = {
 #: result back, plus its 1/n share as the channel head: search.cc ``ncclTopoSearchTryNvls`` charges
 #: the head twice), so algbw = 0.85 x 370.8 x n/(n+1) on HGX H100: 280 GB/s at 8 GPUs (busbw 490;
 #: nccl-tests #212: "~480GB/s (algbw ~275GB/s)"), 252 at 4 and 262-276 at 5-7 (nccl#1455 measured
-#: algbw 258-273 at 5-8 GPUs and busbw ~370 at 4). Hopper's figure for every NVSwitch (tuning.cc gives
-#: Blackwell 0.74; the design does not say which GPU generation a switch serves).
+#: algbw 258-273 at 5-8 GPUs and busbw ~370 at 4). Hopper's figure, the default when the GPUs'
+#: NVLink generation is not known (by generation: :data:`NVLS_EFFICIENCY_BY_GEN`).
 NVLS_EFFICIENCY = 0.85
+#: NVLS efficiency by the NVLink generation of the GPUs on the switch (tuning.cc ``nvlsEfficiency``,
+#: NCCL master, June 2026: Hopper 0.85, Blackwell 0.74); other generations: :data:`NVLS_EFFICIENCY`.
+NVLS_EFFICIENCY_BY_GEN = {4: 0.85, 5: 0.74}
 #: NVLSTree (NVLS inside each server, NCCL's trees across servers): NCCL caps its bus bandwidth per
 #: NVLS channel (one channel per NIC head) at 57.7 GB/s on 2 servers and 45.5 GB/s on more (tuning.cc
 #: ``perChMaxNVLSTreeBws``, Hopper): busbw <= 8 x 57.7 = 462 / 8 x 45.5 = 364 GB/s with 8 NICs. Bytes/s
 #: per rail channel, by server count (2, or 3 and more); Hopper's (Blackwell's are 96 / 80 GB/s).
 NVLS_TREE_MAX_BUSBW_PER_CHANNEL = {2: 57.7e9, 3: 45.5e9}
+#: The same cap by NVLink generation (tuning.cc ``perChMaxNVLSTreeBws``, NCCL master, June 2026:
+#: Hopper 57.7 / 45.5, Blackwell 96 / 80 GB/s); other generations: Hopper's.
+NVLS_TREE_MAX_BUSBW_PER_CHANNEL_BY_GEN = {4: NVLS_TREE_MAX_BUSBW_PER_CHANNEL, 5: {2: 96.0e9, 3: 80.0e9}}
 #: SHARP (InfiniBand in-network reduction, NCCL CollNet): tuning.cc multiplies CollNet bandwidth by 0.9.
 SHARP_EFFICIENCY = 0.9
 #: NCCL tree bandwidth correction: tuning.cc ``busBw = min(busBw * .9, maxTreeBw)``.

@@ -80,6 +80,9 @@ class CapacityGraph:
     #: or not (the floor plan keeps its cables): (a link with an endpoint end -- NIC to switch,
     #: chip to chip --, a link between two switches). The worst path of the fabric crosses them.
     network_wire_worst_s: tuple[float, float] = (0.0, 0.0)
+    #: Per node, the NVLink generation of a GPU or NVLink switch (0: not known or not NVLink):
+    #: what sets NCCL's NVLS constants (Hopper 4, Blackwell 5).
+    node_nvlink_gen: np.ndarray | None = None
     excluded: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()
     index: dict[str, int] = field(default_factory=dict, repr=False)
@@ -144,15 +147,25 @@ def nvlink_efficiency(specs: Mapping[str, Any], ports: Iterable[PortGroup] = ())
     eff = specs.get("scale_up_efficiency")
     if isinstance(eff, (int, float)) and not isinstance(eff, bool) and 0.0 < eff <= 1.0:
         return float(eff)
-    gen = specs.get("nvlink_gen")
-    if not isinstance(gen, int) or isinstance(gen, bool):
-        gen = None
-        for g in ports:
-            m = _NVLINK_FORM.search(g.form_factor) if g.kind == "nvlink" else None
-            if m:
-                gen = int(m.group(1))
-                break
+    gen = nvlink_generation(specs, ports)
     return K.NVLINK_EFFICIENCY_BY_GEN.get(gen, K.NVLINK_EFFICIENCY) if gen is not None else K.NVLINK_EFFICIENCY
+
+
+def nvlink_generation(specs: Mapping[str, Any], ports: Iterable[PortGroup] = ()) -> int | None:
+    """A device's NVLink generation: ``specs.nvlink_gen``, else the one an NVLink port's form factor
+    names (``NVLink5``); None when neither says.
+
+    >>> nvlink_generation({"nvlink_gen": 5}), nvlink_generation({}, [PortGroup("nvl", 1, 7200.0, "nvlink", "NVLink5")])
+    (5, 5)
+    """
+    gen = specs.get("nvlink_gen")
+    if isinstance(gen, int) and not isinstance(gen, bool):
+        return gen
+    for g in ports:
+        m = _NVLINK_FORM.search(g.form_factor) if g.kind == "nvlink" else None
+        if m:
+            return int(m.group(1))
+    return None
 
 
 #: Device properties that set a device's NVLink efficiency over its catalog model's specs.
@@ -213,20 +226,22 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     node_proto = np.full(n, -1, dtype=np.int8)  # switch protocol, -1 unknown
     # NVLink efficiency of each GPU and NVLink switch (nvlink_efficiency), memoised per model and ports.
     nvl_eff = np.full(n, K.NVLINK_EFFICIENCY)
-    nvl_memo: dict[tuple[str, int], float] = {}
+    nvl_gen = np.zeros(n, dtype=np.int8)
+    nvl_memo: dict[tuple[str, int], tuple[float, int]] = {}
     keep_ports = []  # keeps the memoised port tuples alive so that their ids stay unique
     for i, d in enumerate(devices):
         if d.kind in ("gpu", "nvswitch"):
             own = {k: d.properties[k] for k in _NVLINK_PROPS if k in d.properties}
             key = (d.model or str(d.properties.get("based_on", "")), id(d.ports))
-            eff = None if own else nvl_memo.get(key)
-            if eff is None:
+            got = None if own else nvl_memo.get(key)
+            if got is None:
                 base = _component(catalog, d.model) or _component(catalog, str(d.properties.get("based_on") or ""))
-                eff = nvlink_efficiency({**(base.specs if base is not None else {}), **own}, d.ports)
+                specs_ = {**(base.specs if base is not None else {}), **own}
+                got = (nvlink_efficiency(specs_, d.ports), nvlink_generation(specs_, d.ports) or 0)
                 if not own:
-                    nvl_memo[key] = eff
+                    nvl_memo[key] = got
                     keep_ports.append(d.ports)
-            nvl_eff[i] = eff
+            nvl_eff[i], nvl_gen[i] = got
         comp = _component(catalog, d.model)
         specs = dict(comp.specs) if comp is not None else {}
         specs.update({k: v for k, v in d.properties.items() if k in ("protocol", "sharp", "nvls", "latency_ns")})
@@ -363,6 +378,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
         protocol=proto_k,
         wire_latency_s=wire[keep],
         network_wire_worst_s=wire_worst,
+        node_nvlink_gen=nvl_gen,
         excluded=tuple(excluded),
         notes=tuple(notes),
         index=index,
