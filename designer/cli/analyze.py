@@ -87,12 +87,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help=f"hashed routing: seeded hash draws (default {DEFAULT_HASH_DRAWS})")
     p.add_argument("--hash-seed", metavar="N", default=str(DEFAULT_HASH_SEED),
                    help=f"hashed routing: seed of the draws (default {DEFAULT_HASH_SEED}: the same report every run)")
+    p.add_argument("--concurrent", action="store_true",
+                   help="also time every group of a parallel layout at once (--layout, or the --workload's): each "
+                   "communicator's collective in all its groups together at --sizes, under the routing mode "
+                   "(hashed: the groups' flows pinned to paths together, mean and p99)")
+    p.add_argument("--layout", metavar="LAYOUT",
+                   help="with --concurrent: the parallel layout, sizes of tp, cp, pp, dp, ep, e.g. tp8,pp4,dp "
+                   "('dp' alone: every GPU left)")
     p.add_argument("--explain", action="store_true",
                    help="also print how each number was computed: the bisection methods and cut links, each "
                    "algorithm's formula, bottleneck link and latency per protocol, the busbw factor")
     p.set_defaults(func=run)
 
 
+#: At most this many message sizes are timed concurrently (--concurrent); a longer list, the largest.
+CONCURRENT_SIZES = 4
 #: A run this long (seconds) starts telling which stage it is in on standard error.
 PROGRESS_AFTER_S = 3.0
 
@@ -137,10 +146,17 @@ def run(args: argparse.Namespace) -> int:
         from designer.io.workload_file import load_serving
 
         serve = load_serving(args.serve)
+    layout = _layout(args, workload)
     design = load_design(args.file)
+    ctx = None
+    if layout is not None:  # the concurrent timing shares the report's context (routes, embedded models)
+        from designer.analysis.fabric.context import build_context
+
+        ctx = build_context(design)
     report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
                      top=args.top, progress=stage_progress(), routing=args.routing, hash_draws=draws,
-                     hash_seed=seed)
+                     hash_seed=seed, context=ctx)
+    together = _together(args, ctx, layout, sizes, draws, seed) if layout is not None else None
     step = None
     if workload is not None:
         from designer.analysis.training import step_analysis
@@ -152,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
 
         served = serving_analysis(design, serve)
     if args.json:
-        if step is None and served is None:
+        if step is None and served is None and together is None:
             write_json_text(report_to_json(report), args.json)
         else:
             from designer.present.report_json import report_to_dict
@@ -166,12 +182,20 @@ def run(args: argparse.Namespace) -> int:
                 from designer.present.serving_json import serving_to_dict
 
                 doc["serving"] = serving_to_dict(served)
+            if together is not None:
+                from designer.present.concurrent_text import concurrent_to_dict
+
+                doc["concurrent"] = concurrent_to_dict(together)
             write_json(doc, args.json)
         if args.json == "-":
             return 0
     lines = summary_lines(report, top=args.top)
     if args.explain:
         lines += explain_lines(report)
+    if together is not None:
+        from designer.present.concurrent_text import concurrent_lines
+
+        lines += concurrent_lines(together)
     if step is not None:
         from designer.present.step_text import step_lines
 
@@ -182,3 +206,30 @@ def run(args: argparse.Namespace) -> int:
         lines += serving_lines(served, explain=args.explain)
     echo("\n".join(lines))
     return 0
+
+
+def _layout(args: argparse.Namespace, workload):  # noqa: ANN001, ANN202
+    """The parallel layout ``--concurrent`` times: ``--layout``, else the workload's; None without it."""
+    if args.layout and not args.concurrent:
+        raise AnalysisError("--layout goes with --concurrent")
+    if not args.concurrent:
+        return None
+    from designer.analysis.training.concurrent import parse_layout
+
+    if args.layout:
+        return parse_layout(args.layout)
+    if workload is not None:
+        return workload.parallelism
+    raise AnalysisError("--concurrent needs a layout: --layout tp8,pp4,dp or --workload NAME")
+
+
+def _together(args: argparse.Namespace, ctx, layout, sizes: list[int], draws: int, seed: int):  # noqa: ANN001, ANN202
+    """Every group of ``layout`` at once (``--concurrent``) under the routing mode."""
+    from designer.analysis.collectives.hashed import routing_mode
+    from designer.analysis.collectives.times import ALIASES
+    from designer.analysis.training.concurrent import concurrent_layout
+
+    rt = routing_mode(ctx, args.routing, draws=draws, seed=seed)
+    # A handful of sizes as asked; of a long range (the default 8 B..8 GiB), the largest.
+    at = sorted(sizes) if len(sizes) <= CONCURRENT_SIZES else [max(sizes)]
+    return concurrent_layout(ctx, layout, ALIASES.get(args.collective, args.collective), at, rt)

@@ -64,3 +64,31 @@ def test_hash_draws_are_seeded_and_all_groups_count_together(fabrics):
     one_group = communicator(ctx, "dp", pl.dp[:1], "reducescatter", [1 << 24], rt_a)
     assert all_groups.slowdown > one_group.slowdown >= 1.0
     assert all_groups.time(1 << 24, tail=True) >= all_groups.time(1 << 24)
+
+
+def test_analyze_concurrent_times_every_group_of_a_layout(tmp_path, capsys, fabrics):
+    import json
+
+    from designer.analysis.training.concurrent import parse_layout
+    from designer.analysis.training.workload import WorkloadError
+    from designer.cli import main
+    from designer.io import save_design
+
+    _, tor = fabrics
+    path = tmp_path / "tor.json"
+    save_design(tor, path)
+    assert main(["analyze", str(path), "--concurrent", "--layout", "tp8,pp4,dp", "--sizes", "1GiB",
+                 "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)["concurrent"]
+    assert doc["routing"] == "hashed" and doc["layout"] == {"tp": 8, "cp": 1, "pp": 4, "dp": 16}
+    dp = next(r for r in doc["rows"] if r["name"] == "dp")
+    assert dp["groups"] == 32 and dp["group_size"] == 16
+    assert dp["time_p99_s"] >= dp["time_s"] > dp["alone_s"]
+    assert main(["analyze", str(path), "--concurrent", "--layout", "tp8,pp4,dp", "--sizes", "1GiB",
+                 "--routing", "fluid"]) == 0
+    out = capsys.readouterr().out
+    assert "Concurrent: every group of TP 8, PP 4, DP 16 at once, fluid routing" in out
+    assert main(["analyze", str(path), "--concurrent"]) == 2  # no layout: one line, exit 2
+    assert "--concurrent needs a layout" in capsys.readouterr().err
+    with pytest.raises(WorkloadError, match="tp8,pp4,dp"):
+        parse_layout("tp8,tp4")
