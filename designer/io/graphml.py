@@ -276,7 +276,7 @@ def _from_records(graph: nx.MultiGraph, report: ImportReport) -> Design:
                 "groups": json.loads(str(graph.graph["groups"])),
                 "devices": [json.loads(str(d["record"])) for _, d in graph.nodes(data=True)],
                 "links": [json.loads(str(d["record"])) for *_, d in sorted(
-                    graph.edges(data=True), key=lambda e: int(_num(e[2].get("order")) or 0))]}
+                    graph.edges(data=True), key=lambda e: int(attribute_number(e[2].get("order")) or 0))]}
     except (ValueError, TypeError) as e:
         raise DesignFileError(f"{src}: a record is not JSON: {' '.join(str(e).split())[:120]}") from None
     design = design_from_data(data, src)
@@ -295,7 +295,7 @@ def _from_attributes(graph: nx.MultiGraph, report: ImportReport) -> Design:
     for _a, _b, _key, d in edges:
         for end in ("a", "b"):
             dev, port = str(d.get(f"{end}_device", "")), str(d.get(f"{end}_port", ""))
-            rate = _num(d.get("line_rate_gbps")) or 0.0
+            rate = attribute_number(d.get("line_rate_gbps")) or 0.0
             old = port_links[dev].get(port)
             port_links[dev][port] = (max(rate, old[0] if old else 0.0), str(d.get("medium", "")))
     # A switch without a catalog model is InfiniBand only by its own property, which GraphML carries
@@ -327,7 +327,8 @@ def _from_attributes(graph: nx.MultiGraph, report: ImportReport) -> Design:
                 props["protocol"] = "infiniband"
             devices.append(Device(str(n), str(d.get("kind", "switch")), ports, model=str(d.get("model", "")),
                                   name=str(d.get("name", "")), tier=str(d.get("tier", "")),
-                                  x=_num(d.get("x")) or 0.0, y=_num(d.get("y")) or 0.0, group=own or None,
+                                  x=attribute_number(d.get("x")) or 0.0, y=attribute_number(d.get("y")) or 0.0,
+                                  group=own or None,
                                   properties=props))
         links = []
         for a, b, key, d in edges:
@@ -335,7 +336,7 @@ def _from_attributes(graph: nx.MultiGraph, report: ImportReport) -> Design:
             links.append(Link(str(key), str(d.get("a_device", a)), str(d.get("a_port", "")),
                               str(d.get("b_device", b)), str(d.get("b_port", "")),
                               medium=medium if medium in MEDIA else "optical",
-                              length_m=_num(d.get("length_m")) or 0.0, cable=str(d.get("cable", "")),
+                              length_m=attribute_number(d.get("length_m")) or 0.0, cable=str(d.get("cable", "")),
                               failed=bool(d.get("failed", False))))
         # Parents before children: racks, then servers, then the rest, each in first-seen order.
         rank = {"rack": 0, "server": 1}
@@ -355,8 +356,8 @@ def _from_attributes(graph: nx.MultiGraph, report: ImportReport) -> Design:
 
 
 def _our_ports(dev_id: str, d: dict[str, Any], used: dict[str, tuple[float, str]], catalog) -> tuple[PortGroup, ...]:
-    count = int(_num(d.get("ports")) or 0)
-    top = _num(d.get("max_port_gbps")) or 0.0
+    count = int(attribute_number(d.get("ports")) or 0)
+    top = attribute_number(d.get("max_port_gbps")) or 0.0
     model = str(d.get("model", ""))
     if model and model in catalog.components:
         comp = catalog.components[model]
@@ -394,7 +395,8 @@ def _has_port(ports: tuple[PortGroup, ...], port: str) -> bool:
     return False
 
 
-def _num(value: Any) -> float | None:
+def attribute_number(value: Any) -> float | None:
+    """A graph attribute as a finite number (numbers, or text that reads as one), else ``None``."""
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)) and math.isfinite(float(value)):

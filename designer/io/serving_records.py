@@ -35,9 +35,9 @@ from designer.analysis.serving.workload import (
 )
 from designer.analysis.training import constants as T
 from designer.io.typed_json import Fields
+from designer.io.workload_records import parameter_counts
 
 _DTYPES = tuple(S.DTYPE_BYTES)
-_MAX_PARAMS = 1e15
 _PHASE_KEYS = ("tp", "pp", "dp", "ep", "instances", "batch_sequences", "ep_mode", "overlap")
 
 
@@ -47,26 +47,16 @@ def _model(d: Any, f: Fields) -> ServingModel:
     f.keys(d, ("parameters", "active_parameters", "layers", "hidden_size", "attention_heads", "kv_heads",
                "head_dim", "v_head_dim", "experts", "experts_per_token", "moe_layers", "kv_lora_rank",
                "qk_rope_head_dim"), p)
-    params = f.number(d, "parameters", p, maximum=_MAX_PARAMS)
-    active = f.number(d, "active_parameters", p, params, maximum=_MAX_PARAMS)
-    if active > params:
-        raise f.fail(f"model.active_parameters ({active:g}) exceeds model.parameters ({params:g})")
-    layers = f.int(d, "layers", p, maximum=100_000)
-    experts = f.int(d, "experts", p, 1, maximum=100_000)
+    counts = parameter_counts(d, f, p)
     heads = f.int(d, "attention_heads", p, maximum=1_000_000)
     model = ServingModel(
-        parameters=params, active_parameters=active, layers=layers,
+        **counts,
         hidden_size=f.int(d, "hidden_size", p, maximum=10**7), attention_heads=heads,
         kv_heads=f.int(d, "kv_heads", p, heads, maximum=heads), head_dim=f.int(d, "head_dim", p, maximum=100_000),
-        v_head_dim=f.int(d, "v_head_dim", p, 0, minimum=0, maximum=100_000), experts=experts,
-        experts_per_token=f.int(d, "experts_per_token", p, 1, maximum=experts),
-        moe_layers=f.int(d, "moe_layers", p, layers if experts > 1 else 0, minimum=0, maximum=layers),
+        v_head_dim=f.int(d, "v_head_dim", p, 0, minimum=0, maximum=100_000),
         kv_lora_rank=f.int(d, "kv_lora_rank", p, 0, minimum=0, maximum=1_000_000),
         qk_rope_head_dim=f.int(d, "qk_rope_head_dim", p, 0, minimum=0, maximum=100_000),
     )
-    if model.is_moe and model.experts == model.experts_per_token and active < params:
-        raise f.fail("model.experts_per_token equals model.experts, so every parameter is active: "
-                     "set active_parameters = parameters")
     if model.qk_rope_head_dim and not model.kv_lora_rank:
         raise f.fail("model.qk_rope_head_dim is given without model.kv_lora_rank (an MLA model needs both)")
     return model

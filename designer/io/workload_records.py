@@ -42,33 +42,40 @@ _MAX_PARAMS = 1e15
 _MAX_TOKENS = 1e18
 
 
+def parameter_counts(d: dict[str, Any], f: Fields, p: str = "model") -> dict[str, Any]:
+    """A model's parameter, layer and expert counts (training and serving files hold them alike):
+    ``parameters``, ``active_parameters``, ``layers``, ``experts``, ``experts_per_token``, ``moe_layers``."""
+    params = f.number(d, "parameters", p, maximum=_MAX_PARAMS)
+    active = f.number(d, "active_parameters", p, params, maximum=_MAX_PARAMS)
+    if active > params:
+        raise f.fail(f"{p}.active_parameters ({active:g}) exceeds {p}.parameters ({params:g})")
+    layers = f.int(d, "layers", p, maximum=100_000)
+    experts = f.int(d, "experts", p, 1, maximum=100_000)
+    k = f.int(d, "experts_per_token", p, 1, maximum=experts)
+    moe_layers = f.int(d, "moe_layers", p, layers if experts > 1 else 0, minimum=0, maximum=layers)
+    if experts > 1 and k == experts and active < params:
+        raise f.fail(f"{p}.experts_per_token equals {p}.experts, so every parameter is "
+                     "active: set active_parameters = parameters")
+    return {"parameters": params, "active_parameters": active, "layers": layers, "experts": experts,
+            "experts_per_token": k, "moe_layers": moe_layers}
+
+
 def _model(d: Any, f: Fields) -> ModelSpec:
     p = "model"
     d = f.obj(d, p)
     f.keys(d, ("parameters", "active_parameters", "layers", "hidden_size", "sequence_length",
                     "attention_heads", "kv_heads", "ffn_hidden_size", "vocabulary", "experts",
                     "experts_per_token", "moe_layers"), p)
-    params = f.number(d, "parameters", p, maximum=_MAX_PARAMS)
-    active = f.number(d, "active_parameters", p, params, maximum=_MAX_PARAMS)
-    if active > params:
-        raise f.fail(f"model.active_parameters ({active:g}) exceeds model.parameters ({params:g})")
-    layers = f.int(d, "layers", p, maximum=100_000)
-    experts = f.int(d, "experts", p, 1, maximum=100_000)
-    k = f.int(d, "experts_per_token", p, 1, maximum=experts)
-    moe_layers = f.int(d, "moe_layers", p, layers if experts > 1 else 0, minimum=0, maximum=layers)
+    counts = parameter_counts(d, f, p)
     heads = f.int(d, "attention_heads", p, 0, minimum=0, maximum=1_000_000)
     kv = f.int(d, "kv_heads", p, heads, minimum=0, maximum=heads or 1_000_000)
-    if experts > 1 and k == experts and active < params:
-        raise f.fail("model.experts_per_token equals model.experts, so every parameter is "
-                     "active: set active_parameters = parameters")
     return ModelSpec(
-        parameters=params, active_parameters=active, layers=layers,
+        **counts,
         hidden_size=f.int(d, "hidden_size", p, maximum=10**7),
         sequence_length=f.int(d, "sequence_length", p, maximum=10**9),
         attention_heads=heads, kv_heads=kv,
         ffn_hidden_size=f.int(d, "ffn_hidden_size", p, 0, minimum=0, maximum=10**8),
         vocabulary=f.int(d, "vocabulary", p, 0, minimum=0, maximum=10**8),
-        experts=experts, experts_per_token=k, moe_layers=moe_layers,
     )
 
 

@@ -9,17 +9,10 @@ bounds the decode step (``network``, ``compute`` or ``memory``).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from designer.analysis.serving.model import CommTerm, PhaseReport, ServingReport
-
-
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
+from designer.present.numbers import finite_or_none as _num
 
 
 def _comm(c: CommTerm) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from designer.analysis.serving import constants as S
 from designer.analysis.training import constants as T
+from designer.analysis.training.workload import ExpertCounts
 from designer.model.errors import DesignError
 
 SERVING_FORMAT = "topo-designer-serving"
@@ -25,7 +26,7 @@ class ServingError(DesignError):
 
 
 @dataclass(frozen=True)
-class ServingModel:
+class ServingModel(ExpertCounts):
     """The served network. ``parameters`` total and ``active_parameters`` per token (MoE); attention by
     heads (``head_dim`` for queries and keys, ``v_head_dim`` for values); an MLA model (multi-head latent
     attention) caches ``kv_lora_rank + qk_rope_head_dim`` elements per token and layer instead of keys
@@ -46,28 +47,12 @@ class ServingModel:
     qk_rope_head_dim: int = 0
 
     @property
-    def is_moe(self) -> bool:
-        return self.experts > 1 and self.moe_layers > 0
-
-    @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
 
     @property
     def value_dim(self) -> int:
         return self.v_head_dim or self.head_dim
-
-    @property
-    def expert_parameters(self) -> float:
-        """Parameters of all routed experts: N = dense + E e, N_active = dense + k e."""
-        if not self.is_moe or self.experts == self.experts_per_token:
-            return 0.0
-        per_expert = (self.parameters - self.active_parameters) / (self.experts - self.experts_per_token)
-        return max(per_expert * self.experts, 0.0)
-
-    @property
-    def dense_parameters(self) -> float:
-        return self.parameters - self.expert_parameters
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,39 @@ class WorkloadError(DesignError):
     """A workload cannot be read or does not fit the design; one-line message naming the field."""
 
 
+class ExpertCounts:
+    """What a model's parameter counts say of its experts (training and serving models share it).
+
+    A mixture-of-experts model holds ``parameters`` in all, ``active_parameters`` per token: with
+    ``experts`` routed experts of which ``experts_per_token`` run per token, N = dense + E e and
+    N_active = dense + k e give each expert's size e.
+    """
+
+    parameters: float
+    active_parameters: float
+    experts: int
+    experts_per_token: int
+    moe_layers: int
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 1 and self.moe_layers > 0
+
+    @property
+    def expert_parameters(self) -> float:
+        """Parameters of all routed experts together (E e); 0 for a dense model."""
+        if not self.is_moe or self.experts == self.experts_per_token:
+            return 0.0
+        per_expert = (self.parameters - self.active_parameters) / (self.experts - self.experts_per_token)
+        return max(per_expert * self.experts, 0.0)
+
+    @property
+    def dense_parameters(self) -> float:
+        return self.parameters - self.expert_parameters
+
+
 @dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(ExpertCounts):
     """The network being trained. ``parameters`` total, ``active_parameters`` per token (MoE)."""
 
     parameters: float
@@ -40,22 +71,6 @@ class ModelSpec:
     experts: int = 1
     experts_per_token: int = 1
     moe_layers: int = 0
-
-    @property
-    def is_moe(self) -> bool:
-        return self.experts > 1 and self.moe_layers > 0
-
-    @property
-    def expert_parameters(self) -> float:
-        """Parameters of all experts together: N = dense + E e, N_active = dense + k e."""
-        if not self.is_moe or self.experts == self.experts_per_token:
-            return 0.0
-        per_expert = (self.parameters - self.active_parameters) / (self.experts - self.experts_per_token)
-        return max(per_expert * self.experts, 0.0)
-
-    @property
-    def dense_parameters(self) -> float:
-        return self.parameters - self.expert_parameters
 
     @property
     def kv_fraction(self) -> float:

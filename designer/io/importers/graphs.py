@@ -20,7 +20,6 @@ positions and ports, links with their ids, ports, media, cables and lengths. Any
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from collections import defaultdict
@@ -28,7 +27,7 @@ from typing import Any
 
 import networkx as nx
 
-from designer.io.graphml import GRAPH_FORMAT, design_from_graph
+from designer.io.graphml import GRAPH_FORMAT, attribute_number, design_from_graph
 from designer.io.importers.base import (
     MAX_IMPORT_NODES,
     ImportFileError,
@@ -165,20 +164,6 @@ def _gml_where(msg: str, offset: int) -> str:
     return "not readable GML: " + _one_line(ValueError(msg))
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)) and math.isfinite(float(value)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            v = float(value)
-        except ValueError:
-            return None
-        return v if math.isfinite(v) else None
-    return None
-
-
 def edge_rate(data: dict[str, Any], options: ImportOptions) -> tuple[float | None, str]:
     """The edge's rate in Gb/s and where it came from; None and why not when it gives none."""
     attrs = options.attributes
@@ -190,10 +175,10 @@ def edge_rate(data: dict[str, Any], options: ImportOptions) -> tuple[float | Non
         rate = parse_rate_gbps(data[key], default_unit=unit) if not isinstance(data[key], str) else \
             parse_rate_gbps(data[key], default_unit=unit)
         return (rate, key) if rate else (None, f"'{key}' = {data[key]!r} is not a rate")
-    raw = _num(data.get("LinkSpeedRaw"))
+    raw = attribute_number(data.get("LinkSpeedRaw"))
     if raw and raw > 0:
         return raw / 1e9, "LinkSpeedRaw"
-    speed = _num(data.get("LinkSpeed"))
+    speed = attribute_number(data.get("LinkSpeed"))
     if speed and speed > 0:
         unit = str(data.get("LinkSpeedUnits", "") or "")
         rate = parse_rate_gbps(speed, default_unit=unit or "G")
@@ -259,10 +244,10 @@ def _from_foreign_graph(graph: nx.MultiGraph, options: ImportOptions, report: Im
         fabric.add_node(ident, kind, 0, name=label,
                         tier=tier if isinstance(tier, str) else "", host=label if kind == "adapter" else "",
                         id_hint=ident, properties=props)
-        lon, lat = _num(data.get("Longitude")), _num(data.get("Latitude"))
+        lon, lat = attribute_number(data.get("Longitude")), attribute_number(data.get("Latitude"))
         if lon is not None and lat is not None:
             coords[ident] = (lon, lat)
-        x, y = _num(data.get("x")), _num(data.get("y"))
+        x, y = attribute_number(data.get("x")), attribute_number(data.get("y"))
         if x is not None and y is not None:
             xy[ident] = (x, y)
     if not _node_kind_given(graph, options):
