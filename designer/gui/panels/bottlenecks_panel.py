@@ -84,7 +84,7 @@ class BottlenecksPanel(PlotPanel):
                                     pen=pg.mkPen(BAR_COLOUR))
         pi.addItem(self.bars)
         self.labels: list[pg.TextItem] = []
-        self.plot.setMinimumHeight(80)
+        self.plot.setMinimumHeight(0)  # the panel may be short: the bars give way (resizeEvent)
         self.plot.setMaximumHeight(120)
         self.layout_.addWidget(self.table, 1)
         self.layout_.addWidget(self.plot)

@@ -96,11 +96,10 @@ class LiveAnalysis(QObject):
     def size_docks(self) -> None:
         """First-start sizes: the panels take about a third of the height, the canvas keeps the rest."""
         w = self.w
-        # a short screen (1280 x 800) gives the panels a larger share, so a table shows more than two rows
-        height = max(180, int(w.height() * (0.32 if w.height() >= 900 else 0.4)))
+        height = max(180, int(w.height() * 0.32))
         w.resizeDocks([self.docks["utilisation"]], [height], Qt.Orientation.Vertical)
         # the side columns as designed (the bottom panels would otherwise squeeze the right one)
-        right = min(340, max(320, int(w.width() * 0.24)))  # the bill's item, qty, price, total and power fit
+        right = min(340, max(290, int(w.width() * 0.24)))  # the bill's item, qty, price, total and power fit at 1280 px
         w.resizeDocks([w.docks["palette"], w.docks["inspector"]], [250, right], Qt.Orientation.Horizontal)
 
     def _build_actions(self) -> None:
