@@ -22,6 +22,8 @@ from designer.analysis.training import constants as T
 from designer.analysis.training.workload import (
     DEFAULT_ORDER,
     DIMENSIONS,
+    FRAMEWORK_SHARDING,
+    FRAMEWORKS,
     SHARDING,
     WORKLOAD_FORMAT,
     WORKLOAD_VERSION,
@@ -143,12 +145,16 @@ def workload_from_data(data: Any, source: str = "<workload>") -> Workload:
     precision = Precision(compute_dtype, f.int(pr, "gradient_bytes", "precision", T.GRADIENT_BYTES, maximum=8),
                           f.int(pr, "activation_bytes", "precision", T.ACTIVATION_BYTES, maximum=8))
 
-    dp = f.section(d, "data_parallel", "", ("sharding", "bucket_bytes", "overlap", "overlap_fraction"))
-    sharding = f.choice(dp, "sharding", "data_parallel", SHARDING, "none")
+    dp = f.section(d, "data_parallel", "", ("framework", "sharding", "bucket_bytes", "overlap", "overlap_fraction"))
+    framework = f.choice(dp, "framework", "data_parallel", FRAMEWORKS, "pytorch-ddp")
+    sharding = f.choice(dp, "sharding", "data_parallel", SHARDING, FRAMEWORK_SHARDING[framework])
+    # Megatron-Core sizes its buckets by the data-parallel size (0: that rule, applied at placement).
+    bucket = f.int(dp, "bucket_bytes", "data_parallel", T.DDP_BUCKET_BYTES, maximum=1 << 40) \
+        if "bucket_bytes" in dp or framework != "megatron-core" else 0
     data_parallel = DataParallel(
-        sharding, f.int(dp, "bucket_bytes", "data_parallel", T.DDP_BUCKET_BYTES, maximum=1 << 40),
-        f.bool(dp, "overlap", "data_parallel", True),
-        f.number(dp, "overlap_fraction", "data_parallel", T.OVERLAP_FRACTION, positive=False, maximum=1.0))
+        sharding, bucket, f.bool(dp, "overlap", "data_parallel", True),
+        f.number(dp, "overlap_fraction", "data_parallel", T.OVERLAP_FRACTION, positive=False, maximum=1.0),
+        framework)
 
     c = f.section(d, "compute", "", ("efficiency", "step_compute_s", "peak_tflops", "tp_overlap",
                                      "activation_recompute"))

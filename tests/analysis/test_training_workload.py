@@ -127,3 +127,27 @@ def test_the_documented_example_is_a_valid_workload() -> None:
     doc = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
     jsonschema.validate(doc, SCHEMA)
     assert workload_from_data(doc).name == "llama3-70b"
+
+
+def test_megatron_core_buckets_follow_the_data_parallel_size() -> None:
+    """Megatron-Core's DDP default: buckets of max(40M, 1M x DP) parameters; one bucket without overlap."""
+    from designer.analysis.training import constants as T
+    from designer.analysis.training.workload import DataParallel
+    from designer.io.workload_file import load_workload
+
+    w = load_workload("llama3-405b")
+    dpc = w.data_parallel
+    assert dpc.framework == "megatron-core" and dpc.sharding == "optimizer" and dpc.bucket_bytes == 0
+    assert dpc.bucket_for(8, 2, 1e12) == 40_000_000 * 2
+    assert dpc.bucket_for(128, 2, 1e12) == 128_000_000 * 2
+    assert DataParallel(bucket_bytes=0, overlap=False, framework="megatron-core").bucket_for(128, 2, 5e9) == 5e9
+    assert load_workload("gpt3-1.3b-ddp").data_parallel.bucket_for(128, 2, 1e12) == T.DDP_BUCKET_BYTES
+    from designer.io.workload_records import workload_from_data
+
+    doc = {"format": "topo-designer-workload", "version": 1, "name": "f",
+           "model": {"parameters": 1e9, "layers": 16, "hidden_size": 2048, "sequence_length": 2048},
+           "batch": {"global_batch_sequences": 64}, "data_parallel": {"framework": "fsdp"}}
+    assert workload_from_data(doc).data_parallel.sharding == "full"  # FSDP's FULL_SHARD default
+    doc["data_parallel"] = {"framework": "megatron-core", "bucket_bytes": 1 << 20, "sharding": "none"}
+    mc = workload_from_data(doc).data_parallel
+    assert (mc.sharding, mc.bucket_for(512, 2, 1e12)) == ("none", 1 << 20)  # the file's values win

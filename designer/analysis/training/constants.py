@@ -53,6 +53,15 @@ RECOMPUTE_FACTOR = 8.0 / 6.0
 #: 25 MiB in bytes.
 DDP_BUCKET_BYTES = 25 * 1024 * 1024
 
+#: Megatron-Core's default gradient bucket, in parameters: ``max(40000000, 1000000 * dp_size)``
+#: (``DistributedDataParallelConfig.bucket_size``: "If unspecified, MCore uses a default value of
+#: max(40000000, 1000000 * dp_size) parameters (larger DP sizes need larger buckets to ensure
+#: collectives do not become latency-bound)", NVIDIA/Megatron-LM
+#: ``megatron/core/distributed/distributed_data_parallel_config.py``); with ``overlap_grad_reduce``
+#: off it takes no buckets (one reduction of every gradient, ``distributed_data_parallel.py``).
+MEGATRON_BUCKET_MIN_PARAMS = 40_000_000
+MEGATRON_BUCKET_PARAMS_PER_DP_RANK = 1_000_000
+
 #: Fraction of the backward window (and for sharded optimisers the forward window) in which data-parallel
 #: communication is hidden behind compute when overlap is on. Modelling choice: NCCL kernels run on
 #: the GPU's SMs next to the compute kernels and slow them, so an overlapped bucket is not entirely

@@ -296,7 +296,8 @@ def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, ta
     for name, groups, nbytes in sets:
         if groups.shape[1] < 2 or nbytes <= 0:
             continue
-        sizes = _buckets(nbytes, dpc.bucket_bytes)
+        bucket = dpc.bucket_for(groups.shape[1], w.precision.gradient_bytes, nbytes)
+        sizes = _buckets(nbytes, bucket)
         kinds = {"none": ("allreduce",), "optimizer": ("reducescatter", "allgather"),
                  "full": ("reducescatter", "allgather")}[dpc.sharding]
         comms = {k: communicator(ctx, name, groups, k, sizes, rt) for k in kinds}
@@ -315,7 +316,7 @@ def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, ta
                     per_mb, calls = total, len(sizes)
                 slot_comm += exp
                 phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, calls * m,
-                                        float(dpc.bucket_bytes), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
+                                        float(bucket), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
                                         comm.slowdown, per_mb * m, exp * slots, comm.bottleneck_link, comm.network,
                                         comm.slowdown_p99))
                 continue
@@ -325,7 +326,7 @@ def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, ta
                 exp = _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction)
             dp_exposed_end += exp
             phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, len(sizes),
-                                    float(dpc.bucket_bytes), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
+                                    float(bucket), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
                                     comm.slowdown, total, exp, comm.bottleneck_link, comm.network,
                                     comm.slowdown_p99))
     # The phases above counted the slot communication per slot; the step runs ``slots`` slots.

@@ -18,6 +18,14 @@ WORKLOAD_VERSION = 1
 DIMENSIONS = ("tp", "cp", "pp", "dp")
 DEFAULT_ORDER = ("tp", "cp", "pp", "dp")
 SHARDING = ("none", "optimizer", "full")
+#: Training frameworks whose data-parallel defaults a workload follows (``data_parallel.framework``):
+#: PyTorch DDP (25 MiB buckets, all-reduce), Megatron-Core (buckets of max(40M, 1M x DP) parameters),
+#: PyTorch FSDP (full sharding, its default ``ShardingStrategy.FULL_SHARD``).
+FRAMEWORKS = ("pytorch-ddp", "megatron-core", "fsdp")
+#: The sharding each framework uses unless the workload says: DDP all-reduces, Megatron-Core
+#: reduce-scatters into its distributed optimizer (``--use-distributed-optimizer``, as the published
+#: Megatron and NeMo runs use it), FSDP shards everything.
+FRAMEWORK_SHARDING = {"pytorch-ddp": "none", "megatron-core": "optimizer", "fsdp": "full"}
 
 
 class WorkloadError(DesignError):
@@ -115,9 +123,21 @@ class DataParallel:
     all-gather, ZeRO-1 / distributed optimizer) or full (FSDP / ZeRO-3); buckets; overlap."""
 
     sharding: str = "none"
+    #: Bytes per gradient bucket; 0: the framework's rule (Megatron-Core: :meth:`bucket_for`).
     bucket_bytes: int = T.DDP_BUCKET_BYTES
     overlap: bool = True
     overlap_fraction: float = T.OVERLAP_FRACTION
+    framework: str = "pytorch-ddp"
+
+    def bucket_for(self, dp_ranks: int, gradient_bytes: int, total_bytes: float) -> float:
+        """Bytes per bucket with ``dp_ranks`` data-parallel ranks: the workload's, else Megatron-Core's
+        max(40M, 1M x DP) parameters (one bucket of ``total_bytes`` when overlap is off, as MCore does)."""
+        if self.bucket_bytes > 0:
+            return float(self.bucket_bytes)
+        if not self.overlap:
+            return max(float(total_bytes), 1.0)
+        params = max(T.MEGATRON_BUCKET_MIN_PARAMS, T.MEGATRON_BUCKET_PARAMS_PER_DP_RANK * dp_ranks)
+        return float(params * gradient_bytes)
 
 
 @dataclass(frozen=True)
