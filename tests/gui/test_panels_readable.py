@@ -129,3 +129,17 @@ def test_legends_toggle_the_line_rate_has_its_number_and_bisection_has_no_empty_
     bis = small_window.live.panels["bisection"]
     ticks = bis.plot.getPlotItem().getAxis("left")._tickLevels
     assert [label for _v, label in ticks[0]] == ["design"]
+
+
+def test_no_stale_dock_tab_bar_is_drawn_over_the_panels(small_window, qtbot):
+    from PySide6.QtWidgets import QTabBar
+
+    qtbot.waitExposed(small_window)
+    bars = [b for b in small_window.findChildren(QTabBar) if b.parent() is small_window and b.isVisible()]
+    tabs = [[b.tabText(i) for i in range(b.count())] for b in bars]
+    assert ["Utilisation", "Bisection"] not in tabs and ["Collective curves", "Bottlenecks"] not in tabs
+    for i, a in enumerate(tabs):  # no bar repeats part of another one's tabs
+        assert not any(j != i and set(a) < set(b) for j, b in enumerate(tabs)), tabs
+    for bar in bars:  # and every tab reads whole
+        for i in range(bar.count()):
+            assert bar.tabRect(i).width() >= bar.fontMetrics().horizontalAdvance(bar.tabText(i)), bar.tabText(i)

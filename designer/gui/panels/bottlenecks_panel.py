@@ -164,7 +164,7 @@ class BottlenecksPanel(PlotPanel):
             self.info.setText("No link carries this traffic.")
         else:
             self.set_info(f"{units.count(len(bns), 'link')} ranked by utilisation under the {rep.collective} of "
-                          f"{units.size(rep.link_use_bytes)}; bars: the first {min(len(bns), TOP_BARS)}",
+                          f"{units.size(rep.link_use_bytes)}",
                           "Fair share: the max-min fair rate of the flows this link limits. Hover a link "
                           "for its direction and examples of its flows; click selects it, double-click centres "
                           "the canvas on it; click a column head to sort.")

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QScrollArea,
+    QTabBar,
     QWidget,
 )
 
@@ -242,6 +243,7 @@ class MainWindow(QMainWindow):
             self._docks_sized = True
             state = QSettings().value("window/state")
             if state is not None and self.restoreState(state):
+                self.hide_stale_tab_bars()
                 return  # the user's own arrangement from the last session
             # The analysis is what the window exists for: give it the most room on the right
             # (dock sizes only take once the window has its real size).
@@ -250,6 +252,17 @@ class MainWindow(QMainWindow):
             self.resizeDocks(right, [int(height * 0.3), int(height * 0.18), int(height * 0.52)],
                              Qt.Orientation.Vertical)
             self.live.size_docks()
+            self.hide_stale_tab_bars()
+
+    def hide_stale_tab_bars(self) -> None:
+        """Hide the dock tab bars Qt leaves behind when docks are tabified one by one: a bar whose tabs
+        another bar also holds, with more, was drawn over the panels with cut labels ("Utilisat...")."""
+        bars = [b for b in self.findChildren(QTabBar) if b.parent() is self and b.isVisible()]
+        tabs = {b: [b.tabText(i) for i in range(b.count())] for b in bars}
+        for bar in bars:
+            if any(o is not bar and len(tabs[o]) > len(tabs[bar]) and set(tabs[bar]) <= set(tabs[o])
+                   for o in bars):
+                bar.hide()
 
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, title, message)
