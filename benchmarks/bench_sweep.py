@@ -77,7 +77,7 @@ def main() -> int:
     from designer.cli.analyze import parse_size
     from designer.sweep import parse_spec
     from designer.sweep.results import read_results
-    from designer.sweep.runner import run_sweep
+    from designer.sweep.runner import LOOPBACK, run_sweep
 
     spec = parse_spec(spec_data(args.points), "bench", parse_size)
     print(f"{spec.count} points: rail-optimized, sus {SUS} (1,024 to 16,384 GPUs) x "
@@ -101,7 +101,8 @@ def main() -> int:
             from distributed import Client, LocalCluster
 
             t = time.perf_counter()
-            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as lc, \
+            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host=LOOPBACK,
+                              dashboard_address=f"{LOOPBACK}:0") as lc, \
                     Client(lc, set_as_default=False) as client:
                 client.run(lambda: __import__("designer.sweep.evaluate"))  # workers import the designer first
                 start = time.perf_counter() - t

@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     if args.check or not args.quiet:
         workers = args.workers or default_workers()
-        seconds, how = estimate(spec, 1 if args.scheduler else workers, catalog)
+        seconds, how = estimate(spec, 1 if args.scheduler else workers, catalog, local=not args.scheduler)
         where = ("of work, shared by the cluster's workers" if args.scheduler else
                  f"on {units.count(workers, 'local worker')}")
         head = f"{args.spec}: {describe(spec)}; about {long_duration(seconds)} {where} ({how})"

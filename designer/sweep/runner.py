@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +27,13 @@ from designer.sweep.spec import Point, SweepError, SweepSpec, expand, params_at
 
 #: Seconds to wait for a scheduler given by address before giving up.
 CONNECT_TIMEOUT_S = 10
+#: Seconds a scheduler with no workers (at the start, or after losing every worker) is waited for
+#: before the sweep stops and says so.
+WORKER_WAIT_S = 60
+#: The interface a local cluster's scheduler, workers and status pages listen on: this machine only.
+LOOPBACK = "127.0.0.1"
+#: Exceptions of a task that say the cluster lost it (its worker died or left), not that the point failed.
+_CLUSTER_ERRORS = ("KilledWorker", "CancelledError", "FutureCancelledError", "CommClosedError")
 #: Called as ``progress(done, total, errors, elapsed_s)`` after each point (and once at the start).
 Progress = Callable[[int, int, int, float], None]
 
@@ -133,8 +141,19 @@ def _client(scheduler: str | None, workers: int | None, processes: bool, client:
     n = workers if workers else default_workers()
     if n < 1:
         raise SweepError(f"--workers {n}: at least 1")
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None,
-                           silence_logs=logging.ERROR)
+    # Workers listen on the loopback interface only (no dashboard); worker processes ignore Ctrl+C
+    # (designer.sweep.worker_setup), which this process handles for them.
+    extra = {"preload": ["designer.sweep.worker_setup"]} if processes else {}
+    try:
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, host=LOOPBACK,
+                               dashboard_address=f"{LOOPBACK}:0", silence_logs=logging.ERROR, **extra)
+    except BaseException:
+        # Interrupted while starting: the half-started cluster cannot be closed, and Dask's exit hook
+        # would print a traceback trying; its worker processes end with this one.
+        from distributed.deploy.spec import SpecCluster
+
+        SpecCluster._instances.clear()
+        raise
     try:
         cl = Client(cluster, set_as_default=False)
         try:
@@ -143,6 +162,19 @@ def _client(scheduler: str | None, workers: int | None, processes: bool, client:
             cl.close()
     finally:
         cluster.close()
+
+
+def _workers(cl: Any) -> int:
+    return len(cl.scheduler_info().get("workers", {}))
+
+
+def _wait_for_workers(cl: Any, wait_s: float) -> bool:
+    """True when the cluster has a worker within ``wait_s`` seconds."""
+    try:
+        cl.wait_for_workers(1, timeout=wait_s)
+    except (TimeoutError, OSError):
+        return False
+    return True
 
 
 def _first_line(e: BaseException) -> str:
@@ -160,6 +192,9 @@ def _check_workers(cl: Any) -> None:
     """A worker runs the designer, of this version: otherwise every point would fail the same way."""
     import designer
 
+    if _workers(cl) == 0 and not _wait_for_workers(cl, WORKER_WAIT_S):
+        raise SweepError(f"the Dask scheduler has no workers (waited {WORKER_WAIT_S} s): start some with "
+                         "'dask worker ADDRESS' where the designer is installed")
     try:
         theirs = cl.submit(_worker_version, pure=False).result(timeout=120)
     except Exception as e:  # noqa: BLE001 - whatever stops a worker from importing the designer
@@ -170,23 +205,64 @@ def _check_workers(cl: Any) -> None:
                          "install the same version on both")
 
 
+class _Tasks:
+    """The points on the cluster. When the cluster loses every worker, the points it lost with them
+    (and the catalog every task reads) are sent again once workers are back, instead of being
+    recorded as failed with the cluster's own message; a point that loses its worker while others
+    run is recorded as failed, as before."""
+
+    def __init__(self, cl: Any, todo: Sequence[Point], catalog: Catalog) -> None:
+        from designer.sweep.evaluate import evaluate_point
+
+        self.cl, self.catalog, self.evaluate = cl, catalog, evaluate_point
+        self.cat = cl.scatter(catalog, broadcast=True)
+        self.futures = cl.map(evaluate_point, list(todo), catalog=self.cat, pure=False)
+        self.point_of = {f.key: p for f, p in zip(self.futures, todo, strict=True)}
+        self.round_of = dict.fromkeys(self.point_of, 0)
+        self.round = 0  # how many times every worker was lost and came back
+        self.sent_again: set[int] = set()  # points sent again (once each: a point that kills workers fails)
+
+    def lost(self, fut: Any, e: BaseException, done: int, total: int) -> bool:
+        """True when ``fut`` failed because the cluster lost every worker; it has been sent again."""
+        point = self.point_of[fut.key]
+        if type(e).__name__ not in _CLUSTER_ERRORS or point.index in self.sent_again:
+            return False
+        if self.round_of[fut.key] == self.round:  # not yet known lost: is every worker gone?
+            if _workers(self.cl) > 0:
+                return False
+            if not _wait_for_workers(self.cl, WORKER_WAIT_S):
+                raise SweepError(f"the cluster lost every worker and none came back within {WORKER_WAIT_S} s; "
+                                 f"{done:,} of {total:,} points finished and are kept: run the same command with "
+                                 "--resume once workers run again")
+            self.round += 1
+            self.cat = self.cl.scatter(self.catalog, broadcast=True)
+        self.sent_again.add(point.index)
+        again = self.cl.submit(self.evaluate, point, catalog=self.cat, pure=False)
+        self.point_of[again.key], self.round_of[again.key] = point, self.round
+        self.futures.append(again)
+        self.pending.add(again)
+        return True
+
+    def __iter__(self):  # noqa: ANN204
+        from distributed import as_completed
+
+        self.pending = as_completed(self.futures, loop=self.cl.loop)
+        return iter(self.pending)
+
+
 def _run(cl: Any, todo: Sequence[Point], catalog: Catalog, sink: Sink, rows: list[dict[str, Any]],
          progress: Progress | None, t0: float) -> int:
-    from distributed import as_completed
-
-    from designer.sweep.evaluate import evaluate_point
-
-    cat = cl.scatter(catalog, broadcast=True)
-    futures = cl.map(evaluate_point, list(todo), catalog=cat, pure=False)
-    point_of = {f.key: p for f, p in zip(futures, todo, strict=True)}
+    tasks = _Tasks(cl, todo, catalog)
     errors = 0
     done = 0
     try:
-        for fut in as_completed(futures, loop=cl.loop):
+        for fut in tasks:
             try:
                 row = fut.result()
             except Exception as e:  # noqa: BLE001 - the task failed on the cluster: record it, go on
-                row = error_row(point_of[fut.key], "failed", f"{type(e).__name__}: {_first_line(e)}")
+                if tasks.lost(fut, e, done, len(todo)):
+                    continue
+                row = error_row(tasks.point_of[fut.key], "failed", f"{type(e).__name__}: {_first_line(e)}")
             if row.get("status") != "ok":
                 errors += 1
             sink.write(row)
@@ -196,18 +272,20 @@ def _run(cl: Any, todo: Sequence[Point], catalog: Catalog, sink: Sink, rows: lis
             if progress is not None:
                 progress(done, len(todo), errors, time.perf_counter() - t0)
     except BaseException:
-        cl.cancel(futures)
+        cl.cancel(tasks.futures)
         raise
     return errors
 
 
-def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None, probes: int = 5) -> tuple[float, str]:
+def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None, probes: int = 5, *,
+             local: bool = False) -> tuple[float, str]:
     """Seconds the sweep should take on ``workers`` workers, and how the figure was made.
 
     The designs of up to ``probes`` points spread evenly over the grid (the first and the last
     among them) are built here, not analysed, and their GPUs counted; each point is then costed by
     :data:`SECONDS_PER_POINT` + :data:`SECONDS_PER_GPU` x GPUs (measured by benchmarks/bench_sweep.py),
-    times the failure scan's analyses.
+    times the failure scan's analyses. ``local``: a local cluster is started for the sweep, which
+    adds :func:`startup_seconds`.
     """
     from designer.generators import GENERATORS
 
@@ -234,12 +312,27 @@ def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None, prob
         how = f"from the {gpus[0]:,} GPUs of {'the point' if n == 1 else 'a sampled point'}"
     else:
         how = f"from {len(gpus)} sampled points of {min(gpus):,} to {max(gpus):,} GPUs"
-    return n * per / max(workers, 1), how
+    seconds = n * per / max(workers, 1)
+    if local:
+        start = startup_seconds(workers)
+        seconds += start
+        how += f", and {start:.0f} s to start the workers"
+    return seconds, how
+
+
+def startup_seconds(workers: int) -> float:
+    """Seconds to start a local cluster of ``workers`` processes, each importing the designer: the
+    cores start :data:`STARTUP_SECONDS_PER_WORKER` worth of workers at a time."""
+    return STARTUP_SECONDS_PER_WORKER * math.ceil(max(workers, 1) / default_workers())
 
 
 #: Cost model of one point (generation + analysis + bill of materials), seconds, from the benchmark.
 SECONDS_PER_POINT = 0.05
 SECONDS_PER_GPU = 2.6e-4
 STEP_SECONDS_PER_GPU = 2.0e-5
+#: Starting one local worker process and importing the designer in it, seconds: 4.0 s for one
+#: worker on the 2-core benchmark machine, 8.7-10.9 s for two (benchmarks/bench_sweep.py's
+#: "start" column; the machine shared and loaded).
+STARTUP_SECONDS_PER_WORKER = 4.5
 #: A failure scan analyses the design once per class of equivalent switches (or links) besides once whole.
 FAILURE_SCAN_FACTOR = {"switches": 4.0, "links": 10.0}
