@@ -15,7 +15,7 @@ from typing import Any
 from designer.generators.base import DX, FRAME_GAP, NODE_DY, TIER_DY, Builder, switch_ports, upper_tier_size, whole
 from designer.generators.clos import SWITCH_BASE_M, SWITCH_STEP_M, connect_all, switch_row
 from designer.generators.params import GeneratorSpec, Param, breakout_params, cabling_params, setting
-from designer.model import Design
+from designer.model import Design, Device, PortGroup
 from designer.model.catalog import Catalog
 from designer.model.geometry import FRAME_PADDING
 from designer.model.units import count
@@ -29,6 +29,7 @@ def _build_nvl72(
     catalog: Catalog | None,
     *,
     racks: int,
+    racks_per_domain: int,
     trays: int,
     gpus_per_tray: int,
     gpu: str,
@@ -50,7 +51,9 @@ def _build_nvl72(
     for name, value in (("racks", racks), ("trays", trays), ("gpus_per_tray", gpus_per_tray)):
         if value < 1:
             raise b.error(f"{name} must be at least 1, got {value}")
-    if racks > 1 and not scaleout:
+    if racks_per_domain < 1 or racks % racks_per_domain:
+        raise b.error(f"racks_per_domain ({racks_per_domain}) must divide racks ({racks})")
+    if racks > racks_per_domain and not scaleout:
         raise b.error(f"{racks} racks need a scale-out network to reach each other: "
                       f"turn {setting('scaleout', True)} or use {setting('racks', 1)}")
     gpu_c = b.model(gpu, "gpu", "GPU")
@@ -86,9 +89,14 @@ def _build_nvl72(
         dom = f"nvl{d}"
         left = (d - 1) * rack_w
         rack = b.rack(dom, f"NVL{gpus} rack {d}")
-        fab = b.device(fab_c, f"{dom}-nvsw", x=left + fabric_dx, y=top + (trays - 1) * NODE_DY / 2 + 30, group=dom,
-                       properties={"domain": d})
-        b.place(fab.id, rack, TRAY_BASE_M + trays / 2 * TRAY_STEP_M)
+        first = (d - 1) % racks_per_domain == 0  # the rack holding its domain's NVLink fabric device
+        if first:
+            fab = _fabric(b, fab_c, f"{dom}-nvsw", racks_per_domain, x=left + fabric_dx,
+                          y=top + (trays - 1) * NODE_DY / 2 + 30, group=dom, domain=(d - 1) // racks_per_domain + 1)
+            b.place(fab.id, rack, TRAY_BASE_M + trays / 2 * TRAY_STEP_M)
+            base = 0
+        else:
+            base = ((d - 1) % racks_per_domain) * gpus
         rack_leaves = []
         if scaleout:
             net_gid = f"{dom}-net"
@@ -104,7 +112,7 @@ def _build_nvl72(
             height = TRAY_BASE_M + (t - 1) * TRAY_STEP_M
             y = top + (t - 1) * NODE_DY
             for i in range(1, gpus_per_tray + 1):
-                props = {"domain": d, "rail": i}
+                props = {"domain": (d - 1) // racks_per_domain + 1, "rail": i}
                 g_dev = b.device(gpu_c, f"{tray}-gpu{i}", x=left + (i - 1) * DX, y=y + 60, group=tray,
                                  properties=props)
                 n_dev = b.device(nic_c, f"{tray}-nic{i}", x=left + (i - 1) * DX, y=y, group=tray,
@@ -112,7 +120,7 @@ def _build_nvl72(
                 b.place(g_dev.id, rack, height)
                 b.place(n_dev.id, rack, height)
                 b.board_link(f"{g_dev.id}--{fab.id}", g_dev.id, scaleup, fab.id,
-                             f"nvl{(t - 1) * gpus_per_tray + i}", "nvlink")
+                             f"nvl{base + (t - 1) * gpus_per_tray + i}", "nvlink")
                 b.board_link(f"{g_dev.id}--{n_dev.id}", g_dev.id, "pcie1", n_dev.id, "pcie1", "pcie")
                 if scaleout:
                     b.cable_link(f"{n_dev.id}--{rack_leaves[i - 1].id}", n_dev, rack_leaves[i - 1])
@@ -120,6 +128,14 @@ def _build_nvl72(
         spine_devs = switch_row(b, spine_c, [f"spine{s}" for s in range(1, spines + 1)], tier="spine", y=0.0,
                                 left=leaves[0].x, right=leaves[-1].x, group_prefix="spine", new_row=True)
         connect_all(b, leaves, spine_devs, per_pair)
+    if racks_per_domain > 1:
+        return b.design(
+            f"NVL{gpus * racks_per_domain} x {racks // racks_per_domain}",
+            f"{count(racks // racks_per_domain, 'NVLink domain')} of {racks_per_domain} racks of {trays} trays x "
+            f"{gpus_per_tray} {gpu} GPUs, their switch trays one NVLink fabric"
+            + (f", rail scale-out on {switch} leaves and spines" if scaleout else ", no scale-out network"),
+            racks=racks, gpus=gpus * racks,
+        )
     return b.design(
         f"NVL{gpus} x {racks}",
         f"{count(racks, 'rack-scale NVLink domain')} of {trays} trays x {gpus_per_tray} {gpu} GPUs on {fab_c.id}"
@@ -128,11 +144,27 @@ def _build_nvl72(
     )
 
 
+def _fabric(b: Builder, fab_c, device_id: str, racks: int, *, x: float, y: float, group: str, domain: int):  # noqa: ANN001, ANN202
+    """A domain's NVLink switch fabric: the catalog model for one rack; for a multi-rack domain one
+    fabric of ``racks`` times its ports (the racks' switch trays joined; no model: its power and
+    price are the racks' catalog fabrics', its NVLS and latency theirs)."""
+    if racks == 1:
+        return b.device(fab_c, device_id, x=x, y=y, group=group, properties={"domain": domain})
+    ports = tuple(PortGroup(g.prefix, g.count * racks, float(g.speed_gbps), g.kind, g.form_factor, g.lanes)
+                  for g in fab_c.ports)
+    props = {"domain": domain, "based_on": fab_c.id, "nvls": bool(fab_c.specs.get("nvls", False)),
+             "latency_ns": fab_c.latency_ns, "power_w": fab_c.power_w * racks, "price_usd": fab_c.price_usd * racks}
+    return b.add(Device(device_id, "nvswitch", ports, name=f"{fab_c.name} x {racks} racks", x=x, y=y, group=group,
+                        properties=props))
+
+
 SPEC = GeneratorSpec(
     kind=KIND,
     description="GB200 NVL72-style rack-scale NVLink domains (72 GPUs on one NVLink switch fabric)",
     params=(
-        Param("racks", "int", 1, "NVLink domains (racks)", minimum=1, maximum=1024),
+        Param("racks", "int", 1, "racks", minimum=1, maximum=1024),
+        Param("racks_per_domain", "int", 1, "racks whose NVLink switch trays form one NVLink domain (2: NVL144 "
+              "partitions of two racks); modelled as one fabric of their ports together", minimum=1, maximum=16),
         Param("trays", "int", 18, "compute trays per rack", minimum=1, maximum=72),
         Param("gpus_per_tray", "int", 4, "GPUs (and NICs) per compute tray", minimum=1, maximum=8),
         Param("gpu", "model", "b200", "GPU model", model_kind="gpu"),
