@@ -90,9 +90,10 @@ def test_large_designs_are_checked_in_a_worker(window, qtbot, monkeypatch):
 
     monkeypatch.setattr(checks, "AUTO_CHECK_DEVICES", 10)
     window.document.set_design(load_design(SAMPLES / "hgx-h100-server.json"), None)
+    qtbot.waitUntil(lambda: not window.feed.timer.isActive())  # the feed has settled with the new design
     stale = []
     window.checker.stale.connect(lambda: stale.append(True))
-    window.checker._on_timer_timeout()
+    window.checker._check_or_say_stale()
     assert stale and "F7" in window.rules_label.text()
     with qtbot.waitSignal(window.checker.checked, timeout=30_000):
         window.actions_by_name["check"].trigger()

@@ -219,19 +219,19 @@ def _open_windows() -> list:
 
 
 def test_closing_right_after_an_edit_raises_nothing_later(window, dialogs, qtbot):
-    from designer.gui.canvas.checks import DEBOUNCE_MS
     from designer.gui.document.commands import SetLinkFieldCommand
+    from designer.gui.document.feed import DEBOUNCE_MS
 
     a = window.editor.place_component("qm9700", QPointF(0, 0))
     b = window.editor.place_component("qm9700", QPointF(0, -200))
     lid = window.editor.connect_ports(a, None, b, None)
     # a 10 m passive copper cable breaks a rule: the check that follows marks its bundle
     window.document.push(SetLinkFieldCommand(window.document.design, [lid], "length_m", 10.0))
-    assert window.checker.timer.isActive()
+    assert window.feed.timer.isActive()
     dialogs.answer = SB.Discard
     assert window.close()
     qtbot.wait(DEBOUNCE_MS + 200)  # the check used to fire on the detached scene: AssertionError
-    assert window.scene.design is None and not window.checker.timer.isActive()
+    assert window.scene.design is None and not window.feed.timer.isActive()
 
 
 def test_autosave_writes_only_when_something_changed(window):

@@ -8,6 +8,7 @@ from PySide6.QtCore import QPoint
 
 from designer.generators import GENERATORS
 from designer.gui import style
+from designer.gui.document.feed import DEBOUNCE_MS
 from designer.gui.panels import live_runner
 from designer.model import units
 
@@ -110,7 +111,7 @@ def test_moving_renaming_collapsing_do_not_rerun(window, qtbot):
     design.set_device_field("spine1", "name", "Spine One")
     if design.groups:
         window.editor.set_collapsed([design.groups[0].id], True)
-    qtbot.wait(live_runner.DEBOUNCE_MS + 250)
+    qtbot.wait(DEBOUNCE_MS + 250)
     assert runner.generation == generation and not runner.running
     assert not runner.is_stale()
 
@@ -211,7 +212,7 @@ def test_a_slow_design_switches_to_on_demand(window, qtbot, monkeypatch):
     generation = window.runner.generation
     window.scene.select_devices(["spine1"])
     window.editor.delete_selection()
-    qtbot.wait(live_runner.DEBOUNCE_MS + 200)
+    qtbot.wait(DEBOUNCE_MS + 200)
     assert window.runner.generation == generation  # on demand: nothing ran
     assert "press Analyze" in window.analysis.state.text()
     with qtbot.waitSignal(window.runner.live_result, timeout=60_000):
@@ -364,11 +365,11 @@ def test_a_lone_edit_starts_at_once_and_a_burst_waits_for_the_last_edit(window, 
     runner = window.runner
     link = next(lk.id for lk in window.document.design.iter_links() if "spine1" in (lk.a_device, lk.b_device))
     window.editor.set_failed([link], True, "fail link")
-    assert runner.timer.isActive() and runner.timer.interval() == 0  # idle: no debounce
+    assert window.feed.timer.isActive() and window.feed.timer.interval() == 0  # idle: no debounce
     window.document.undo_stack.undo()  # a second edit while the first is in hand
-    assert runner.timer.isActive() and runner.timer.interval() == live_runner.DEBOUNCE_MS
+    assert window.feed.timer.isActive() and window.feed.timer.interval() == DEBOUNCE_MS
     result = wait_result(qtbot, window)
-    while runner.running or runner.timer.isActive():
+    while runner.running or window.feed.timer.isActive():
         result = wait_result(qtbot, window)
     assert result.baseline is None and not any(lk.failed for lk in window.document.design.iter_links())
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QPointF
 
 from designer.generators import GENERATORS
+from designer.gui.document.feed import DEBOUNCE_MS
 from designer.gui.panels import live_runner
 from designer.model import Design
 
@@ -42,7 +43,7 @@ def test_live_turned_off_by_the_user_stays_off(window, qtbot):
 def test_new_design_is_not_analyzing_forever(window, qtbot):
     open_live(qtbot, window)
     window.new_design()
-    qtbot.wait(live_runner.DEBOUNCE_MS + 100)
+    qtbot.wait(DEBOUNCE_MS + 100)
     assert not window.runner.pending()
     assert window.analysis.state.text() == "Nothing to analyze: the design is empty."
     for panel in window.live.panels.values():

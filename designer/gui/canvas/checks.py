@@ -1,25 +1,26 @@
-"""Design rules on the canvas: re-check after edits (debounced) and mark what breaks a rule.
+"""Design rules on the canvas: re-check after edits and mark what breaks a rule.
 
-Designs up to :data:`AUTO_CHECK_DEVICES` devices are checked on the UI thread 0.4 s after the
-last change (tens of milliseconds). Larger designs are checked on demand (F7) in a worker
-thread on a snapshot, so an edit never waits for a 16k-GPU connectivity check.
+Designs up to :data:`AUTO_CHECK_DEVICES` devices are checked on the UI thread when the document's
+feed settles after an edit (tens of milliseconds; :mod:`designer.gui.document.feed`). Larger
+designs are checked on demand (F7) in the feed's worker pool on the feed's snapshot, so an edit
+never waits for a 16k-GPU connectivity check.
 """
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, Signal
 
 from designer.analysis.common.findings import Finding
 from designer.analysis.rules.check import check_design
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document.document import Document
+from designer.gui.document.feed import DesignFeed
 from designer.model import Design, units
 from designer.model.catalog import Catalog
 from designer.model.snapshot import DesignSnapshot
 
-DEBOUNCE_MS = 400
 AUTO_CHECK_DEVICES = 5000
 #: The status bar's colours for the rule count: errors, warnings only, clean.
 ERROR_COLOUR, WARNING_COLOUR, CLEAN_COLOUR = "#D62828", "#B26A00", "#2E7D32"
@@ -63,42 +64,38 @@ class RuleChecker(QObject):
     #: another design is shown, or a check runs in the worker: no count holds until ``checked``
     checking = Signal()
 
-    def __init__(self, document: Document, scene: DesignScene) -> None:
+    def __init__(self, document: Document, scene: DesignScene, feed: DesignFeed) -> None:
         super().__init__(document)
         self.document = document
         self.scene = scene
+        self.feed = feed
         self.findings: list[Finding] = []
         self.last_duration_s = 0.0
         self.generation = 0
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(DEBOUNCE_MS)
-        self.timer.timeout.connect(self._on_timer_timeout)
+        self.stopped = False
         self._signals = _Signals()
         self._signals.done.connect(self._on_job_done)
-        self._design: Design | None = None
+        feed.settled.connect(self._on_feed_settled)
         document.design_replaced.connect(self._on_document_design_replaced)
         self._on_document_design_replaced(document.design)
 
-    def _on_document_design_replaced(self, design: Design) -> None:
-        if self._design is not None:
-            self._design.changed.disconnect(self.timer.start)
-        self._design = design
-        design.changed.connect(self.timer.start)
+    def _on_document_design_replaced(self, _design: Design) -> None:
+        if self.stopped:
+            return
         self.generation += 1  # a check of the last design still running is void
         self.findings = []
-        self.checking.emit()
-        self.timer.start()
+        self.checking.emit()  # checked when the feed settles with the new design
 
     def stop(self) -> None:
         """No more checks (the window is closing): a pending or running one is dropped."""
-        self.timer.stop()
+        self.stopped = True
         self.generation += 1
-        if self._design is not None:
-            self._design.changed.disconnect(self.timer.start)
-            self._design = None
 
-    def _on_timer_timeout(self) -> None:
+    def _on_feed_settled(self, _aspects: frozenset[str]) -> None:
+        if not self.stopped:
+            self._check_or_say_stale()
+
+    def _check_or_say_stale(self) -> None:
         if self.document.design.device_count() <= AUTO_CHECK_DEVICES:
             self.run()
         else:
@@ -107,7 +104,6 @@ class RuleChecker(QObject):
 
     def run(self) -> None:
         """Check now: in place for a small design, in a worker thread for a large one."""
-        self.timer.stop()
         self.generation += 1
         design = self.document.design
         if design.device_count() <= AUTO_CHECK_DEVICES:
@@ -116,8 +112,7 @@ class RuleChecker(QObject):
             self._apply(findings, time.perf_counter() - t0)
         else:
             self.checking.emit()
-            job = _Job(self.generation, DesignSnapshot.capture(design), self.document.catalog, self._signals)
-            QThreadPool.globalInstance().start(job)
+            self.feed.pool.start(_Job(self.generation, self.feed.snapshot(), self.document.catalog, self._signals))
 
     def _on_job_done(self, generation: int, findings: list[Finding], seconds: float) -> None:
         if generation == self.generation:

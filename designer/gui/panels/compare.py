@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+import shiboken6
+from PySide6.QtCore import QObject, QRunnable, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidgetItem
 
@@ -26,6 +27,7 @@ from designer.analysis.bom.bill import Bom
 from designer.analysis.common.constants import DEFAULT_SIZES_BYTES
 from designer.analysis.training import StepReport
 from designer.gui.document.document import Document
+from designer.gui.document.feed import Lane
 from designer.gui.panels.live_runner import AnalysisRunner, Traffic
 from designer.gui.panels.plot_base import PlotPanel, compact_legend, log_ticks, plot_pen
 from designer.model import DesignError, units
@@ -125,8 +127,8 @@ class ComparePanel(PlotPanel):
         self.plot.setMinimumHeight(80)
         self.layout_.addWidget(split, 1)
         self.layout_.addWidget(self.info)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.feed = runner.feed
+        self._lane = Lane(self.feed.pool)  # one variant at a time: a worker stays free for the live analysis
         self._signals = _Signals()
         self._signals.done.connect(self._on_job_done)
         self.generation = 0
@@ -134,17 +136,22 @@ class ComparePanel(PlotPanel):
         self.figures: dict[int, VariantFigures | str] = {}  # id(design) -> result
         self._traffic: Traffic | None = None
         self._pending: set[int] = set()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(150)
-        self._timer.timeout.connect(self.refresh)
+        self._queued = False
         document.variants_changed.connect(self.schedule)
         runner.live_result.connect(self._on_runner_live_result)
         self.schedule()
 
     # ------------------------------------------------------------------ runs
     def schedule(self) -> None:
-        self._timer.start()
+        """Refresh at the next event-loop turn (the signals of one change come as one refresh)."""
+        if not self._queued:
+            self._queued = True
+            QTimer.singleShot(0, self._on_queued)
+
+    def _on_queued(self) -> None:
+        self._queued = False
+        if shiboken6.isValid(self):
+            self.refresh()
 
     def _on_runner_live_result(self, _result: object) -> None:
         self.figures.pop(id(self.document.design), None)  # the shown variant may have been edited
@@ -165,16 +172,17 @@ class ComparePanel(PlotPanel):
         self._draw()
         if len(variants) < 2 or not self.isVisible():
             return
-        self._cancel.set()
-        self.pool.clear()
+        self._cancel.set()  # queued jobs of an older refresh end before they start
         self._cancel = threading.Event()
         self.generation += 1
         self._pending = set()
         for i, d in enumerate(variants):
             if id(d) not in self.figures:
                 self._pending.add(id(d))
-                self.pool.start(_Job(self.generation, i, DesignSnapshot.capture(d), traffic, self.document.catalog,
-                                     self._signals, self._cancel))
+                # the shown variant as the feed read it for this edit; the others are not edited
+                snap = self.feed.snapshot() if d is self.document.design else DesignSnapshot.capture(d)
+                self._lane.start(_Job(self.generation, i, snap, traffic, self.document.catalog,
+                                      self._signals, self._cancel))
         if self._pending:
             self.info.setText(f"Analysing {units.count(len(self._pending), 'variant')}\u2026")
 
@@ -183,10 +191,8 @@ class ComparePanel(PlotPanel):
         self.schedule()
 
     def shutdown(self) -> None:
-        self._timer.stop()
         self._cancel.set()
-        self.pool.clear()
-        self.pool.waitForDone(30_000)
+        self.feed.pool.waitForDone(30_000)
 
     def _on_job_done(self, generation: int, index: int, out: object) -> None:
         if generation != self.generation or index >= len(self.document.variants):

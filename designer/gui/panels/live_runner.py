@@ -1,20 +1,18 @@
 """The live analysis: the analyzer follows every edit of the design, off the UI thread.
 
-:class:`AnalysisRunner` listens to the document's model events. An edit that can change a result
-(devices, links, ports, models, tiers, failures, grouping) restarts a debounce timer
-(:data:`DEBOUNCE_MS`); when it fires, the design is read into a snapshot in slices between event-loop
-turns (:meth:`designer.model.snapshot.DesignSnapshot.capture_steps`) and analysed in a worker
-thread. Moves, renames, collapsing and the description change no figure and start nothing.
-
-An edit made while the runner is idle (no run going or waiting) starts at once; the edits that
-follow while it is busy (held Ctrl+Z, a quick series of deletes) wait until :data:`DEBOUNCE_MS`
-after the last of them, and only that state is analysed.
+:class:`AnalysisRunner` follows the document through its :class:`~designer.gui.document.feed.DesignFeed`.
+An edit that can change a result (devices, links, ports, models, tiers, failures, grouping) makes
+the shown result stale at once; when the feed settles (at once for an edit to an idle window, else
+the feed's debounce after the last of a quick series: a held Ctrl+Z, a quick series of deletes),
+the feed's snapshot of the design (read once per edit, in slices between event-loop turns, and
+shared with the other background consumers) is analysed in the feed's worker pool. Moves,
+renames, collapsing and the description change no figure and start nothing.
 
 A newer edit always wins: every run has a generation number, results of older generations are
 dropped, and an older run still going is cancelled at its next stage (``analyze(progress=...)``).
-One worker thread runs the jobs in order, so the cached context (capacity graph, routes and the
-memoised models of :func:`designer.analysis.analyze`) is used by one thread at a time: a change
-of message size or algorithm re-uses the routes of the last run.
+The runner's jobs run in one lane of the feed's pool, one after another, so the cached context
+(capacity graph, routes and the memoised models of :func:`designer.analysis.analyze`) is used by
+one thread at a time: a change of message size or algorithm re-uses the routes of the last run.
 
 When the design has failed links, the same traffic is also analysed on the design without
 failures (cached until the fabric itself changes), so panels can show what the failures cost.
@@ -31,23 +29,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
 from designer.analysis import Report
 from designer.analysis.serving.model import ServingReport
 from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training import StepReport, Workload
 from designer.gui.document.document import Document
+from designer.gui.document.feed import ALL, FABRIC, FAILURES, GROUPING, DesignFeed, Lane
 from designer.model import Design, DesignError, units
 from designer.model.bulk import built_to_keep, release_gradually, release_kept
 from designer.model.catalog import Catalog
-from designer.model.snapshot import DesignSnapshot, SnapshotCapture
+from designer.model.snapshot import DesignSnapshot
 
-DEBOUNCE_MS = 200
 LIVE_LIMIT_S = 2.0
 PROGRESS_AFTER_MS = 500
-#: Records read per event-loop turn when a design is captured for a run.
-CAPTURE_ROWS_PER_STEP = 10_000
 DEFAULT_SIZE = 2**28
 
 
@@ -246,13 +242,10 @@ class AnalysisRunner(QObject):
     live_changed = Signal(bool, str)  # live on/off, and why
     cancelled = Signal()
 
-    def __init__(self, document: Document, pool: QThreadPool | None = None) -> None:
+    def __init__(self, document: Document, feed: DesignFeed) -> None:
         super().__init__(document)
         self.document = document
-        if pool is None:
-            pool = QThreadPool(self)
-            pool.setMaxThreadCount(1)  # one job at a time: the cache is the worker's alone
-        self.pool = pool
+        self.feed = feed
         self.generation = 0
         self.running = False
         self.report: Report | None = None
@@ -263,28 +256,25 @@ class AnalysisRunner(QObject):
         self.traffic = Traffic()
         self.rev = 0  # content revision: every edit that can change a figure
         self.struct_rev = 0  # the same without failing or restoring links
-        self._snapshot: tuple[int, DesignSnapshot] | None = None
-        self._capture: SnapshotCapture | None = None
+        self._awaiting = False  # a run was asked for and waits for the feed's snapshot
+        self._job_key: tuple[int, Traffic] | None = None  # the revision and traffic of the last run
+        self._unsettled = False  # an edit that changes a figure, not yet settled
         self._cache = _Cache()
+        self._lane = Lane(feed.pool)  # one job at a time: the cache is the worker's alone
         self._cancel: threading.Event | None = None
         self._listeners: list[Callable[[Any], None]] = []
         self._signals = _Signals()
         self._signals.finished.connect(self._on_job_finished)
         self._signals.failed.connect(self._on_job_failed)
         self._signals.progress.connect(self._on_job_progress)
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(DEBOUNCE_MS)
-        self.timer.timeout.connect(self._on_timer_timeout)
-        self._capture_timer = QTimer(self)
-        self._capture_timer.setInterval(0)
-        self._capture_timer.timeout.connect(self._on_capture_timer_timeout)
         self._slow_timer = QTimer(self)
         self._slow_timer.setSingleShot(True)
         self._slow_timer.setInterval(PROGRESS_AFTER_MS)
         self._slow_timer.timeout.connect(lambda: self.slow.emit(True))
         self._run_started = 0.0
-        self._design: Design | None = None
+        feed.add_busy_probe(lambda: self.running)
+        feed.edited.connect(self._on_feed_edited)
+        feed.settled.connect(self._on_feed_settled)
         document.design_replaced.connect(self._on_document_design_replaced)
         self._on_document_design_replaced(document.design)
 
@@ -324,36 +314,31 @@ class AnalysisRunner(QObject):
         self.traffic = traffic
         self.stale.emit()
         if self.live:
-            self.schedule(0)
+            self.schedule()
 
     def pending(self) -> bool:
-        """An analysis is running or about to (debounce, snapshot in progress)."""
-        return self.running or self.timer.isActive() or self._capture is not None
+        """An analysis is running or about to (an edit not yet settled, the design being read)."""
+        return self.running or self._awaiting or (self.live and self._unsettled)
 
     def is_stale(self) -> bool:
         return self.result is None or self._shown != (self.rev, self.traffic)
 
-    def schedule(self, delay_ms: int = DEBOUNCE_MS) -> None:
-        """Run after ``delay_ms`` without another edit (the debounce)."""
-        self.timer.start(delay_ms)
+    def schedule(self) -> None:
+        """Analyse the design as it is now, once the feed has read it (in slices, between turns)."""
+        self._awaiting = True
+        self.feed.snapshot_later(self._on_feed_snapshot)
 
     def start(self) -> bool:
         """Analyse the design as it is now (F5): read it at once and run in the worker."""
-        self.timer.stop()
-        self._capture_timer.stop()
-        self._capture = None
-        if self._snapshot is None or self._snapshot[0] != self.rev:
-            self._snapshot = (self.rev, DesignSnapshot.capture(self.document.design))
-        self._submit()
+        self._awaiting = False
+        self._submit(self.feed.snapshot())
         return True
 
     def cancel(self) -> None:
         """Stop the run in progress (its result will not be shown)."""
         if self._cancel is not None:
             self._cancel.set()
-        self.timer.stop()
-        self._capture_timer.stop()
-        self._capture = None
+        self._awaiting = False
         if self.running:
             self.generation += 1
             self._finish_run()
@@ -362,30 +347,10 @@ class AnalysisRunner(QObject):
     def shutdown(self) -> None:
         """Cancel everything and wait for the worker (the window is closing)."""
         self.cancel()
-        self.pool.clear()
-        self.pool.waitForDone(30_000)
+        self.feed.pool.waitForDone(30_000)
 
-    # ------------------------------------------------------------------ model events
-    def _content_signals(self, design: Design) -> list[tuple[Any, Callable[..., None]]]:
-        edit = self._on_design_edited
-        return [
-            (design.device_added, edit),
-            (design.device_removed, edit),
-            (design.link_added, edit),
-            (design.link_removed, edit),
-            (design.link_changed, self._on_design_link_changed),
-            (design.device_changed, self._on_design_device_changed),
-            (design.group_changed, self._on_design_group_changed),
-            (design.changed, self._on_design_changed),
-        ]
-
+    # ------------------------------------------------------------------ the feed
     def _on_document_design_replaced(self, design: Design) -> None:
-        if self._design is not None:
-            for signal, slot in self._content_signals(self._design):
-                signal.disconnect(slot)
-        self._design = design
-        for signal, slot in self._content_signals(design):
-            signal.connect(slot)
         self.cancel()
         release_kept()  # what the worker built for the last design goes back to the collector
         self.report = None
@@ -394,87 +359,47 @@ class AnalysisRunner(QObject):
         self._shown: tuple[int, Traffic] | None = None
         self.rev += 1
         self.struct_rev += 1
-        self._snapshot = None
-        self._pending = False
+        self._unsettled = bool(design.device_count())  # the feed settles with it at the next turn
         if self.traffic.gpus not in ("all",):
             self.traffic = replace(self.traffic, gpus="all")  # another design's GPUs mean nothing here
         if self._live_off_for_design:
             self.set_live(True, "live analysis is on again for this design")
-            self.timer.stop()  # scheduled below, if there is anything to analyse
+            self._awaiting = False  # asked when the feed settles, if there is anything to analyse
         self.result_ready.emit(None)
-        if self.live and design.device_count():
-            self.schedule(0)
 
-    def _on_design_device_changed(self, _device_id: str, field: str, _old: Any, _new: Any) -> None:
-        if field != "name":
-            self._on_design_edited()
-
-    def _on_design_group_changed(self, _group_id: str, field: str, _old: Any, _new: Any) -> None:
-        if field in ("parent", "kind"):
-            self._on_design_edited()
-
-    def _on_design_link_changed(self, _link_id: str, field: str, _old: Any, _new: Any) -> None:
+    def _on_feed_edited(self, aspects: frozenset[str]) -> None:
+        """An edit: a new revision when it can change a figure (moves, renames, collapsing cannot)."""
+        if not aspects & {FABRIC, GROUPING, FAILURES}:
+            return
         self.rev += 1
-        if field != "failed":
+        if aspects & {FABRIC, GROUPING}:
             self.struct_rev += 1
-        self._pending = True
-
-    def _debounce_ms(self) -> int:
-        """0 for an edit to an idle runner (leading edge), :data:`DEBOUNCE_MS` while one is in hand."""
-        idle = not self.running and not self.timer.isActive() and self._capture is None
-        return 0 if idle else DEBOUNCE_MS
-
-    def _on_design_edited(self, *_args: Any) -> None:
-        self.rev += 1
-        self.struct_rev += 1
-        self._pending = True
-
-    def _on_design_changed(self) -> None:
-        """Once per primitive or batch: the moment to (re)start the debounce."""
-        if not self._pending:
-            return
-        self._pending = False
-        self._capture_timer.stop()
-        self._capture = None
+        self._awaiting = False  # the design read for an older revision is not analysed
+        self._unsettled = True
         self.stale.emit()
-        delay = self._debounce_ms()
-        if self.live:
-            self.schedule(delay)
 
-    # ------------------------------------------------------------------ the run
-    def _on_timer_timeout(self) -> None:
-        if self._snapshot is not None and self._snapshot[0] == self.rev:
-            self._submit()
+    def _on_feed_settled(self, aspects: frozenset[str]) -> None:
+        if not aspects & {FABRIC, GROUPING, FAILURES}:
             return
-        self._capture = DesignSnapshot.capture_steps(self.document.design, CAPTURE_ROWS_PER_STEP)
-        self._capture_rev = self.rev
-        self._on_capture_timer_timeout()
-        if self._capture is not None:
-            self._capture_timer.start()
+        self._unsettled = False
+        if self.live and (aspects != ALL or self.document.design.device_count()):  # a new empty design: nothing
+            self.schedule()
 
-    def _on_capture_timer_timeout(self) -> None:
-        cap = self._capture
-        if cap is None or self._capture_rev != self.rev:
-            self._capture_timer.stop()
-            self._capture = None
+    def _on_feed_snapshot(self, _revision: int, snapshot: DesignSnapshot) -> None:
+        if not self._awaiting:
             return
-        with built_to_keep():  # the rows read so far are never scanned by the collector
-            complete = cap.step()
-        if complete:
-            self._capture_timer.stop()
-            self._capture = None
-            assert cap.result is not None
-            self._snapshot = (self._capture_rev, cap.result)
-            self._submit()
+        self._awaiting = False
+        key = (self.rev, self.traffic)
+        if self._job_key == key and (self.running or self._shown == key):
+            return  # this revision and traffic are being analysed or shown already (F5 came first)
+        self._submit(snapshot)
 
-    def _submit(self) -> None:
-        assert self._snapshot is not None
+    def _submit(self, snap: DesignSnapshot) -> None:
         if self._cancel is not None:
-            self._cancel.set()  # an older run stops at its next stage
-        self.pool.clear()
+            self._cancel.set()  # an older run stops at its next stage, a queued one before it starts
         self._cancel = threading.Event()
         self.generation += 1
-        rev, snap = self._snapshot
+        rev = self.rev
         self._job_key = (rev, self.traffic)
         job = _Job(self.generation, rev, self.struct_rev, snap, self.traffic, self.document.catalog, self._cache,
                    self._signals, self._cancel)
@@ -483,7 +408,7 @@ class AnalysisRunner(QObject):
             self._slow_timer.start()
         self.running = True
         self.started.emit()
-        self.pool.start(job)
+        self._lane.start(job)
 
     def _finish_run(self) -> None:
         self.running = False

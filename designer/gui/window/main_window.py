@@ -27,6 +27,7 @@ from designer.gui.canvas.editor import MIME_COMPONENT, MIME_SERVER, MIME_TEMPLAT
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.canvas.view import DesignView
 from designer.gui.document.document import Document, auto_collapse
+from designer.gui.document.feed import DesignFeed
 from designer.gui.document.recovery import Recovery
 from designer.gui.panels.analysis_dock import AnalysisDock, AnalysisRunner
 from designer.gui.panels.bom_dock import BomDock
@@ -79,8 +80,9 @@ class MainWindow(QMainWindow):
         self.editor = Editor(self.document, self.scene)
         self.view = DesignView(self.scene, self.editor)
         self.setCentralWidget(self.view)
-        self.checker = RuleChecker(self.document, self.scene)
-        self.runner = AnalysisRunner(self.document)
+        self.feed = DesignFeed(self.document)  # before every consumer: it hears each edit first
+        self.checker = RuleChecker(self.document, self.scene, self.feed)
+        self.runner = AnalysisRunner(self.document, self.feed)
         kwargs = {} if autosave_ms is None else {"interval_ms": autosave_ms}
         self.recovery = Recovery(self.document, recovery_dir, **kwargs)
         self._build_docks()
@@ -121,7 +123,7 @@ class MainWindow(QMainWindow):
         self.inspector.link_activated.connect(self.show_link)
         self.overview = Overview(self.scene, self.view)
         self.legend = Legend()
-        self.bom = BomDock(self.document)
+        self.bom = BomDock(self.document, self.feed)
         self.docks: dict[str, QDockWidget] = {}
         for key, title, widget, area in (
             ("palette", "Palette", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea),
@@ -433,6 +435,7 @@ class MainWindow(QMainWindow):
             self.checker.stop()
             self.runner.shutdown()
             self.live.compare.shutdown()
+            self.feed.shutdown()
             self.scene.detach()
             if self in _WINDOWS:
                 _WINDOWS.remove(self)
