@@ -143,3 +143,13 @@ def test_no_stale_dock_tab_bar_is_drawn_over_the_panels(small_window, qtbot):
     for bar in bars:  # and every tab reads whole
         for i in range(bar.count()):
             assert bar.tabRect(i).width() >= bar.fontMetrics().horizontalAdvance(bar.tabText(i)), bar.tabText(i)
+
+
+def test_the_analysis_figures_are_never_squeezed_at_1280x800(small_window, qtbot):
+    _live(qtbot, small_window, load_design(sample_designs_dir() / "superpod-h100-1su.json"), "llama3-70b")
+    dock = small_window.analysis
+    qtbot.waitExposed(small_window)
+    qtbot.wait(300)  # the labels' new text laid out
+    for label in (dock.bisection, dock.allreduce, dock.busiest, dock.step):
+        if label.isVisibleTo(dock):
+            assert label.height() >= label.heightForWidth(label.width()), label.text()

@@ -135,9 +135,10 @@ class MainWindow(QMainWindow):
         ):
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock_{key}")
-            if key == "inspector":
-                # Its pages (device, link, group, design) are tall: scroll rather than crowd the
-                # analysis out of the right-hand column.
+            if key in ("inspector", "analysis"):
+                # The inspector's pages (device, link, group, design) are tall: scroll rather than crowd
+                # the analysis out of the right-hand column; the analysis' figures scroll rather than
+                # being cut when the column is short (1280 x 800).
                 scroll = QScrollArea()
                 scroll.setWidgetResizable(True)
                 scroll.setFrameShape(QScrollArea.Shape.NoFrame)
