@@ -53,6 +53,7 @@ NVLink switches) choose its side. The best cut is reported with its links.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -356,55 +357,86 @@ def bisection_bounds(ctx: Context, members=None, *, budget: int = K.PAIR_WORK_BU
     return ctx.memo[key]
 
 
-def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisection:
-    fab = ctx.fabric
-    N = len(members)
-    notes: list[str] = []
-    if N < 2:
-        return Bisection(None, None, False, (), N, "fewer than 2 endpoints", "fewer than 2 endpoints", None, None,
-                         ("bisection needs at least 2 GPUs",))
-    half_lo, half_hi = N // 2, N - N // 2
-    line = ctx.cap.arc_line_bytes_per_s
-    # Lower bound 1: uniform.
-    hose: dict = {}
-    load, lost = uniform_loads(fab, ctx.router, members, 1.0, hose=hose)
-    if lost > 0:
-        notes.append("some GPUs have no route to each other: the bisection lower bound is 0")
-        lb_uniform = 0.0
-    else:
-        u = float(np.max(load / line)) if len(line) else 0.0
-        lb_uniform = half_lo * half_hi / u if u > 0 else 0.0
-    # Lower bound 2: hose, first with the scalable share bound only.
-    lb_hose: float | None = None
-    hose_how = ""
+class _LowerBounds:
+    """The certified lower bounds of one bisection: uniform all-to-all routing, hose routing (the
+    share bound, then with pairs when the bounds do not yet meet), the grid's dimension-order
+    routing, and split servers (the NVLink a balanced split must cut)."""
 
-    nvl_arc = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
-    split_nvlink, halls = _split_server_nvlink(ctx, members)
-    r_net = 0.0
+    def __init__(self, ctx: Context, members: np.ndarray, budget: int, notes: list[str]) -> None:
+        self.ctx, self.members, self.budget = ctx, members, budget
+        n = len(members)
+        self.half_lo, self.half_hi = n // 2, n - n // 2
+        self.line = ctx.cap.arc_line_bytes_per_s
+        self.hose: dict = {}
+        load, self.lost = uniform_loads(ctx.fabric, ctx.router, members, 1.0, hose=self.hose)
+        if self.lost > 0:
+            notes.append("some GPUs have no route to each other: the bisection lower bound is 0")
+            self.uniform = 0.0
+        else:
+            u = float(np.max(load / self.line)) if len(self.line) else 0.0
+            self.uniform = self.half_lo * self.half_hi / u if u > 0 else 0.0
+        self.nvl_arc = np.concatenate([ctx.cap.protocol, ctx.cap.protocol]) == P_NVLINK
+        self.split_nvlink, self.halls = _split_server_nvlink(ctx, members)
+        self.r_net = 0.0  # the hose rate between servers, for the split-server bound
+        self.hose_lower: float | None = None
+        self.hose_how = ""
+        if self.lost == 0:
+            self.hose_lower, self.hose_how = self._hose_bound(False)
+        self.grid, self.grid_dims, self.grid_wrap = _grid_lower(ctx, members)
 
-    def hose_bound(pairs: bool) -> tuple[float, str]:
-        nonlocal r_net
-        h, how = _hose_coefficients(ctx, members, budget, hose, pairs=pairs)
+    def _hose_bound(self, pairs: bool) -> tuple[float, str]:
+        h, how = _hose_coefficients(self.ctx, self.members, self.budget, self.hose, pairs=pairs)
+        line = self.line
         pos = h > 1e-15
         r = float(np.min(line[pos] / h[pos])) if pos.any() else 0.0
-        net = pos & ~nvl_arc
-        if net.any() and halls:
-            r_net = max(r_net, float(np.min(line[net] / h[net])))
-        return half_lo * r, how
+        net = pos & ~self.nvl_arc
+        if net.any() and self.halls:
+            self.r_net = max(self.r_net, float(np.min(line[net] / h[net])))
+        return self.half_lo * r, how
 
-    if lost == 0:
-        lb_hose, hose_how = hose_bound(False)
+    def try_pairs(self) -> None:
+        """Hose routing with pairs (costlier): kept when it beats the share bound."""
+        if self.lost == 0:
+            lb2, how2 = self._hose_bound(True)
+            if lb2 > (self.hose_lower or 0.0):
+                self.hose_lower, self.hose_how = lb2, how2
 
-    lb_grid, grid_dims, grid_wrap = _grid_lower(ctx, members)
+    @property
+    def split(self) -> float:
+        return self.half_lo * self.r_net + self.split_nvlink if self.split_nvlink > 0 else 0.0
 
-    def split_bound() -> float:
-        return half_lo * r_net + split_nvlink if split_nvlink > 0 else 0.0
+    @property
+    def best(self) -> float:
+        return max(self.uniform, self.hose_lower or 0.0, self.split, self.grid)
 
-    def met(lower: float, upper: float) -> bool:
-        return upper <= 0 or (upper - lower) <= K.EXACT_RTOL * upper
+    def method(self) -> str:
+        """The certificate of the best lower bound (a new one is named only when it beats the usual ones)."""
+        above = 1 + K.EXACT_RTOL
+        hose, split = self.hose_lower or 0.0, self.split
+        if self.grid > max(self.uniform, hose, split) * above:
+            return f"dimension-order routing on the {' x '.join(map(str, self.grid_dims))} grid"
+        if split > max(self.uniform, hose) * above:
+            return ("split servers: the NVLink a balanced split must cut" if self.r_net == 0 else
+                    f"split servers: the NVLink a balanced split must cut + hose routing ({self.hose_how}) "
+                    "between servers")
+        if hose > self.uniform:
+            return f"hose routing ({self.hose_how})"
+        return "uniform all-to-all routing"
 
-    # Upper bound: candidate splits, cheap structural ones first.
-    cutter = Cutter(ctx, members)
+
+def _met(lower: float, upper: float) -> bool:
+    """Whether the bounds meet (within the relative tolerance of an exact bisection)."""
+    return upper <= 0 or (upper - lower) <= K.EXACT_RTOL * upper
+
+
+def _best_split(ctx: Context, members: np.ndarray, cutter: Cutter, good_enough: Callable[[float], bool],
+                ) -> tuple[float, np.ndarray, str]:
+    """The smallest balanced cut found: structural orders first (design order, scalable units, rails,
+    NVLink domains), then, while ``good_enough`` says the bounds do not meet, a spectral order,
+    Kernighan-Lin, and for 10 GPUs or fewer every split. Returns (value, cut arcs, how it was found)."""
+    fab = ctx.fabric
+    n = len(members)
+    half_lo = n // 2
     orders: list[tuple[str, np.ndarray]] = [("design order", members)]
     su, rail, dom = ctx.su[members], ctx.rail[members], fab.domain[members]
     if (su >= 0).any():
@@ -415,52 +447,45 @@ def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisecti
     best = (np.inf, np.zeros(0, dtype=np.int64), "")
     nodes_of = fab.gpus
 
-    def try_order(name: str, order: np.ndarray) -> None:
+    def consider(a: np.ndarray, b: np.ndarray, name: str) -> None:
         nonlocal best
-        val, cut = cutter.refine(nodes_of[order[:half_lo]], nodes_of[order[half_lo:]])
+        val, cut = cutter.refine(nodes_of[a], nodes_of[b])
         if val < best[0]:
             best = (val, cut, name)
 
     for name, order in orders:
-        try_order(name, order)
-    if not met(max(lb_uniform, lb_hose or 0.0, split_bound(), lb_grid), best[0]):
-        spec = spectral_order(ctx, members)
-        if spec is not None:
-            try_order("spectral (Fiedler) order", spec)
-        kl = kernighan_lin_order(ctx, members)
-        if kl is not None:
-            try_order("Kernighan-Lin partition", kl)
-        if N <= 10:
-            # Side A holds floor(N/2) GPUs. With N even, fixing the first GPU on side A counts every
-            # split once; with N odd the first GPU may be on either side, so every subset is tried.
-            if N % 2:
-                combos = itertools.combinations(members, half_lo)
-            else:
-                combos = ((members[0], *c) for c in itertools.combinations(members[1:], half_lo - 1))
-            for combo in combos:
-                a_set = np.array(combo)
-                b_set = np.setdiff1d(members, a_set)
-                val, cut = cutter.refine(nodes_of[a_set], nodes_of[b_set])
-                if val < best[0]:
-                    best = (val, cut, "exhaustive search over splits")
-    if lost == 0 and not met(max(lb_uniform, lb_hose or 0.0, split_bound(), lb_grid), best[0]):
-        lb2, how2 = hose_bound(True)
-        if lb2 > (lb_hose or 0.0):
-            lb_hose, hose_how = lb2, how2
-    lb_split = split_bound()
-    lower = max(lb_uniform, lb_hose or 0.0, lb_split, lb_grid)
-    above = 1 + K.EXACT_RTOL  # a new certificate is named only when it beats the usual ones
-    if lb_grid > max(lb_uniform, lb_hose or 0.0, lb_split) * above:
-        lower_method = f"dimension-order routing on the {' x '.join(map(str, grid_dims))} grid"
-    elif lb_split > max(lb_uniform, lb_hose or 0.0) * above:
-        lower_method = ("split servers: the NVLink a balanced split must cut" if r_net == 0 else
-                        f"split servers: the NVLink a balanced split must cut + hose routing ({hose_how}) "
-                        "between servers")
-    elif (lb_hose or 0.0) > lb_uniform:
-        lower_method = f"hose routing ({hose_how})"
-    else:
-        lower_method = "uniform all-to-all routing"
-    upper, cut, upper_method = best
+        consider(order[:half_lo], order[half_lo:], name)
+    if good_enough(best[0]):
+        return best
+    for name, order in (("spectral (Fiedler) order", spectral_order(ctx, members)),
+                        ("Kernighan-Lin partition", kernighan_lin_order(ctx, members))):
+        if order is not None:
+            consider(order[:half_lo], order[half_lo:], name)
+    if n <= 10:
+        # Side A holds floor(N/2) GPUs. With N even, fixing the first GPU on side A counts every
+        # split once; with N odd the first GPU may be on either side, so every subset is tried.
+        if n % 2:
+            combos = itertools.combinations(members, half_lo)
+        else:
+            combos = ((members[0], *c) for c in itertools.combinations(members[1:], half_lo - 1))
+        for combo in combos:
+            a_set = np.array(combo)
+            consider(a_set, np.setdiff1d(members, a_set), "exhaustive search over splits")
+    return best
+
+
+def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisection:
+    N = len(members)
+    notes: list[str] = []
+    if N < 2:
+        return Bisection(None, None, False, (), N, "fewer than 2 endpoints", "fewer than 2 endpoints", None, None,
+                         ("bisection needs at least 2 GPUs",))
+    lb = _LowerBounds(ctx, members, budget, notes)
+    cutter = Cutter(ctx, members)
+    upper, cut, upper_method = _best_split(ctx, members, cutter, lambda up: _met(lb.best, up))
+    if not _met(lb.best, upper):
+        lb.try_pairs()
+    lower, lower_method = lb.best, lb.method()
     rates = np.unique(ctx.cap.line_bytes_per_s)
     if len(rates) == 1 and rates[0] > 0 and lower < upper:
         # Every link has the same rate b, so every cut is a whole number of links times b.
@@ -473,9 +498,9 @@ def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisecti
     upper_method = f"best split: {upper_method}{refined}"
     if upper < lower <= upper * (1 + K.EXACT_RTOL):
         lower = upper  # floating-point rounding of equal values
-    exact = met(lower, upper)
-    if not exact and lost == 0:
-        notes.append(_gap_note(ctx, grid_dims, grid_wrap, split_nvlink > 0))
+    exact = _met(lower, upper)
+    if not exact and lb.lost == 0:
+        notes.append(_gap_note(ctx, lb.grid_dims, lb.grid_wrap, lb.split_nvlink > 0))
     return Bisection(
         lower_bytes_per_s=float(lower),
         upper_bytes_per_s=float(upper),
@@ -484,7 +509,7 @@ def _bisection_bounds(ctx: Context, members: np.ndarray, budget: int) -> Bisecti
         endpoints=N,
         lower_method=lower_method,
         upper_method=upper_method,
-        uniform_lower_bytes_per_s=float(lb_uniform),
-        hose_lower_bytes_per_s=None if lb_hose is None else float(lb_hose),
+        uniform_lower_bytes_per_s=float(lb.uniform),
+        hose_lower_bytes_per_s=None if lb.hose_lower is None else float(lb.hose_lower),
         notes=tuple(notes),
     )
