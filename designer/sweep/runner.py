@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from designer.model.catalog import Catalog, default_catalog
+from designer.model.units import duration
 from designer.sweep.results import FINISHED, Column, Sink, columns, error_row, finish, read_results
 from designer.sweep.spec import Point, SweepError, SweepSpec, expand, params_at
 
@@ -316,7 +317,7 @@ def estimate(spec: SweepSpec, workers: int, catalog: Catalog | None = None, prob
     if local:
         start = startup_seconds(workers)
         seconds += start
-        how += f", and {start:.0f} s to start the workers"
+        how += f", and {duration(start)} to start the workers"
     return seconds, how
 
 

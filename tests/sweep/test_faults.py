@@ -14,6 +14,7 @@ import pytest
 import designer.sweep.runner as runner
 from designer.cli import main
 from designer.cli.analyze import parse_size
+from designer.model.units import duration
 from designer.sweep import SweepError, expand, parse_spec
 
 
@@ -151,5 +152,5 @@ def test_the_estimate_counts_the_local_workers_start_up():
     remote, how_remote = runner.estimate(spec, 2)
     local, how_local = runner.estimate(spec, 2, local=True)
     assert local == pytest.approx(remote + runner.startup_seconds(2))
-    assert how_local == how_remote + f", and {runner.startup_seconds(2):.0f} s to start the workers"
+    assert how_local == how_remote + f", and {duration(runner.startup_seconds(2))} to start the workers"
     assert runner.startup_seconds(4 * runner.default_workers()) == 4 * runner.STARTUP_SECONDS_PER_WORKER
