@@ -44,6 +44,8 @@ class Findings:
         self._by_link: dict[str, list[str]] = {}
         #: whether findings mark items (View > Design-Rule Marks); hover texts name them either way
         self.shown = True
+        #: Devices whose items may carry a mark: those with findings at the last marking.
+        self._marked: set[str] = set()
 
     def replace(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> set[str]:
         """Take new findings; return the links whose mark may have changed."""
@@ -84,10 +86,19 @@ class Findings:
         return out
 
     def mark_items(self) -> None:
-        """Flag the device items and the boxes hiding a flagged device."""
+        """Flag the device items and the boxes hiding a flagged device.
+
+        Only the items of devices with findings now or at the last marking can change (an item is
+        made with its device's mark), so the cost follows the findings, not the design's size.
+        """
         host = self._host
-        for did, item in host.device_items.items():
-            item.set_flagged(self.device_flag(did))
+        items = host.device_items
+        marked = set(self._by_device) if self.shown else set()
+        for did in marked | self._marked:
+            item = items.get(did)
+            if item is not None:
+                item.set_flagged(self.device_flag(did))
+        self._marked = marked
         flagged_boxes: dict[str, str] = {}
         for did in self._by_device if self.shown else ():
             shown = host.shown_key_of(did)
