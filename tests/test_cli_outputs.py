@@ -111,3 +111,9 @@ def test_distinct_outputs_and_a_preset_named_like_a_file_still_work(folder, caps
     finally:
         os.chdir(cwd)
     assert (folder / "findings.json").exists() and (folder / "llama3-70b").exists()
+
+
+def test_a_panel_picture_may_not_replace_the_design(folder, capsys):
+    shutil.copy(SAMPLE, folder / "curves.png")  # a design saved under a panel's file name
+    refused(folder, ["export", "curves.png", "--panels", "."], capsys,
+            "curves.png: --panels (curves.png) would overwrite the design file")

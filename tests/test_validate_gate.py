@@ -162,6 +162,15 @@ def test_a_broken_or_fifo_user_catalog_does_not_touch_commands_that_do_not_read_
         assert r.returncode == 0 and r.stderr == "", (args, r.stderr)
 
 
+def test_a_fifo_user_catalog_is_refused_by_a_command_that_reads_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    env = user_catalog(tmp_path, None)
+    r = run_cli("bom", str(SERVER), env=env)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == (f"topo-designer: {tmp_path}/config/topo-designer/catalog.json: a named pipe with no writer "
+                        "(waited 2 s); give a file, or '-' for standard input\n")
+
+
 @pytest.mark.parametrize(("content", "expect"), [
     (None, "/dev/zero: a device, not a catalog file; give a file, or '-' for standard input"),
     (b"\xff\xfe{}", "not UTF-8 text (byte 0)"),

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             check_output(outputs[key], f"--{key}")
     if outputs["panels"]:
         check_folder(outputs["panels"])
-    guard_outputs(args, {f"--{key}": path for key, path in outputs.items()},
+    guard_outputs(args, {**{f"--{key}": path for key, path in outputs.items()}, **_panel_files(outputs["panels"])},
                   {"the design file": args.file, "the workload file": args.workload, "the serving file": args.serve,
                    "the compare JSON": args.compare})
     if args.compare and not outputs["html"]:
@@ -156,6 +156,17 @@ def heat_map(data) -> dict[str, object]:  # noqa: ANN001
     links = data.report.links
     return {"utilisation": (list(links.ids), links.utilization),
             "halo": [b.link for b in data.report.bottlenecks[:HALO_LINKS]]}
+
+
+def _panel_files(folder: str | None) -> dict[str, str]:
+    """The files ``--panels FOLDER`` may write (one per panel), checked like every output."""
+    if not folder:
+        return {}
+    try:
+        from designer.gui.panels.plots import PANELS
+    except ImportError:  # no Qt: the pictures step says so in one line
+        return {}
+    return {f"--panels ({key}.png)": str(Path(folder) / f"{key}.png") for key in PANELS}
 
 
 def _pictures(args: argparse.Namespace, design, catalog, data, outputs: dict[str, str | None],  # noqa: ANN001

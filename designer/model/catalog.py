@@ -486,7 +486,7 @@ def load_catalog(extra: Iterable[Path] = (), *, include_user: bool = True) -> Ca
     for f in files:
         cat.merge(read_catalog_file(f), f.name)
     paths = list(extra)
-    if include_user and user_catalog_path().is_file():
+    if include_user and user_catalog_path().exists():
         paths.insert(0, user_catalog_path())
     for p in paths:
         cat.merge(read_catalog_file(Path(p)), str(p))
