@@ -170,85 +170,119 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     """
     if catalog is None:
         catalog = default_catalog()
-    notes: list[str] = []
     devices = {d.id: d for d in design.iter_devices()}
+    notes = _catalog_gap_notes(design, catalog)
+    dev_count = _count_devices(devices, catalog, notes)
+    notes += _server_template_notes(design)
+    cabling = _count_links(design, devices, catalog, notes)
+    modules = _count_modules(devices, catalog, cabling, notes)
+    lines = (*_device_lines(dev_count), *_cable_lines(cabling.cables, catalog), *_module_lines(modules, catalog))
+    return Bom(design.name, lines, tuple(sorted(cabling.board.items())), tuple(notes))
+
+
+#: Per line key: [quantity, total power W, total price USD(, items without figures)].
+_Acc = dict[tuple[str, str, str, str], list[float]]
+
+
+@dataclass
+class _DeviceCount:
+    """Devices summed per (kind, model, tier, name) key, with each key's line name."""
+
+    acc: _Acc
+    names: dict[tuple[str, str, str, str], str]
+
+
+@dataclass
+class _Cabling:
+    """What the links add up to: cables per line key, board connections per medium, optical ends
+    needing a module of their own, and per twin-port cage its optical ends by module and its media."""
+
+    cables: _Acc
+    board: dict[str, int]
+    single_modules: dict[str, int]
+    #: (device, port group, cage) -> [optical ends by module, media of every end in the cage]
+    cages: dict[tuple[str, int, int], tuple[dict[str, int], set[str]]]
+
+
+def _catalog_gap_notes(design: Design, catalog: Catalog) -> list[str]:
+    """Notes on device models and cables the catalog does not know (not priced)."""
+    notes: list[str] = []
     gaps = catalog_gaps(design, catalog)  # the same check as the unknown-model / unknown-cable rules
     if gaps.models:
         notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: {UNPRICED} unless the device "
                      "gives power_w/price_usd")
     if gaps.cables:
         notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: {UNPRICED}")
+    return notes
 
-    # Devices ---------------------------------------------------------------------------
-    dev_lines: dict[tuple[str, str, str, str], list[float]] = {}
+
+def _device_figures(dev, catalog: Catalog) -> tuple[tuple[str, str, str, str], str, float, float, bool]:
+    """A device's line key, line name, unit power and price, and whether it is catalog-priced."""
+    comp = catalog.components.get(dev.model) if dev.model else None
+    if comp is not None:
+        return (dev.kind, comp.id, dev.tier, ""), comp.name, comp.power_w, comp.price_usd, True
+    power = float(dev.properties.get("power_w", 0.0) or 0.0)
+    price = float(dev.properties.get("price_usd", 0.0) or 0.0)
+    based_on = dev.properties.get("based_on")
+    # a line per model, not per device: an imported device's part (what the import read it as:
+    # a switch's part number, an adapter's ports and rate), else its model description (every
+    # host adapter of one make reads alike), before its own name (a host name)
+    described = str(dev.properties.get("part") or dev.properties.get("description") or "")
+    name = described or dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
+    return (dev.kind, dev.model, dev.tier, name), name, power, price, False
+
+
+def _count_devices(devices: dict, catalog: Catalog, notes: list[str]) -> _DeviceCount:
+    """Sum the devices per line; note the custom devices with no figures."""
+    dev_lines: _Acc = {}
     dev_names: dict[tuple[str, str, str, str], str] = {}
     unpriced = 0
     for dev in devices.values():
-        comp = catalog.components.get(dev.model) if dev.model else None
-        if comp is not None:
-            power, price, name = comp.power_w, comp.price_usd, comp.name
-            key = (dev.kind, comp.id, dev.tier, "")
-        else:
-            power = float(dev.properties.get("power_w", 0.0) or 0.0)
-            price = float(dev.properties.get("price_usd", 0.0) or 0.0)
-            based_on = dev.properties.get("based_on")
-            # a line per model, not per device: an imported device's part (what the import read it as:
-            # a switch's part number, an adapter's ports and rate), else its model description (every
-            # host adapter of one make reads alike), before its own name (a host name)
-            described = str(dev.properties.get("part") or dev.properties.get("description") or "")
-            name = described or dev.name or (f"{dev.kind} ({based_on}-class)" if based_on else f"custom {dev.kind}")
-            key = (dev.kind, dev.model, dev.tier, name)
+        key, name, power, price, in_catalog = _device_figures(dev, catalog)
         acc = dev_lines.setdefault(key, [0, 0.0, 0.0, 0])
         acc[0] += 1
         acc[1] += power
         acc[2] += price
-        if comp is None and is_unpriced_device(dev):
+        if not in_catalog and is_unpriced_device(dev):
             unpriced += 1
             acc[3] += 1
         dev_names.setdefault(key, name)
     if unpriced:
         notes.append(f"{count(unpriced, 'custom device')} with no catalog model and no power_w/price_usd: "
                      f"{UNPRICED}")
+    return _DeviceCount(dev_lines, dev_names)
+
+
+def _server_template_notes(design: Design) -> list[str]:
+    """One note per server template: how many server groups were stamped from it."""
     servers: dict[str, int] = defaultdict(int)
     for group in design.iter_groups():
         template = group.properties.get("server") if group.kind == "server" else None
         if isinstance(template, str) and template:
             servers[template] += 1
-    for template, n in sorted(servers.items()):
-        notes.append(f"{count(n, 'server')} of one template: {template} (its GPUs and NVLink switch are on the "
-                     "lines above)")
+    return [f"{count(n, 'server')} of one template: {template} (its GPUs and NVLink switch are on the "
+            "lines above)" for template, n in sorted(servers.items())]
 
-    # Cables and transceivers -------------------------------------------------------------
-    cable_acc: dict[tuple[str, str, str, str], list[float]] = {}
-    board: dict[str, int] = defaultdict(int)
-    single_modules: dict[str, int] = defaultdict(int)
-    #: (device, port group, cage) -> [optical ends by module, media of every end in the cage]
-    cages: dict[tuple[str, int, int], tuple[dict[str, int], set[str]]] = {}
+
+def _count_links(design: Design, devices: dict, catalog: Catalog, notes: list[str]) -> _Cabling:
+    """Sum the cables per line, the board connections, and the optical ends per module and cage;
+    note the links with no cable, zero length or no transceiver."""
+    out = _Cabling({}, defaultdict(int), defaultdict(int), {})
     media_cache: dict[tuple[str, str], str] = {}
     no_module = 0
     unknown_cables = 0
     zero_length: list[str] = []
     for link in design.iter_links():
         if link.medium in BOARD_MEDIA:
-            board[link.medium] += 1
+            out.board[link.medium] += 1
             continue
         da, db = devices[link.a_device], devices[link.b_device]
         cab = catalog.cables.get(link.cable) if link.cable else None
-        if cab is not None:
-            length = cab.standard_length(link.length_m)
-            price = cab.price_usd + cab.price_usd_per_m * length
-            power = 2 * cab.power_w_per_end
-        else:
-            price = power = 0.0
-            if is_uncabled(link):  # an unknown cable id has its own note (catalog_gaps)
-                unknown_cables += 1
+        if cab is None and is_uncabled(link):  # an unknown cable id has its own note (catalog_gaps)
+            unknown_cables += 1
         if link.length_m == 0:
             zero_length.append(link.id)
-        key = (link.cable, link.medium, _between(_role(da.tier), _role(db.tier)), length_bucket(link.length_m))
-        acc = cable_acc.setdefault(key, [0, 0.0, 0.0])
-        acc[0] += 1
-        acc[1] += power
-        acc[2] += price
+        _add_cable(out.cables, link, cab, _between(_role(da.tier), _role(db.tier)))
         mkey = (link.medium, link.cable)
         medium = media_cache.get(mkey)
         if medium is None:
@@ -256,19 +290,14 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         ends = ((da, cage_of(da, link.a_port)), (db, cage_of(db, link.b_port)))
         for dev, where in ends:
             if where is not None:
-                cages.setdefault((dev.id, *where), ({}, set()))[1].add(medium)
+                out.cages.setdefault((dev.id, *where), ({}, set()))[1].add(medium)
         if link.medium != "optical":
             continue
         module = cab.transceiver if cab is not None else None
         if not module or module not in catalog.transceivers:
             no_module += 2
             continue
-        for dev, where in ends:
-            if where is not None:
-                by_module = cages[(dev.id, *where)][0]
-                by_module[module] = by_module.get(module, 0) + 1
-            else:
-                single_modules[module] += 1
+        _add_optical_ends(out, module, ends)
     if unknown_cables:
         notes.append(f"{count(unknown_cables, 'network link')} with no cable chosen: {UNPRICED}")
     if zero_length:
@@ -276,11 +305,41 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     if no_module:
         notes.append(f"{count(no_module, 'optical link end')} {plural(no_module, 'has', 'have')} no catalog "
                      "transceiver: not counted")
+    return out
 
-    modules: dict[str, int] = defaultdict(int, single_modules)
+
+def _add_cable(cable_acc: _Acc, link, cab, between: str) -> None:
+    """Add one link to its cable line: the cable's price at its standard length, 2 ends' power."""
+    if cab is not None:
+        length = cab.standard_length(link.length_m)
+        price = cab.price_usd + cab.price_usd_per_m * length
+        power = 2 * cab.power_w_per_end
+    else:
+        price = power = 0.0
+    key = (link.cable, link.medium, between, length_bucket(link.length_m))
+    acc = cable_acc.setdefault(key, [0, 0.0, 0.0])
+    acc[0] += 1
+    acc[1] += power
+    acc[2] += price
+
+
+def _add_optical_ends(out: _Cabling, module: str, ends) -> None:
+    """Count an optical link's two ends: in their twin-port cage, else as single modules."""
+    for dev, where in ends:
+        if where is not None:
+            by_module = out.cages[(dev.id, *where)][0]
+            by_module[module] = by_module.get(module, 0) + 1
+        else:
+            out.single_modules[module] += 1
+
+
+def _count_modules(devices: dict, catalog: Catalog, cabling: _Cabling, notes: list[str]) -> dict[str, int]:
+    """Transceivers by id: single ends one each, a cage's ends of one module one twin-port module
+    (each on its own when the catalog has no such module); note the cages mixing media."""
+    modules: dict[str, int] = defaultdict(int, cabling.single_modules)
     twin_cache: dict[tuple[str, int, float], Transceiver | None] = {}
     mixed: list[str] = []
-    for (dev_id, gi, cage), (by_module, media) in cages.items():
+    for (dev_id, gi, cage), (by_module, media) in cabling.cages.items():
         if len(media) > 1:
             mixed.append(f"{dev_id} cage {cage}")
         group = devices[dev_id].ports[gi]
@@ -299,17 +358,27 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
             f"{count(len(mixed), 'twin-port cage')} {plural(len(mixed), 'mixes', 'mix')} media or modules "
             f"({', '.join(mixed[:3])}{'...' if len(mixed) > 3 else ''}): one cage takes one module or cable end, "
             "so this cannot be built as designed; each module in such a cage is counted on its own")
+    return modules
 
-    # Lines ---------------------------------------------------------------------------------
-    lines: list[BomLine] = []
+
+def _device_lines(dev_count: _DeviceCount) -> list[BomLine]:
+    """The device lines, by category, then tier from the nodes up, then key."""
     order = {c: i for i, c in enumerate(CATEGORIES)}
+    lines = []
     for key, (qty, power, price, no_figures) in sorted(
-        dev_lines.items(), key=lambda kv: (order.get(kv[0][0], 9), _TIER_ORDER.get(kv[0][2] or "node", 4), kv[0])
+        dev_count.acc.items(),
+        key=lambda kv: (order.get(kv[0][0], 9), _TIER_ORDER.get(kv[0][2] or "node", 4), kv[0]),
     ):
         kind, item, tier, _ = key
-        lines.append(BomLine(kind, item, dev_names[key], int(qty), power / qty, price / qty, tier=tier,
+        lines.append(BomLine(kind, item, dev_count.names[key], int(qty), power / qty, price / qty, tier=tier,
                              unpriced=int(no_figures)))
+    return lines
+
+
+def _cable_lines(cable_acc: _Acc, catalog: Catalog) -> list[BomLine]:
+    """The cable lines, from the top tier down, then by length bucket, medium and cable."""
     bucket_order = {length_bucket(b): i for i, b in enumerate(LENGTH_BUCKETS_M)}
+    lines = []
     for (cable_id, medium, between, bucket), (qty, power, price) in sorted(
         cable_acc.items(),
         key=lambda kv: (_between_rank(kv[0][2]), kv[0][2], bucket_order.get(kv[0][3], 99), kv[0][1], kv[0][0]),
@@ -319,7 +388,13 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
         lines.append(BomLine("cable", cable_id, name, int(qty), power / qty, price / qty,
                              medium=medium, between=between, length_bucket=bucket,
                              unpriced=int(qty) if cab is None else 0))
+    return lines
+
+
+def _module_lines(modules: dict[str, int], catalog: Catalog) -> list[BomLine]:
+    """The transceiver lines, by module id."""
+    lines = []
     for module, qty in sorted(modules.items()):
         t = catalog.transceivers[module]
         lines.append(BomLine("transceiver", module, t.name, qty, t.power_w, t.price_usd))
-    return Bom(design.name, tuple(lines), tuple(sorted(board.items())), tuple(notes))
+    return lines
