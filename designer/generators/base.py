@@ -185,6 +185,25 @@ class Builder:
         for i, args in self._pending:
             links[i] = self._make_cable_link(*args) if len(args) == 4 else self._make_port_link(*args)
 
+    def _some_cable_reaches(self, per_row: int) -> bool:
+        """False when, on a floor of ``per_row`` racks a row, the longest cabled link is longer than
+        every cable it could take there (of any rate): making the links would fail on it."""
+        if self.forced_cable is not None:
+            return True  # a named cable that falls short is an error of its own (cable_candidates)
+        self._lay_out_floor(per_row)
+        length = self.length_m
+        longest = max((length(args[1].id, args[2].id) for _, args in self._pending if len(args) == 4), default=0.0)
+        return bool(self._may_reach(longest))
+
+    def _may_reach(self, length_m: float) -> list[Cable]:
+        """The catalog's cables a link of ``length_m`` may take, whatever its rate: long enough, and
+        copper only within the copper reach, other media as ``long_medium`` allows."""
+        copper_ok = self.copper_max_m <= 0 or length_m <= self.copper_max_m + 1e-9
+        return [c for c in self.catalog.cables.values()
+                if c.medium in _MEDIUM_ORDER and c.reach_m >= length_m - 1e-9
+                and (c.medium in COPPER_MEDIA and copper_ok
+                     or c.medium not in COPPER_MEDIA and self.long_medium in ("auto", c.medium))]
+
     def place(self, device_id: str, rack: int, height_m: float) -> None:
         self._place[device_id] = (rack, height_m)
 
@@ -252,13 +271,7 @@ class Builder:
                 raise self.error(f"cable {cab.id} reaches {cab.reach_m:g} m but a link needs {length_m:g} m")
             cands = (cab,)
         else:
-            copper_ok = self.copper_max_m <= 0 or length_m <= self.copper_max_m + 1e-9
-            found = [
-                c for c in self.catalog.cables.values()
-                if c.medium in _MEDIUM_ORDER and c.reach_m >= length_m - 1e-9 and c.rate_gbps >= rate_gbps - 1e-9
-                and (c.medium in COPPER_MEDIA and copper_ok
-                     or c.medium not in COPPER_MEDIA and self.long_medium in ("auto", c.medium))
-            ]
+            found = [c for c in self._may_reach(length_m) if c.rate_gbps >= rate_gbps - 1e-9]
             if not found:
                 extra = "" if self.long_medium == "auto" else f" ({self.long_medium} required beyond copper)"
                 raise _ReachError(f"{self.kind}: no {rate_gbps:g}G cable in the catalog reaches {length_m:g} m{extra}")
@@ -389,6 +402,8 @@ class Builder:
                                  "--racks-per-row 0 chooses a floor whose cables reach") from None
         else:
             try:
+                if not self._some_cable_reaches(self.floor.row_racks):
+                    raise _ReachError("the longest link outreaches every cable")  # known before making any
                 self._make_links(self.floor.row_racks)
             except _ReachError:
                 # Rows of the usual length make the floor too deep for some cable: lay it out square.
