@@ -29,7 +29,7 @@ time is that of all its groups at once on the shared links (:mod:`designer.analy
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -39,7 +39,7 @@ from designer.analysis.training import constants as T
 from designer.analysis.training.placement import Placement, place
 from designer.analysis.training.storage import StorageReport, storage_analysis
 from designer.analysis.training.traffic import Communicator, communicator
-from designer.analysis.training.workload import Workload, WorkloadError
+from designer.analysis.training.workload import DataParallel, Workload, WorkloadError
 from designer.model import Design
 from designer.model.catalog import Catalog, default_catalog
 from designer.model.units import count
@@ -223,11 +223,22 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
 
 
 def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, tail: bool) -> StepReport:
+    """One step of ``workload``: placement, compute, the communication of the slots and of data
+    parallelism, and the report; ``tail``: each communicator at the 99th percentile of its draws."""
     pl = place(ctx, workload)
     notes = list(pl.notes)
-    par, mdl, w = workload.parallelism, workload.model, workload
-    tp, cp, pp, dp, ep, v = par.tp, par.cp, par.pp, pl.sizes["dp"], par.ep, par.virtual_stages
-    g = pl.n_ranks
+    par = workload.parallelism
+    m = _micro_batches(workload, pl.sizes["dp"], par.pp, notes)
+    work = _compute(ctx, pl, workload, m, catalog, notes)
+    tl = _Timeline(m, m + (par.pp - 1) / par.virtual_stages, tail)
+    _slot_communication(ctx, pl, workload, rt, tl)
+    _data_parallel_communication(ctx, pl, workload, rt, tl, work.compute_s / m)
+    return _report(ctx, pl, workload, catalog, work, tl, notes)
+
+
+def _micro_batches(w: Workload, dp: int, pp: int, notes: list[str]) -> int:
+    """Micro-batches per step on each pipeline stage: global batch / (dp x micro-batch), at least 1;
+    notes when the batch does not divide or the pipeline has too few to fill it."""
     mbs = w.batch.micro_batch_sequences
     m = w.batch.global_batch_sequences // (dp * mbs)
     if m < 1 or m * dp * mbs != w.batch.global_batch_sequences:
@@ -236,63 +247,99 @@ def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, ta
                      f"micro-batch = {dp * mbs:,}: modelled as {m * dp * mbs:,} ({count(m, 'micro-batch')} per rank)")
     if pp > 1 and m < pp:
         notes.append(f"only {count(m, 'micro-batch')} for {pp} pipeline stages: the bubble dominates")
-    seq = mdl.sequence_length
-    tokens = m * dp * mbs * seq
-    flops = T.FLOPS_PER_PARAM_PER_TOKEN * mdl.active_parameters * tokens
+    return m
+
+
+@dataclass(frozen=True)
+class _Work:
+    """The step's work: tokens and model FLOPs, the GPUs' peak (FLOP/s) and models, compute time (s)."""
+
+    tokens: int
+    flops: float
+    peak: float
+    gpu_model: str
+    compute_s: float
+
+
+def _compute(ctx: Context, pl: Placement, w: Workload, m: int, catalog: Catalog, notes: list[str]) -> _Work:
+    """Tokens, FLOPs and compute time of a step of ``m`` micro-batches per rank (module docstring)."""
+    tokens = m * pl.sizes["dp"] * w.batch.micro_batch_sequences * w.model.sequence_length
+    flops = T.FLOPS_PER_PARAM_PER_TOKEN * w.model.active_parameters * tokens
     peak, gpu_model, peak_notes = _peak(ctx, pl.gpus, w, catalog)
     notes += peak_notes
-    eff = w.compute.efficiency
     if w.compute.step_compute_s is not None:
         compute = w.compute.step_compute_s
     else:
         recompute = T.RECOMPUTE_FACTOR if w.compute.activation_recompute else 1.0
-        compute = flops * recompute / (g * peak * eff)
-    c = compute / m
+        compute = flops * recompute / (pl.n_ranks * peak * w.compute.efficiency)
+    return _Work(tokens, flops, peak, gpu_model, compute)
+
+
+@dataclass
+class _Timeline:
+    """The communication of a step as it is summed: its phases, the exposed time per slot
+    (``slot_comm``, s) and the data-parallel time exposed after the last slot (s)."""
+
+    micro_batches: int
+    slots: float
+    tail: bool
+    phases: list[CommPhase] = field(default_factory=list)
+    slot_comm: float = 0.0
+    dp_exposed_end: float = 0.0
+
+    def per_micro_batch(self, comm: Communicator, size: float, calls_per_mb: float, exposed_share: float) -> None:
+        """A communicator called ``calls_per_mb`` times per micro-batch, ``exposed_share`` of it exposed."""
+        m = self.micro_batches
+        per_call = comm.time(size, self.tail)
+        per_mb = calls_per_mb * per_call
+        self.slot_comm += per_mb * exposed_share
+        self.phases.append(CommPhase(comm.name, comm.collective, comm.algorithm, comm.groups, comm.group_size,
+                                     int(round(calls_per_mb * m)), size, per_call,
+                                     comm.alone_s.get(int(round(size)), per_call), comm.slowdown, per_mb * m,
+                                     per_mb * exposed_share * self.slots, comm.bottleneck_link, comm.network,
+                                     comm.slowdown_p99))
+
+
+def _slot_communication(ctx: Context, pl: Placement, w: Workload, rt: Routing, tl: _Timeline) -> None:
+    """The communication of every micro-batch: tensor-parallel all-reduces, context-parallel gathers and
+    reduce-scatters, expert all-to-all, pipeline sends (module docstring)."""
+    par, mdl = w.parallelism, w.model
+    tp, cp, pp, ep, v = par.tp, par.cp, par.pp, par.ep, par.virtual_stages
+    mbs, seq, h = w.batch.micro_batch_sequences, mdl.sequence_length, mdl.hidden_size
     layers_stage = mdl.layers / pp
     act = w.precision.activation_bytes
-    h = mdl.hidden_size
     mb_tokens = mbs * seq / cp
-    slots = m + (pp - 1) / v
-    phases: list[CommPhase] = []
-    slot_comm = 0.0
-
-    def add(comm: Communicator, size: float, calls_per_mb: float, exposed_share: float) -> None:
-        nonlocal slot_comm
-        per_call = comm.time(size, tail)
-        per_mb = calls_per_mb * per_call
-        slot_comm += per_mb * exposed_share
-        phases.append(CommPhase(comm.name, comm.collective, comm.algorithm, comm.groups, comm.group_size,
-                                int(round(calls_per_mb * m)), size, per_call, comm.alone_s.get(int(round(size)),
-                                per_call), comm.slowdown, per_mb * m, per_mb * exposed_share * slots,
-                                comm.bottleneck_link, comm.network, comm.slowdown_p99))
-
     if tp > 1:
         size = mb_tokens * h * act
-        add(communicator(ctx, "tp", pl.tp, "allreduce", [size], rt), size, 4 * layers_stage, 1.0 - w.compute.tp_overlap)
+        tl.per_micro_batch(communicator(ctx, "tp", pl.tp, "allreduce", [size], rt), size, 4 * layers_stage,
+                           1.0 - w.compute.tp_overlap)
     if cp > 1:
         size = 2 * mbs * seq * h * mdl.kv_fraction * act / tp
         comm_ag = communicator(ctx, "cp", pl.cp, "allgather", [size], rt)
-        add(comm_ag, size, layers_stage, 1.0)
+        tl.per_micro_batch(comm_ag, size, layers_stage, 1.0)
         comm_rs = communicator(ctx, "cp", pl.cp, "reducescatter", [size], rt)
-        add(comm_rs, size, layers_stage, 1.0)
+        tl.per_micro_batch(comm_rs, size, layers_stage, 1.0)
     if ep > 1 and mdl.is_moe:
         size = mb_tokens / (tp if par.sequence_parallel else 1) * mdl.experts_per_token * h * act
-        add(communicator(ctx, "ep", pl.ep, "alltoall", [size], rt), size, 4 * mdl.moe_layers / pp, 1.0)
+        tl.per_micro_batch(communicator(ctx, "ep", pl.ep, "alltoall", [size], rt), size, 4 * mdl.moe_layers / pp, 1.0)
     if pp > 1:
         size = mb_tokens * h * act / (tp if par.sequence_parallel else 1)
         # One activation forward and one gradient backward per micro-batch and virtual stage.
-        add(communicator(ctx, "pp", pl.pp, "sendrecv", [size], rt), size, 2.0 * v, 1.0)
+        tl.per_micro_batch(communicator(ctx, "pp", pl.pp, "sendrecv", [size], rt), size, 2.0 * v, 1.0)
 
-    # Data parallel: dense gradients over dp x cp; expert gradients over the expert-data-parallel groups.
-    dpc = w.data_parallel
+
+def _data_parallel_communication(ctx: Context, pl: Placement, w: Workload, rt: Routing, tl: _Timeline,
+                                 c: float) -> None:
+    """Gradient (and parameter) traffic in buckets: dense gradients over dp x cp, expert gradients over the
+    expert-data-parallel groups; ``c``: the compute time of one micro-batch (s)."""
+    par, mdl = w.parallelism, w.model
+    tp, pp, ep = par.tp, par.pp, par.ep
     grad = w.precision.gradient_bytes
     expert = mdl.expert_parameters if (mdl.is_moe and ep > 1) else 0.0
     sets = [("dp", pl.dp, (mdl.parameters - expert) / (tp * pp) * grad)]
     if expert > 0:
         sets.append(("edp", pl.edp, expert / (tp * pp * ep) * grad))
-    bwd_window = T.BACKWARD_SHARE * c
-    fwd_window = T.FORWARD_SHARE * c
-    dp_exposed_end = 0.0
+    dpc = w.data_parallel
     for name, groups, nbytes in sets:
         if groups.shape[1] < 2 or nbytes <= 0:
             continue
@@ -302,44 +349,60 @@ def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, ta
                  "full": ("reducescatter", "allgather")}[dpc.sharding]
         comms = {k: communicator(ctx, name, groups, k, sizes, rt) for k in kinds}
         for k, comm in comms.items():
-            times = np.array([comm.time(s, tail) for s in sizes])
-            total = float(times.sum())
-            if dpc.sharding == "full":
-                # Every micro-batch: parameters gathered for the forward and the backward pass, gradients
-                # reduce-scattered in the backward pass.
-                if k == "allgather":
-                    exp = (_overlapped(times[::-1], fwd_window, dpc.overlap, dpc.overlap_fraction)
-                           + _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction))
-                    per_mb, calls = 2 * total, 2 * len(sizes)
-                else:
-                    exp = _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction)
-                    per_mb, calls = total, len(sizes)
-                slot_comm += exp
-                phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, calls * m,
-                                        float(bucket), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
-                                        comm.slowdown, per_mb * m, exp * slots, comm.bottleneck_link, comm.network,
-                                        comm.slowdown_p99))
-                continue
-            if k == "allgather":  # sharded optimiser: parameters gathered while the next forward pass starts
-                exp = _overlapped(times[::-1], fwd_window, dpc.overlap, dpc.overlap_fraction)
-            else:
-                exp = _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction)
-            dp_exposed_end += exp
-            phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, len(sizes),
-                                    float(bucket), float(times[0]), comm.alone_s.get(sizes[0], 0.0),
-                                    comm.slowdown, total, exp, comm.bottleneck_link, comm.network,
-                                    comm.slowdown_p99))
-    # The phases above counted the slot communication per slot; the step runs ``slots`` slots.
-    slot = c + slot_comm
-    step = slots * slot + dp_exposed_end
+            _bucketed_collective(tl, dpc, name, k, comm, sizes, float(bucket), c)
+
+
+def _bucketed_collective(tl: _Timeline, dpc: DataParallel, name: str, k: str, comm: Communicator,
+                         sizes: list[float], bucket: float, c: float) -> None:
+    """One data-parallel collective ``k`` over gradient buckets: with full sharding in every micro-batch
+    (its exposed part adds to each slot), else once after the last backward pass."""
+    times = np.array([comm.time(s, tl.tail) for s in sizes])
+    total = float(times.sum())
+    bwd_window = T.BACKWARD_SHARE * c
+    fwd_window = T.FORWARD_SHARE * c
+    m = tl.micro_batches
+    if dpc.sharding == "full":
+        # Every micro-batch: parameters gathered for the forward and the backward pass, gradients
+        # reduce-scattered in the backward pass.
+        if k == "allgather":
+            exp = (_overlapped(times[::-1], fwd_window, dpc.overlap, dpc.overlap_fraction)
+                   + _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction))
+            per_mb, calls = 2 * total, 2 * len(sizes)
+        else:
+            exp = _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction)
+            per_mb, calls = total, len(sizes)
+        tl.slot_comm += exp
+        calls, total_s, exposed_s = calls * m, per_mb * m, exp * tl.slots
+    else:
+        if k == "allgather":  # sharded optimiser: parameters gathered while the next forward pass starts
+            exp = _overlapped(times[::-1], fwd_window, dpc.overlap, dpc.overlap_fraction)
+        else:
+            exp = _overlapped(times, bwd_window, dpc.overlap, dpc.overlap_fraction)
+        tl.dp_exposed_end += exp
+        calls, total_s, exposed_s = len(sizes), total, exp
+    tl.phases.append(CommPhase(name, k, comm.algorithm, comm.groups, comm.group_size, calls, bucket,
+                               float(times[0]), comm.alone_s.get(sizes[0], 0.0), comm.slowdown, total_s, exposed_s,
+                               comm.bottleneck_link, comm.network, comm.slowdown_p99))
+
+
+def _report(ctx: Context, pl: Placement, w: Workload, catalog: Catalog, work: _Work, tl: _Timeline,
+            notes: list[str]) -> StepReport:
+    """Step time, idle fractions, MFU, throughput, time and idle cost to train, storage traffic."""
+    par = w.parallelism
+    pp, v, g = par.pp, par.virtual_stages, pl.n_ranks
+    compute, peak = work.compute_s, work.peak
+    c = compute / tl.micro_batches
+    # The phases counted the slot communication per slot; the step runs ``slots`` slots.
+    slot = c + tl.slot_comm
+    step = tl.slots * slot + tl.dp_exposed_end
     bubble = (pp - 1) / v * c
     exposed = step - compute - bubble
     if not math.isfinite(step):
         notes.append("some communicator has no path between its GPUs: the step never completes")
     idle = 1.0 - compute / step if step > 0 and math.isfinite(step) else 1.0
     comm_idle = exposed / step if step > 0 and math.isfinite(step) else 1.0
-    mfu = flops / (step * g * peak) if step > 0 and math.isfinite(step) else 0.0
-    tps = tokens / step if step > 0 and math.isfinite(step) else 0.0
+    mfu = work.flops / (step * g * peak) if step > 0 and math.isfinite(step) else 0.0
+    tps = work.tokens / step if step > 0 and math.isfinite(step) else 0.0
     ttt = w.training.tokens / tps if tps > 0 else float("inf")
     price, price_source = _price(ctx, pl.gpus, w, catalog)
     idle_gpu_hours_per_day = 24.0 * (g * idle + pl.idle_gpus)
@@ -350,14 +413,15 @@ def _step(ctx: Context, workload: Workload, catalog: Catalog, rt: Routing, *, ta
     if sto is None and w.storage.checkpoint_bytes > 0:
         notes.append("the design has no storage device: checkpoint and input traffic not modelled")
     return StepReport(
-        workload=w.name, design_name=ctx.design.name, gpus=g, idle_gpus=pl.idle_gpus, gpu_model=gpu_model,
-        peak_flops_per_gpu=peak, efficiency=eff,
-        parallelism={"tp": tp, "cp": cp, "pp": pp, "dp": dp, "ep": ep, "virtual_stages": v},
-        micro_batches=m, tokens_per_step=tokens, flops_per_step=flops, step_time_s=step, compute_s=compute,
-        bubble_s=bubble, exposed_comm_s=exposed, gpu_idle_fraction=idle, comm_idle_fraction=comm_idle, mfu=mfu,
-        tokens_per_s=tps, train_tokens=w.training.tokens, time_to_train_s=ttt, gpu_hour_usd=price,
-        price_source=price_source, idle_cost_per_day_usd=idle_cost_day, idle_cost_to_train_usd=idle_cost_total,
-        phases=tuple(phases), notes=tuple(dict.fromkeys(notes)), storage=sto,
+        workload=w.name, design_name=ctx.design.name, gpus=g, idle_gpus=pl.idle_gpus, gpu_model=work.gpu_model,
+        peak_flops_per_gpu=peak, efficiency=w.compute.efficiency,
+        parallelism={"tp": par.tp, "cp": par.cp, "pp": pp, "dp": pl.sizes["dp"], "ep": par.ep, "virtual_stages": v},
+        micro_batches=tl.micro_batches, tokens_per_step=work.tokens, flops_per_step=work.flops, step_time_s=step,
+        compute_s=compute, bubble_s=bubble, exposed_comm_s=exposed, gpu_idle_fraction=idle,
+        comm_idle_fraction=comm_idle, mfu=mfu, tokens_per_s=tps, train_tokens=w.training.tokens,
+        time_to_train_s=ttt, gpu_hour_usd=price, price_source=price_source, idle_cost_per_day_usd=idle_cost_day,
+        idle_cost_to_train_usd=idle_cost_total, phases=tuple(tl.phases), notes=tuple(dict.fromkeys(notes)),
+        storage=sto,
     )
 
 
