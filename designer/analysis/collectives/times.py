@@ -174,28 +174,8 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
     {'ring': 370, 'tree': 292, 'nvls': 490}
     """
     ctx = require_context(ctx, "collective_times")
-    collective = ALIASES.get(collective, collective)
-    if collective not in COLLECTIVES:
-        raise AnalysisError(f"unknown collective {collective!r}: use one of {', '.join(COLLECTIVES)}")
-    known = ALGORITHMS[collective]
-    if algorithms is None:
-        algos = list(known)
-        explicit = False
-    else:
-        algos = [algorithms] if isinstance(algorithms, str) else list(algorithms)
-        for a in algos:
-            if a not in known:
-                raise AnalysisError(f"{collective} has no algorithm {a!r}: use one of {', '.join(known)}")
-        explicit = True
-    try:
-        sizes_arr = np.array(K.DEFAULT_SIZES_BYTES if sizes is None else list(sizes), dtype=np.int64).reshape(-1)
-    except (TypeError, ValueError, OverflowError):
-        raise AnalysisError(f"message sizes must be whole numbers of bytes, not {sizes!r}") from None
-    if not len(sizes_arr):
-        raise AnalysisError("no message sizes given")
-    if (sizes_arr <= 0).any():
-        raise AnalysisError("message sizes must be positive")
-    sizes_arr = np.unique(sizes_arr)
+    collective, algos, explicit = _requested(collective, algorithms)
+    sizes_arr = _message_sizes(sizes)
     members = members_of(ctx, members)
     notes: list[str] = []
     if len(members) < 2:
@@ -206,17 +186,53 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
         ctx.memo[key] = _embed_models(ctx, collective, algos, explicit, members)
     p, m, models, model_notes, cannot = ctx.memo[key]
     notes.extend(model_notes)
+    known = ALGORITHMS[collective]
     if prefer is not None and prefer not in known:
         raise AnalysisError(f"{collective} has no algorithm {prefer!r}: use one of {', '.join(known)}")
     if not models:
         return CollectiveResult(collective, p, m, (), (), tuple(notes), cannot_run=cannot)
-    bf = bus_factor(collective, p)
     sizes_f = sizes_arr.astype(float)
-    table = []
-    for mdl in models:
-        t, which = mdl.times(sizes_f)
-        table.append((mdl, t, which))
-    all_t = np.stack([t for _, t, _ in table])
+    table = [(mdl, *mdl.times(sizes_f)) for mdl in models]
+    best, skipped = _select(models, np.stack([t for _, t, _ in table]), explicit, prefer, notes)
+    rows = _rows(ctx, collective, sizes_arr, table, best, bus_factor(collective, p))
+    return CollectiveResult(collective, p, m, tuple(rows), tuple(models), tuple(notes), skipped, cannot)
+
+
+def _requested(collective: str, algorithms) -> tuple[str, list[str], bool]:
+    """The collective's own name, the algorithms asked for (default: every one it has) and whether
+    they were named; :class:`AnalysisError` for an unknown collective or algorithm."""
+    collective = ALIASES.get(collective, collective)
+    if collective not in COLLECTIVES:
+        raise AnalysisError(f"unknown collective {collective!r}: use one of {', '.join(COLLECTIVES)}")
+    known = ALGORITHMS[collective]
+    if algorithms is None:
+        return collective, list(known), False
+    algos = [algorithms] if isinstance(algorithms, str) else list(algorithms)
+    for a in algos:
+        if a not in known:
+            raise AnalysisError(f"{collective} has no algorithm {a!r}: use one of {', '.join(known)}")
+    return collective, algos, True
+
+
+def _message_sizes(sizes) -> np.ndarray:
+    """The distinct message sizes in bytes, ascending (default 8 B .. 8 GiB); :class:`AnalysisError`
+    unless they are positive whole numbers."""
+    try:
+        sizes_arr = np.array(K.DEFAULT_SIZES_BYTES if sizes is None else list(sizes), dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError, OverflowError):
+        raise AnalysisError(f"message sizes must be whole numbers of bytes, not {sizes!r}") from None
+    if not len(sizes_arr):
+        raise AnalysisError("no message sizes given")
+    if (sizes_arr <= 0).any():
+        raise AnalysisError("message sizes must be positive")
+    return np.unique(sizes_arr)
+
+
+def _select(models: tuple[AlgorithmModel, ...], all_t: np.ndarray, explicit: bool, prefer: str | None,
+            notes: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+    """NCCL's choice at each size (index into ``models``): the fastest of the candidates (the
+    algorithms asked for, else all but :data:`NOT_DEFAULT`), or ``prefer`` when it can run; and the
+    algorithms the choice skipped."""
     candidates = np.array([explicit or mdl.algorithm not in NOT_DEFAULT for mdl in models])
     if not candidates.any():
         candidates[:] = True
@@ -227,7 +243,12 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
             notes.append(f"{prefer}: cannot run on this design; the fastest algorithm is selected instead")
     skipped = () if prefer is not None else tuple(
         mdl.algorithm for mdl, ok in zip(models, candidates, strict=True) if not ok)
-    best = np.argmin(np.where(candidates[:, None], all_t, np.inf), axis=0)
+    return np.argmin(np.where(candidates[:, None], all_t, np.inf), axis=0), skipped
+
+
+def _rows(ctx: Context, collective: str, sizes_arr: np.ndarray, table, best: np.ndarray, bf: float
+          ) -> list[CollectiveRow]:
+    """One row per size and algorithm: time, algbw, busbw (algbw x ``bf``), protocol, bottleneck link."""
     rows = []
     link_ids = ctx.cap.link_ids
     for j, size in enumerate(sizes_arr):
@@ -239,7 +260,7 @@ def collective_times(ctx: Context, collective: str = "allreduce", algorithms=Non
                 collective, mdl.algorithm, K.PROTOCOLS[int(which[j])], int(size), tj, algbw, algbw * bf,
                 bool(best[j] == i), link_ids[ctx.cap.arc_link(arc)] if arc >= 0 and link_ids else "",
             ))
-    return CollectiveResult(collective, p, m, tuple(rows), tuple(models), tuple(notes), skipped, cannot)
+    return rows
 
 
 def _embed_models(ctx: Context, collective: str, algos: list[str], explicit: bool, members: np.ndarray
