@@ -107,8 +107,11 @@ def _find_command(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[lis
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        argv, command = _find_command(build_parser(None), argv)
-        args = build_parser(command).parse_args(argv)
+        try:
+            argv, command = _find_command(build_parser(None), argv)
+            args = build_parser(command).parse_args(argv)
+        except SystemExit as e:  # --help or --version (0), or a usage error (2): argparse printed it
+            return e.code if isinstance(e.code, int) else 2
         from designer.model.catalog import set_catalog_files
 
         set_catalog_files(catalog_paths(args))  # read when a command first needs the catalog
