@@ -224,93 +224,155 @@ def hashed_core_loads(router, cs: np.ndarray, ct: np.ndarray, amount: np.ndarray
     flows are left out (the fluid routing reports them).
     """
     n = router.n
-    src_a, dst_a = router.src, router.dst
-    na = len(src_a)
+    na = len(router.src)
     out = np.zeros(draws * na)
+    flows = _routable_flows(router, cs, ct, amount, na)
+    if flows is None:
+        return out.reshape(draws, na)
+    cs, ct, amount, hops = flows
+    ix = _index_arcs(router)
+    cls_of, reps = _destination_classes(router, ct)
+    twin_start = (cls_of[cs] == cls_of[ct]) & (hops == 2)   # between twins: via any common neighbour
+    per_table = max(1, TABLE_BUDGET // max(n, 1))
+    fcls = cls_of[ct]
+    for c0 in range(0, len(reps), per_table):   # one distance table per run of destination classes
+        sel = np.flatnonzero((fcls >= c0) & (fcls < c0 + per_table))
+        if not len(sel):
+            continue
+        n_cls = min(per_table, len(reps) - c0)
+        dist = np.asarray(router.distances(reps[c0 : c0 + n_cls]))
+        fl = _TableFlows(fcls[sel] - c0, cs[sel], ct[sel], amount[sel], hops[sel], twin_start[sel])
+        per_batch = max(1, ROW_BUDGET // len(sel))
+        for r0 in range(0, draws, per_batch):
+            _walk(ix, dist, n_cls, fl, range(r0, min(r0 + per_batch, draws)), draws, rng, out)
+    return out.reshape(draws, na)
+
+
+def _routable_flows(router, cs, ct, amount, na: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The flows with bytes between distinct, connected core nodes, with their hop counts:
+    (from, to, bytes, hops), or None when there are none (or no arcs)."""
     cs = np.asarray(cs, dtype=np.int64)
     ct = np.asarray(ct, dtype=np.int64)
     amount = np.asarray(amount, dtype=float)
     keep = (cs != ct) & (amount > 0)
     cs, ct, amount = cs[keep], ct[keep], amount[keep]
     if not len(cs) or not na:
-        return out.reshape(draws, na)
+        return None
     hops = np.asarray(router.hops(cs, ct), dtype=float)
     ok = np.isfinite(hops) & (hops > 0)
     cs, ct, amount, hops = cs[ok], ct[ok], amount[ok], hops[ok].astype(np.int64)
     if not len(cs):
-        return out.reshape(draws, na)
-    order = np.argsort(src_a, kind="stable")           # out-arcs of each node: order[ptr[u]:ptr[u + 1]]
+        return None
+    return cs, ct, amount, hops
+
+
+@dataclass(frozen=True)
+class _ArcIndex:
+    """The core arcs indexed for the walk: the out-arcs of node ``u`` are ``order[ptr[u]:ptr[u + 1]]``;
+    the parallel arcs ``u -> v`` are one run of ``pair_sorted`` (keys ``u * n + v``) over ``by_pair``."""
+
+    n: int
+    dst: np.ndarray
+    order: np.ndarray
+    ptr: np.ndarray
+    by_pair: np.ndarray
+    pair_sorted: np.ndarray
+
+
+def _index_arcs(router) -> _ArcIndex:
+    """Index ``router``'s arcs by source node and by (source, destination) pair."""
+    n, src_a, dst_a = router.n, router.src, router.dst
+    order = np.argsort(src_a, kind="stable")
     ptr = np.searchsorted(src_a[order], np.arange(n + 1))
-    pair_key = src_a * n + dst_a                        # parallel arcs u -> v: one run of the sorted keys
+    pair_key = src_a * n + dst_a
     by_pair = np.argsort(pair_key, kind="stable")
-    pair_sorted = pair_key[by_pair]
-    # Destination classes (twins), a representative's distance row for each.
-    cls_of = np.full(n, -1, dtype=np.int64)
+    return _ArcIndex(n, dst_a, order, ptr, by_pair, pair_key[by_pair])
+
+
+def _destination_classes(router, ct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The class of every node among the destinations' twin classes (-1: not a destination) and a
+    representative of each class, whose distance row serves the class."""
+    cls_of = np.full(router.n, -1, dtype=np.int64)
     reps = []
     for c, g in enumerate(router.twin_classes(np.unique(ct))):
         cls_of[g] = c
         reps.append(int(g[0]))
-    reps = np.array(reps, dtype=np.int64)
-    twin_start = (cls_of[cs] == cls_of[ct]) & (hops == 2)   # between twins: via any common neighbour
-    per_table = max(1, TABLE_BUDGET // max(n, 1))
-    fcls = cls_of[ct]
-    for c0 in range(0, len(reps), per_table):
-        sel = np.flatnonzero((fcls >= c0) & (fcls < c0 + per_table))
-        if not len(sel):
-            continue
-        n_cls = min(per_table, len(reps) - c0)
-        D = np.asarray(router.distances(reps[c0 : c0 + n_cls]))
-        dense = n_cls * n <= DENSE_STATES
-        fl_c, fl_s, fl_t, fl_b, fl_d, fl_tw = fcls[sel] - c0, cs[sel], ct[sel], amount[sel], hops[sel], twin_start[sel]
-        per_batch = max(1, ROW_BUDGET // len(sel))
-        for r0 in range(0, draws, per_batch):
-            nr = min(per_batch, draws - r0)
-            f = np.tile(np.arange(len(sel)), nr)
-            r = np.repeat(np.arange(r0, r0 + nr), len(sel))
-            u, d, tw = fl_s[f], fl_d[f], fl_tw[f]
-            while len(f):
-                chosen = np.empty(len(f), dtype=np.int64)
-                rand = rng.random(len(f))
-                last = d == 1
-                if last.any():                          # into the destination: its parallel links
-                    key = u[last] * n + fl_t[f[last]]
-                    lo = np.searchsorted(pair_sorted, key, side="left")
-                    cnt = np.searchsorted(pair_sorted, key, side="right") - lo
-                    chosen[last] = by_pair[lo + np.minimum((rand[last] * cnt).astype(np.int64), cnt - 1)]
-                if tw.any():                            # from a twin: every link reaches a common neighbour
-                    deg = ptr[u[tw] + 1] - ptr[u[tw]]
-                    chosen[tw] = order[ptr[u[tw]] + np.minimum((rand[tw] * deg).astype(np.int64), deg - 1)]
-                mid = ~last & ~tw
-                if mid.any():
-                    key = fl_c[f[mid]] * n + u[mid]
-                    if dense:
-                        seen = np.zeros(n_cls * n, dtype=bool)
-                        seen[key] = True
-                        states = np.flatnonzero(seen)
-                        index = np.zeros(n_cls * n, dtype=np.int64)
-                        index[states] = np.arange(len(states))
-                        inv = index[key]
-                    else:
-                        states, inv = np.unique(key, return_inverse=True)
-                        inv = inv.reshape(-1)
-                    st_c, st_u = states // n, states % n
-                    deg = ptr[st_u + 1] - ptr[st_u]
-                    rep = np.repeat(np.arange(len(states)), deg)
-                    off = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
-                    arcs = order[ptr[st_u][rep] + off]
-                    closer = D[st_c[rep], dst_a[arcs]] == D[st_c, st_u][rep] - 1
-                    rep, arcs = rep[closer], arcs[closer]
-                    cnt = np.bincount(rep, minlength=len(states))
-                    start = np.cumsum(cnt) - cnt
-                    c = cnt[inv]
-                    chosen[mid] = arcs[start[inv] + np.minimum((rand[mid] * c).astype(np.int64), c - 1)]
-                out += np.bincount(r * na + chosen, weights=fl_b[f], minlength=draws * na)
-                u = dst_a[chosen]
-                d = d - 1
-                alive = d > 0
-                f, r, u, d = f[alive], r[alive], u[alive], d[alive]
-                tw = np.zeros(len(f), dtype=bool)
-    return out.reshape(draws, na)
+    return cls_of, np.array(reps, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _TableFlows:
+    """The flows of one distance table: class (row of the table), from, to, bytes, hops, between twins."""
+
+    cls: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    nbytes: np.ndarray
+    hops: np.ndarray
+    twin: np.ndarray
+
+
+def _walk(ix: _ArcIndex, dist: np.ndarray, n_cls: int, fl: _TableFlows, batch: range, draws: int,
+          rng: np.random.Generator, out: np.ndarray) -> None:
+    """Walk every flow of ``fl`` in the draws of ``batch`` hop by hop to its destination, one random
+    number per flow per hop, adding its bytes to ``out`` (draws x arcs, flat) on every arc it takes."""
+    n, na = ix.n, len(ix.dst)
+    dense = n_cls * n <= DENSE_STATES
+    f = np.tile(np.arange(len(fl.src)), len(batch))
+    r = np.repeat(np.arange(batch.start, batch.stop), len(fl.src))
+    u, d, tw = fl.src[f], fl.hops[f], fl.twin[f]
+    while len(f):
+        chosen = np.empty(len(f), dtype=np.int64)
+        rand = rng.random(len(f))
+        last = d == 1
+        if last.any():                          # into the destination: its parallel links
+            key = u[last] * n + fl.dst[f[last]]
+            lo = np.searchsorted(ix.pair_sorted, key, side="left")
+            cnt = np.searchsorted(ix.pair_sorted, key, side="right") - lo
+            chosen[last] = ix.by_pair[lo + np.minimum((rand[last] * cnt).astype(np.int64), cnt - 1)]
+        if tw.any():                            # from a twin: every link reaches a common neighbour
+            deg = ix.ptr[u[tw] + 1] - ix.ptr[u[tw]]
+            chosen[tw] = ix.order[ix.ptr[u[tw]] + np.minimum((rand[tw] * deg).astype(np.int64), deg - 1)]
+        mid = ~last & ~tw
+        if mid.any():
+            chosen[mid] = _closer_arcs(ix, dist, n_cls, dense, fl.cls[f[mid]], u[mid], rand[mid])
+        out += np.bincount(r * na + chosen, weights=fl.nbytes[f], minlength=draws * na)
+        u = ix.dst[chosen]
+        d = d - 1
+        alive = d > 0
+        f, r, u, d = f[alive], r[alive], u[alive], d[alive]
+        tw = np.zeros(len(f), dtype=bool)
+
+
+def _closer_arcs(ix: _ArcIndex, dist: np.ndarray, n_cls: int, dense: bool, cls: np.ndarray, u: np.ndarray,
+                 rand: np.ndarray) -> np.ndarray:
+    """For flows at nodes ``u`` bound for destination classes ``cls`` (rows of ``dist``), the link each
+    takes: ``rand`` picks among the links one hop closer, found once per distinct (class, node) state
+    (numbered through a dense table when it fits, else sorted)."""
+    n = ix.n
+    key = cls * n + u
+    if dense:
+        seen = np.zeros(n_cls * n, dtype=bool)
+        seen[key] = True
+        states = np.flatnonzero(seen)
+        index = np.zeros(n_cls * n, dtype=np.int64)
+        index[states] = np.arange(len(states))
+        inv = index[key]
+    else:
+        states, inv = np.unique(key, return_inverse=True)
+        inv = inv.reshape(-1)
+    st_c, st_u = states // n, states % n
+    deg = ix.ptr[st_u + 1] - ix.ptr[st_u]
+    rep = np.repeat(np.arange(len(states)), deg)
+    off = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
+    arcs = ix.order[ix.ptr[st_u][rep] + off]
+    closer = dist[st_c[rep], ix.dst[arcs]] == dist[st_c, st_u][rep] - 1
+    rep, arcs = rep[closer], arcs[closer]
+    cnt = np.bincount(rep, minlength=len(states))
+    start = np.cumsum(cnt) - cnt
+    c = cnt[inv]
+    return arcs[start[inv] + np.minimum((rand * c).astype(np.int64), c - 1)]
 
 
 def hashed_arc_loads(ctx: Context, src, dst, nbytes, *, draws: int = DEFAULT_HASH_DRAWS,
