@@ -94,3 +94,14 @@ def test_a_lane_runs_its_jobs_in_turn_without_holding_a_thread_while_they_wait(q
     gate.set()
     qtbot.waitUntil(lambda: log == ["other", "first", "second"], timeout=5000)
     pool.waitForDone()
+
+
+def test_the_rules_check_waits_for_the_analysis_result(window, qtbot):
+    window.document.set_design(load_design(SAMPLE), None)
+    qtbot.waitUntil(lambda: not window.runner.pending() and window.runner.result is not None, timeout=60_000)
+    order: list[str] = []
+    window.runner.live_result.connect(lambda _r: order.append("analysis"))
+    window.checker.checked.connect(lambda *_a: order.append("rules"))
+    window.editor.place_component("qm9700", QPointF(2000, 0))
+    qtbot.waitUntil(lambda: "rules" in order, timeout=60_000)
+    assert order == ["analysis", "rules"]  # the check on the UI thread never delays the panels

@@ -1,7 +1,8 @@
 """Design rules on the canvas: re-check after edits and mark what breaks a rule.
 
 Designs up to :data:`AUTO_CHECK_DEVICES` devices are checked on the UI thread when the document's
-feed settles after an edit (tens of milliseconds; :mod:`designer.gui.document.feed`). Larger
+feed is quiet after an edit (settled, and the live analysis done with it: the check never delays
+its result; tens of milliseconds; :mod:`designer.gui.document.feed`). Larger
 designs are checked on demand (F7) in the feed's worker pool on the feed's snapshot, so an edit
 never waits for a 16k-GPU connectivity check.
 """
@@ -75,7 +76,7 @@ class RuleChecker(QObject):
         self.stopped = False
         self._signals = _Signals()
         self._signals.done.connect(self._on_job_done)
-        feed.settled.connect(self._on_feed_settled)
+        feed.quiet.connect(self._on_feed_quiet)
         document.design_replaced.connect(self._on_document_design_replaced)
         self._on_document_design_replaced(document.design)
 
@@ -91,7 +92,7 @@ class RuleChecker(QObject):
         self.stopped = True
         self.generation += 1
 
-    def _on_feed_settled(self, _aspects: frozenset[str]) -> None:
+    def _on_feed_quiet(self, _aspects: frozenset[str]) -> None:
         if not self.stopped:
             self._check_or_say_stale()
 

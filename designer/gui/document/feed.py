@@ -11,6 +11,8 @@ of listening to the model, timing and copying the design on its own:
   else :data:`DEBOUNCE_MS` after the last of a quick series (a held Ctrl+Z), with every aspect
   changed since the last ``settled``; at the next event-loop turn with :data:`ALL` when another
   design is shown (after every panel has taken it). The one debounce of the window.
+- ``quiet(aspects)``: settled, and the live analysis (a busy consumer) is done with it: the
+  rules check and the bill wait for it, so they never delay the analysis' result.
 - :meth:`snapshot` / :meth:`snapshot_later`: the design read into a
   :class:`~designer.model.snapshot.DesignSnapshot` once per revision, whoever asks first (later in
   slices of :data:`CAPTURE_ROWS_PER_STEP` records between event-loop turns, so a 16k-GPU design
@@ -59,6 +61,9 @@ class DesignFeed(QObject):
 
     edited = Signal(object)  # frozenset of aspects, once per edit
     settled = Signal(object)  # frozenset of aspects since the last settled, after the debounce
+    #: settled, and no busy consumer (the live analysis) still works on it: for the work that may
+    #: wait (the rules check, the bill), so that it never delays the analysis' result
+    quiet = Signal(object)
 
     def __init__(self, document: Document) -> None:
         super().__init__(document)
@@ -73,6 +78,7 @@ class DesignFeed(QObject):
         self._capture_rev = -1
         self._waiting: list[Callable[[int, DesignSnapshot], None]] = []
         self._busy: list[Callable[[], bool]] = []
+        self._unquiet: set[str] = set()
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self._on_timer_timeout)
@@ -86,7 +92,8 @@ class DesignFeed(QObject):
     # ------------------------------------------------------------------ public
     def add_busy_probe(self, probe: Callable[[], bool]) -> None:
         """``probe()`` says a consumer is still working on an earlier edit: the next edit waits
-        for the debounce instead of settling at once."""
+        for the debounce instead of settling at once, and ``quiet`` waits for its
+        :meth:`work_done`."""
         self._busy.append(probe)
 
     def idle(self) -> bool:
@@ -160,6 +167,7 @@ class DesignFeed(QObject):
         self.revision += 1
         self._snapshot = None
         self._edit.clear()
+        self._unquiet.clear()
         self._unsettled = set(ALL)  # another design: everything changed, settled at the next turn
         self.timer.start(0)
 
@@ -195,7 +203,16 @@ class DesignFeed(QObject):
         aspects = frozenset(self._unsettled)
         self._unsettled.clear()
         if aspects:
+            self._unquiet |= aspects
             self.settled.emit(aspects)
+            self.work_done()
+
+    def work_done(self) -> None:
+        """A busy consumer finished (or dropped) its work: ``quiet`` if nothing else is going on."""
+        if self._unquiet and not self.timer.isActive() and not any(p() for p in self._busy):
+            aspects = frozenset(self._unquiet)
+            self._unquiet.clear()
+            self.quiet.emit(aspects)
 
     # ------------------------------------------------------------------ reading in slices
     def _stop_capture(self) -> None:

@@ -3,7 +3,8 @@ power and cost, kept up to date with the design.
 
 The figures are ``designer.analysis.bom.bill.bill_of_materials`` and their text is
 ``designer.present.bom_text``: the same table as ``topo-designer bom``. The dock recounts when
-the document's feed settles (:mod:`designer.gui.document.feed`) after a change that can alter
+the document's feed is quiet (:mod:`designer.gui.document.feed`: settled, and the live analysis
+done with it) after a change that can alter
 the bill (devices, links, their models, tiers, ports, media, lengths and cables; not moves,
 renames or collapsing), and only while it is shown. A small design is counted on the spot; a
 large one is counted on the feed's snapshot in the feed's worker pool (measured on the
@@ -225,7 +226,7 @@ class BomDock(QWidget):
         lay.addWidget(self.board)
         lay.addWidget(self.notes)
         feed.edited.connect(self._on_feed_edited)
-        feed.settled.connect(self._on_feed_settled)
+        feed.quiet.connect(self._on_feed_quiet)
         document.design_replaced.connect(self._on_document_design_replaced)
         self._on_document_design_replaced(document.design)
 
@@ -285,7 +286,7 @@ class BomDock(QWidget):
         components = self.document.catalog.components
         return any(dev.model not in components for dev in self.document.design.iter_devices())
 
-    def _on_feed_settled(self, _aspects: frozenset[str]) -> None:
+    def _on_feed_quiet(self, _aspects: frozenset[str]) -> None:
         if self._dirty and self.isVisible():  # a hidden dock counts when it is shown
             self.recount()
 

@@ -272,7 +272,7 @@ class AnalysisRunner(QObject):
         self._slow_timer.setInterval(PROGRESS_AFTER_MS)
         self._slow_timer.timeout.connect(lambda: self.slow.emit(True))
         self._run_started = 0.0
-        feed.add_busy_probe(lambda: self.running)
+        feed.add_busy_probe(lambda: self.running or self._awaiting)
         feed.edited.connect(self._on_feed_edited)
         feed.settled.connect(self._on_feed_settled)
         document.design_replaced.connect(self._on_document_design_replaced)
@@ -343,6 +343,8 @@ class AnalysisRunner(QObject):
             self.generation += 1
             self._finish_run()
             self.cancelled.emit()
+        else:
+            self.feed.work_done()
 
     def shutdown(self) -> None:
         """Cancel everything and wait for the worker (the window is closing)."""
@@ -391,6 +393,7 @@ class AnalysisRunner(QObject):
         self._awaiting = False
         key = (self.rev, self.traffic)
         if self._job_key == key and (self.running or self._shown == key):
+            self.feed.work_done()
             return  # this revision and traffic are being analysed or shown already (F5 came first)
         self._submit(snapshot)
 
@@ -437,12 +440,14 @@ class AnalysisRunner(QObject):
                           automatic=True)
         if self._shown != (self.rev, self.traffic) and self.live:
             self.schedule()
+        self.feed.work_done()  # the panels have the result: the rules check and the bill may run
 
     def _on_job_failed(self, generation: int, message: str) -> None:
         if generation == self.generation:
             self._finish_run()
             self._shown = self._job_key
             self.failed.emit(message)
+            self.feed.work_done()
 
 
 def waiting_text(runner: AnalysisRunner, design: Design, workload: str = "") -> str:
