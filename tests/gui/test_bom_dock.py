@@ -157,13 +157,18 @@ def test_a_bill_that_cannot_be_counted_says_why(window, qtbot, monkeypatch):
 
 
 def test_a_large_design_is_counted_in_a_worker_thread(window, qtbot, monkeypatch):
+    import threading
+
     import designer.gui.panels.bom_dock as module
 
     monkeypatch.setattr(module, "THREAD_ABOVE", 100)
+    threads: list[int] = []
+    run = module._Count.run
+    monkeypatch.setattr(module._Count, "run", lambda self: threads.append(threading.get_ident()) or run(self))
     bom_dock = _shown(window)
     design = _open_sample(window)
-    qtbot.waitUntil(lambda: bom_dock.counting, timeout=3000)
     qtbot.waitUntil(lambda: bom_dock.bom is not None and not bom_dock.counting, timeout=10000)
+    assert threads and threading.get_ident() not in threads  # counted off the UI thread
     assert _table(bom_dock) == bom_rows(bill_of_materials(design, window.catalog))
 
 
