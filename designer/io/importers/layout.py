@@ -54,20 +54,53 @@ def _host_size(block: HostBlock) -> tuple[float, float]:
     return cols * MEMBER_PITCH - 16 + 2 * FRAME + GAP, rows * MEMBER_ROW - 24 + 2 * FRAME + HEADER + GAP
 
 
+#: A leaf's block: the leaf, the block's width and height, and its hosts at (x, y) from the block's top left.
+LeafPlan = tuple[Device, float, float, list[tuple[HostBlock, float, float]]]
+
+
+@dataclass
+class _Floor:
+    """What the leaf row leaves for the rows above and below it.
+
+    ``spans``: chassis with leaf blades -> its x range; ``free``: x ranges the other upper-row switches
+    spread over; ``x_end``: the right edge so far; ``depth``: the bottom of the hosts under the leaves.
+    """
+
+    spans: dict[str, tuple[float, float]]
+    free: list[tuple[float, float]]
+    x_end: float
+    depth: float
+
+
 def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link], hosts: list[HostBlock]) -> None:
     """Set ``x``, ``y`` of ``devices`` (see the module docstring)."""
     by_id = {d.id: d for d in devices}
     chassis_of = {d.id: d.group for d in devices if d.kind == "switch" and d.group}
+    leaves = sorted((d for d in devices if d.kind == "switch" and d.tier == "leaf"),
+                    key=lambda d: (chassis_of.get(d.id) or "", _natural(d.id)))
+    under, shared, loose = _sort_hosts(hosts, links, leaves, chassis_of)
+    plans = [_plan_leaf(leaf, under.get(leaf.id, [])) for leaf in leaves]
+    floor = _place_leaf_row(by_id, plans, chassis_of, bool(shared))
+    if shared:
+        _place_shared(by_id, shared, leaves, bool(under), floor)
+    base_y = dict(ROW_Y)
+    for tier in ("spine", "core"):
+        _place_upper_tier(devices, tier, chassis_of, floor, base_y)
+    _place_bottom_rows(by_id, devices, under, chassis_of, loose)
+
+
+def _sort_hosts(hosts: list[HostBlock], links: list[Link], leaves: list[Device],
+                chassis_of: dict[str, str]) -> tuple[dict[str, list[HostBlock]], list[HostBlock], list[HostBlock]]:
+    """Hosts under the first leaf they are cabled to; hosts cabled to several leaves (rails) shared by
+    the whole leaf row; hosts under no leaf loose."""
     peers: dict[str, list[str]] = defaultdict(list)
     for link in links:
         if link.medium != "pcie":
             peers[link.a_device].append(link.b_device)
             peers[link.b_device].append(link.a_device)
-    leaves = sorted((d for d in devices if d.kind == "switch" and d.tier == "leaf"),
-                    key=lambda d: (chassis_of.get(d.id) or "", _natural(d.id)))
     leaf_rank = {d.id: i for i, d in enumerate(leaves)}
     under: dict[str, list[HostBlock]] = defaultdict(list)
-    shared: list[HostBlock] = []  # hosts cabled to several leaves (rails): under the whole leaf row
+    shared: list[HostBlock] = []
     loose: list[HostBlock] = []
     for block in hosts:
         up = {p for col in block.columns for dev in col for p in peers.get(dev, ()) if p in leaf_rank}
@@ -77,37 +110,43 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
             under[min(up, key=leaf_rank.__getitem__)].append(block)
         else:
             loose.append(block)
+    return under, shared, loose
 
-    # Each leaf's block: its width and the places of its hosts relative to the block's top left.
-    plans: list[tuple[Device, float, float, list[tuple[HostBlock, float, float]]]] = []
-    for leaf in leaves:
-        blocks = under.get(leaf.id, [])
-        placed: list[tuple[HostBlock, float, float]] = []
-        height = 0.0
-        if blocks:
-            w, h = _host_size(blocks[0])
-            cols = max(1, min(len(blocks), math.ceil(math.sqrt(len(blocks) * 1.5))))
-            cols = math.ceil(len(blocks) / math.ceil(len(blocks) / cols))  # rows evenly filled: 16 as 4 x 4
-            placed = [(block, (i % cols) * w, (i // cols) * h) for i, block in enumerate(blocks)]
-            height = math.ceil(len(blocks) / cols) * h
-            width = max(cols * w, SWITCH_PITCH)
-        else:
-            width = SWITCH_PITCH
-        plans.append((leaf, width, height, placed))
-    # Many leaves make a row far wider than it is tall: wrap the leaves (with their hosts) into
-    # bands under the spines, unless a chassis or rail-cabled hosts need the one row.
+
+def _plan_leaf(leaf: Device, blocks: list[HostBlock]) -> LeafPlan:
+    """A leaf's block: its hosts in a near-square grid of evenly filled rows (16 as 4 x 4)."""
+    if not blocks:
+        return leaf, SWITCH_PITCH, 0.0, []
+    w, h = _host_size(blocks[0])
+    cols = max(1, min(len(blocks), math.ceil(math.sqrt(len(blocks) * 1.5))))
+    cols = math.ceil(len(blocks) / math.ceil(len(blocks) / cols))
+    placed = [(block, (i % cols) * w, (i // cols) * h) for i, block in enumerate(blocks)]
+    return leaf, max(cols * w, SWITCH_PITCH), math.ceil(len(blocks) / cols) * h, placed
+
+
+def _band_width(plans: list[LeafPlan], chassis_of: dict[str, str], shared: bool) -> tuple[bool, float]:
+    """Whether the leaves wrap into bands under the spines, and the bands' width.
+
+    Many leaves make a row far wider than it is tall: wrap the leaves (with their hosts) into
+    bands, unless a chassis or rail-cabled hosts need the one row.
+    """
     total = sum(p[1] for p in plans)
     area = sum(p[1] * (p[2] + HOST_TOP - ROW_Y["leaf"]) for p in plans)
     band_width = max(max((p[1] for p in plans), default=0.0), math.sqrt(area) * 2.0, 2400.0)
     wrap = total > band_width * 1.5 and not shared and not any(chassis_of.get(p[0].id) for p in plans)
     if wrap:
         band_width = total / math.ceil(total / band_width)  # bands of even width
+    return wrap, band_width
+
+
+def _place_leaf_row(by_id: dict[str, Device], plans: list[LeafPlan], chassis_of: dict[str, str],
+                    shared: bool) -> _Floor:
+    """Each leaf over its hosts, left to right (in bands when it wraps); the x ranges it leaves above."""
+    wrap, band_width = _band_width(plans, chassis_of, shared)
     x = 0.0
     offset = 0.0  # vertical offset of the current band
     band_bottom = HOST_TOP
-    spans: dict[str, tuple[float, float]] = {}  # chassis with leaf blades -> its x range
-    free: list[tuple[float, float]] = []
-    depth = HOST_TOP
+    floor = _Floor({}, [], 0.0, HOST_TOP)
     widest = 0.0
     for leaf, width, height, placed in plans:
         if wrap and x > 0 and x + width / 2 > band_width:
@@ -118,89 +157,113 @@ def lay_out_fabric(devices: list[Device], groups: list[Group], links: list[Link]
         for block, dx, dy in placed:
             _place_host(by_id, block, x0 + dx, HOST_TOP + offset + dy)
         band_bottom = max(band_bottom, HOST_TOP + offset + height)
-        depth = max(depth, HOST_TOP + offset + height)
+        floor.depth = max(floor.depth, HOST_TOP + offset + height)
         leaf.x, leaf.y = x0 + width / 2 - 36, ROW_Y["leaf"] + offset
         x += width
         chassis = chassis_of.get(leaf.id)
         if chassis:
-            lo, hi = spans.get(chassis, (x0, x))
-            spans[chassis] = (min(lo, x0), max(hi, x))
-        elif not free or not wrap:
-            free.append((x0, x))
-    x = max(x, widest)
+            lo, hi = floor.spans.get(chassis, (x0, x))
+            floor.spans[chassis] = (min(lo, x0), max(hi, x))
+        elif not floor.free or not wrap:
+            floor.free.append((x0, x))
+    floor.x_end = max(x, widest)
     if wrap:
-        free = [(0.0, x)]
-    x_end = x
-    if shared:
-        w, h = _host_size(shared[0])
-        cols = max(1, math.ceil(math.sqrt(len(shared) * 2.0)))
-        grid = min(cols, len(shared)) * w
-        if not under and not spans:
-            # Only rail-cabled hosts: the leaves spread over the hosts' width.
-            x_end = max(x_end, grid)
-            pitch = x_end / len(leaves)
-            for i, leaf in enumerate(leaves):
-                leaf.x = i * pitch + pitch / 2 - 36
-            free = [(0.0, x_end)]
-        left = max(0.0, (x_end - grid) / 2)
-        for i, block in enumerate(shared):
-            _place_host(by_id, block, left + (i % cols) * w, depth + (i // cols) * h)
-        x_end = max(x_end, left + grid)
-    # Upper rows: chassis blades over their chassis, the rest spread over the free width.
-    base_y = dict(ROW_Y)
-    for tier in ("spine", "core"):
-        row = [d for d in devices if d.kind == "switch" and d.tier == tier]
-        anchored: dict[str, list[Device]] = defaultdict(list)
-        units: list[list[Device]] = []
-        unit_of_chassis: dict[str, list[Device]] = {}
-        for d in sorted(row, key=lambda d: _natural(d.id)):
-            chassis = chassis_of.get(d.id)
-            if chassis in spans:
-                anchored[chassis].append(d)
-            elif chassis:
-                if chassis not in unit_of_chassis:
-                    unit_of_chassis[chassis] = []
-                    units.append(unit_of_chassis[chassis])
-                unit_of_chassis[chassis].append(d)
-            else:
-                units.append([d])
-        for chassis, members in anchored.items():
-            lo, hi = spans[chassis]
-            _spread(members, lo, hi, ROW_Y[tier])
-        flat_units = units
-        n = sum(len(u) for u in flat_units)
-        if not n:
-            continue
-        lo, hi = (free[0][0], free[-1][1]) if free else (x_end, x_end)
-        per_row = max(8, int(max(hi - lo, 1200.0) // SWITCH_PITCH))
-        if n > per_row and all(len(u) == 1 for u in flat_units):
-            # A tier far wider than the fabric below it (64 spines over 8 leaves): several rows,
-            # stacked upwards, so the picture keeps the fabric's width.
-            rows = math.ceil(n / per_row)
-            y0 = base_y[tier]
-            for i, (d,) in enumerate(flat_units):
-                r, c = divmod(i, per_row)
-                in_row = min(per_row, n - r * per_row)
-                pitch = max(SWITCH_PITCH, (hi - lo) / in_row)
-                start = (lo + hi) / 2 - pitch * in_row / 2
-                d.x, d.y = start + c * pitch + pitch / 2 - 36, y0 - r * UPPER_ROW
-            if tier == "spine":
-                base_y["core"] = min(base_y["core"], y0 - (rows - 1) * UPPER_ROW - (ROW_Y["spine"] - ROW_Y["core"]))
-            continue
-        need = n * SWITCH_PITCH + (len(flat_units) - 1) * 2 * FRAME
-        if hi - lo < need:
-            if free:
-                lo = (lo + hi - need) / 2 if not spans else lo
-                hi = lo + need
-            else:
-                lo, hi = x_end + GAP, x_end + GAP + need
-        pitch = (hi - lo) / n
-        cursor = lo
-        for unit in flat_units:
-            for d in unit:
-                d.x, d.y = cursor + pitch / 2 - 36, base_y[tier]
-                cursor += pitch
-    # Switches without a tier, and hosts not under a leaf: rows of their own below everything.
+        floor.free = [(0.0, floor.x_end)]
+    return floor
+
+
+def _place_shared(by_id: dict[str, Device], shared: list[HostBlock], leaves: list[Device], any_under: bool,
+                  floor: _Floor) -> None:
+    """Rail-cabled hosts in a grid under the whole leaf row (the leaves spread over them when alone)."""
+    w, h = _host_size(shared[0])
+    cols = max(1, math.ceil(math.sqrt(len(shared) * 2.0)))
+    grid = min(cols, len(shared)) * w
+    if not any_under and not floor.spans:
+        # Only rail-cabled hosts: the leaves spread over the hosts' width.
+        floor.x_end = max(floor.x_end, grid)
+        pitch = floor.x_end / len(leaves)
+        for i, leaf in enumerate(leaves):
+            leaf.x = i * pitch + pitch / 2 - 36
+        floor.free = [(0.0, floor.x_end)]
+    left = max(0.0, (floor.x_end - grid) / 2)
+    for i, block in enumerate(shared):
+        _place_host(by_id, block, left + (i % cols) * w, floor.depth + (i // cols) * h)
+    floor.x_end = max(floor.x_end, left + grid)
+
+
+def _tier_units(row: list[Device], chassis_of: dict[str, str],
+                spans: dict[str, tuple[float, float]]) -> tuple[dict[str, list[Device]], list[list[Device]]]:
+    """A tier's switches as blades anchored over their chassis' leaves, and units to spread: the
+    blades of one other chassis together, each other switch alone."""
+    anchored: dict[str, list[Device]] = defaultdict(list)
+    units: list[list[Device]] = []
+    unit_of_chassis: dict[str, list[Device]] = {}
+    for d in sorted(row, key=lambda d: _natural(d.id)):
+        chassis = chassis_of.get(d.id)
+        if chassis in spans:
+            anchored[chassis].append(d)
+        elif chassis:
+            if chassis not in unit_of_chassis:
+                unit_of_chassis[chassis] = []
+                units.append(unit_of_chassis[chassis])
+            unit_of_chassis[chassis].append(d)
+        else:
+            units.append([d])
+    return anchored, units
+
+
+def _place_upper_tier(devices: list[Device], tier: str, chassis_of: dict[str, str], floor: _Floor,
+                      base_y: dict[str, float]) -> None:
+    """Spine or core row: chassis blades over their chassis, the rest spread over the free width
+    (several rows stacked upwards when a tier is far wider than the fabric; ``base_y`` then moves the core)."""
+    row = [d for d in devices if d.kind == "switch" and d.tier == tier]
+    anchored, units = _tier_units(row, chassis_of, floor.spans)
+    for chassis, members in anchored.items():
+        lo, hi = floor.spans[chassis]
+        _spread(members, lo, hi, ROW_Y[tier])
+    n = sum(len(u) for u in units)
+    if not n:
+        return
+    free, x_end = floor.free, floor.x_end
+    lo, hi = (free[0][0], free[-1][1]) if free else (x_end, x_end)
+    per_row = max(8, int(max(hi - lo, 1200.0) // SWITCH_PITCH))
+    if n > per_row and all(len(u) == 1 for u in units):
+        _stack_tier([u[0] for u in units], tier, lo, hi, per_row, base_y)
+        return
+    need = n * SWITCH_PITCH + (len(units) - 1) * 2 * FRAME
+    if hi - lo < need:
+        if free:
+            lo = (lo + hi - need) / 2 if not floor.spans else lo
+            hi = lo + need
+        else:
+            lo, hi = x_end + GAP, x_end + GAP + need
+    pitch = (hi - lo) / n
+    cursor = lo
+    for unit in units:
+        for d in unit:
+            d.x, d.y = cursor + pitch / 2 - 36, base_y[tier]
+            cursor += pitch
+
+
+def _stack_tier(row: list[Device], tier: str, lo: float, hi: float, per_row: int, base_y: dict[str, float]) -> None:
+    """A tier far wider than the fabric below it (64 spines over 8 leaves): several rows, stacked
+    upwards, so the picture keeps the fabric's width."""
+    n = len(row)
+    rows = math.ceil(n / per_row)
+    y0 = base_y[tier]
+    for i, d in enumerate(row):
+        r, c = divmod(i, per_row)
+        in_row = min(per_row, n - r * per_row)
+        pitch = max(SWITCH_PITCH, (hi - lo) / in_row)
+        start = (lo + hi) / 2 - pitch * in_row / 2
+        d.x, d.y = start + c * pitch + pitch / 2 - 36, y0 - r * UPPER_ROW
+    if tier == "spine":
+        base_y["core"] = min(base_y["core"], y0 - (rows - 1) * UPPER_ROW - (ROW_Y["spine"] - ROW_Y["core"]))
+
+
+def _place_bottom_rows(by_id: dict[str, Device], devices: list[Device], under: dict[str, list[HostBlock]],
+                       chassis_of: dict[str, str], loose: list[HostBlock]) -> None:
+    """Switches without a tier, and hosts not under a leaf: rows of their own below everything."""
     bottom = HOST_TOP + max((len(b) for b in under.values()), default=0) * 200.0 + 200.0
     bottom = max([bottom, *(d.y + 200.0 for d in devices if d.kind != "switch" and d.y)])
     others = sorted((d for d in devices if d.kind == "switch" and d.tier not in ROW_Y),
