@@ -50,7 +50,7 @@ from designer.present.bom_text import BOM_ALIGN, BOM_HEADERS, board_text, bom_cs
 #: Designs with more devices and links than this are counted in a worker thread.
 THREAD_ABOVE = 15000
 #: The narrowest the item column gets when the dock is narrow (px); drag the header to widen it.
-MIN_ITEM_WIDTH = 80
+MIN_ITEM_WIDTH = 70
 #: The columns shown at first, in this order (the header's context menu shows the others: category,
 #: tier / link and length, unit W); every column stays in the model and the CSV.
 DEFAULT_COLUMNS = ("item", "qty", "unit USD", "total USD", "total kW")

@@ -98,6 +98,10 @@ class _Job(QRunnable):
             self.signals.done.emit(self.generation, self.index, out)
 
 
+#: Panel height from which the overlaid curves show under the table, pixels.
+CURVES_FROM_PX = 320
+
+
 class ComparePanel(PlotPanel):
     """Variants' collective curves overlaid, and a table of their figures with deltas."""
 
@@ -119,10 +123,10 @@ class ComparePanel(PlotPanel):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         split = QSplitter(Qt.Orientation.Vertical)  # the table first: it holds the figures
-        split.addWidget(self.plot)
         split.addWidget(self.table)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 2)
+        split.addWidget(self.plot)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
         self.plot.setMinimumHeight(80)
         self.layout_.addWidget(split, 1)
@@ -255,6 +259,11 @@ class ComparePanel(PlotPanel):
         if is_base or ref is None or not ref or abs(value / ref - 1) < SAME:
             return text
         return f"{text} ({units.change(value / ref - 1)})"
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """On a short panel (docked at 1280 x 800) the curves give way: the table keeps every row it can."""
+        super().resizeEvent(event)
+        self.plot.setVisible(self.height() >= CURVES_FROM_PX)
 
     def _draw(self) -> None:
         variants = self.document.variants
