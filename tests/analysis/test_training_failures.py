@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -125,11 +124,10 @@ def test_fail_marks_links_and_refuses_unknown_ids() -> None:
         fail(d, ["ghost"])
 
 
-def test_n1_switch_scan_of_the_4su_superpod_is_fast() -> None:
+def test_n1_switch_scan_of_the_4su_superpod_groups_its_switches() -> None:
+    """(benchmarks/bench_training.py times the scan.)"""
     d = load_design(ROOT / "sample_designs" / "superpod-h100-4su.json")
-    t = time.perf_counter()
     scan = n1_scan(d)
-    assert time.perf_counter() - t < 30
     assert scan.elements == sum(1 for x in d.devices if x.kind == "switch")
     assert scan.classes < 10
     spine = next(r for r in scan.rows if "spine" in r.element)

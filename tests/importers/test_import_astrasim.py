@@ -60,6 +60,8 @@ def test_tbd_is_refused_unless_a_default_rate_is_given():
     ("topology: [ Ring ]\nnpus_count: [2, 2]\nbandwidth: [1]\n", "npus_count needs one count"),
     ("topology: [ Ring ]\nnpus_count: [ 0 ]\nbandwidth: [1]\n", "not a positive whole number"),
     ("topology: [ Ring, Ring ]\nnpus_count: [1000, 1000]\nbandwidth: [1, 1]\n", "1,000,000 NPUs"),
+    ("topology: [ " + ", ".join(["Ring"] * 9) + " ]\nnpus_count: [" + ", ".join(["2"] * 9) + "]\nbandwidth: ["
+     + ", ".join(["50"] * 9) + "]\n", "line 1: 9 network dimensions (at most 8"),
 ])
 def test_broken_configurations(text, words):
     with pytest.raises(ImportFileError) as err:

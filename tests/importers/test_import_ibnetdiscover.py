@@ -220,9 +220,9 @@ def test_missing_speeds_take_the_fabric_s_common_rate():
     assert report.counts["guessed"]["rate"] == 1
 
 
-def test_large_fabric_imports_in_seconds():
-    import time
-
+def test_a_large_fabric_imports_whole():
+    """200 switches and 1,500 adapters in more than 1 MB of dump (benchmarks/bench_import.py times
+    the same shape of dump; no timing here)."""
     lines = []
     leaves, spines, hosts_per_leaf = 100, 100, 15
     for s in range(spines):
@@ -240,11 +240,9 @@ def test_large_fabric_imports_in_seconds():
             lines.append(f'Ca\t1 "H-{0x300000 + lf * 100 + h:016x}"\t# "n{lf}-{h} HCA-1"')
             lines.append(f'[1]\t"S-{0x200000 + lf:016x}"[{h + 1}]\t# lid 1 lmc 0 "leaf" lid 1 4xNDR')
     raw = "\n".join(lines).encode()
-    t = time.perf_counter()
     design, report = imp(raw, "big.ibnet")
-    elapsed = time.perf_counter() - t
-    assert report.read["switches"] == 200 and report.read["adapters"] == 1500
-    assert len(raw) > 1_000_000 and elapsed < 10, elapsed  # about 1-2 s; the machine may be shared
+    assert report.read["switches"] == 200 and report.read["adapters"] == 1500 and len(raw) > 1_000_000
+    assert sum(1 for d in design.iter_devices() if d.kind == "switch") == 200
 
 
 def test_latin1_text_and_port_zero():

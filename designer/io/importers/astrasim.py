@@ -255,6 +255,10 @@ def read(text: str, options: ImportOptions, report: ImportReport) -> Design:
     _check_rates(rates, src)
     _check_comments(text, total, report)
     scale_up = _is_scale_up(rates, doc.child("topology").line, report)
+    network_dims = dims - (1 if scale_up else 0)
+    if network_dims > len(NETWORK_PREFIXES):
+        raise ImportFileError(f"{src}: line {doc.child('topology').line}: {network_dims} network dimensions "
+                              f"(at most {len(NETWORK_PREFIXES)}: each NPU gets one port group per dimension)")
     degree, pairs, switches = _wire(shapes, counts, scale_up)
     net = iter(NETWORK_PREFIXES)
     prefix = {d: "nvl" if d == 0 and scale_up else next(net) for d in range(dims)}
