@@ -22,9 +22,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from designer.model.units import count
+
 #: Domains larger than this are not given direct routing (their GPUs talk over the network, as
 #: before, and a note says so): the ECMP table is k^2 pairs and the ring search grows with k.
 MAX_DIRECT_DOMAIN = 256
+#: Why a GPU pair joined only by NVLink bridges may run slower than predicted (docs/analysis.md,
+#: validation: an A100 NV12 pair measured 13% below the prediction, NVIDIA/nccl-tests issue #178; two
+#: bridged H100 PCIe cards 53% below, NVIDIA/nccl issue #1161). The model counts every bridge link
+#: drawn at NCCL's per-link figure; what it cannot see: how many links are up (a bridge seated
+#: badly trains fewer, NVIDIA/nccl issue #557), the GPU's own limit below its links' sum (about
+#: 230 GB/s on A100 against 240 for 12 links, NVIDIA/nccl-tests issue #149), and whether NCCL uses
+#: P2P at all (NCCL_P2P_DISABLE, or NCCL_P2P_LEVEL below NVL: copies through host memory).
+BRIDGED_PAIR_NOTE = (
+    "joined GPU to GPU only by NVLink bridges: their figures are an upper bound. The model counts every "
+    "bridge link drawn at NCCL's per-link NVLink rate; published two-GPU runs of bridged pairs measure "
+    "less (an A100 NV12 pair 13% less, two H100 PCIe cards 53% less): fewer links may be up than drawn "
+    "(check nvidia-smi nvlink -s), the GPU caps NCCL below the sum of its links, and with P2P disabled "
+    "(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL below NVL) NCCL copies through host memory instead")
 #: Search budget (DFS node visits) per Hamiltonian cycle.
 CYCLE_SEARCH_BUDGET = 20_000
 #: At most this many link-disjoint rings are searched per domain shape, by this many searches.
@@ -380,6 +395,9 @@ def build_direct_domains(n_gpus: int, gpu_pos: np.ndarray, domain: np.ndarray, d
         row_in_shape.append(len(garc[s]))
         lk, fw = links[r0:r1], forward[r0:r1]
         garc[s].append(np.concatenate([np.where(fw, lk, lk + n_links), np.where(fw, lk + n_links, lk)]))
+    pairs = sum(len(g) == 2 for g in kept)
+    if pairs:
+        notes.append(f"{count(pairs, 'GPU pair')} {BRIDGED_PAIR_NOTE}")
     if disjoint:
         notes.append(f"{disjoint} NVLink domains without an NVLink switch are not joined GPU to GPU by their own "
                      "NVLink links: their GPUs talk over the network")
