@@ -3,6 +3,8 @@ labelled bars, the Training step naming its parallelism, the GPUs it leaves out 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
@@ -168,3 +170,13 @@ def test_compare_variants_shows_its_table_first_and_whole_when_docked(small_wind
         assert not panel.plot.isVisible()
     rows = panel.table.viewport().height() // panel.table.rowHeight(0)
     assert rows >= min(panel.table.rowCount(), 6)
+
+
+def test_axes_name_their_unit_without_scale_factors(small_window, qtbot):
+    _live(qtbot, small_window, GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8, spines=2), "gpt3-1.3b-ddp")
+    for key in ("utilisation", "step", "bottlenecks"):
+        pi = small_window.live.panels[key].plot.getPlotItem()
+        for side in ("left", "bottom"):
+            axis = pi.getAxis(side)
+            text = axis.labelString() if axis.label.isVisible() else ""
+            assert not re.search(r"\(x[\d.]|\(m%\)|e-\d", text), (key, side, text)

@@ -105,7 +105,8 @@ class UtilisationPanel(PlotPanel):
                     self._order[name] = rows[np.argsort(-util[rows], kind="stable")]
         histogram = self.mode.currentData() == "histogram"
         pi = self.plot.getPlotItem()
-        pi.setLabel("left", "links" if histogram else "utilisation", units="" if histogram else "%")
+        pi.setLabel("left", "links" if histogram else "utilisation (%)")
+        pi.getAxis("left").enableAutoSIPrefix(False)  # never "m%" on a nearly idle fabric
         pi.setLabel("bottom", "utilisation (%)" if histogram else "links of the tier, busiest first (%)")
         for name in list(self.curves):
             if name not in self._order:
