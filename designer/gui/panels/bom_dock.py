@@ -20,6 +20,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QEvent,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -189,6 +190,7 @@ class BomDock(QWidget):
         self.model = BomTableModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.viewport().installEventFilter(self)
         self.table.verticalHeader().hide()
         self.table.setAlternatingRowColors(True)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
@@ -261,6 +263,12 @@ class BomDock(QWidget):
         super().resizeEvent(event)
         if self.bom is not None:
             self._fit_item_column()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        """The table's own area resized (the labels under it changed, a scroll bar came): fit again."""
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize and self.bom is not None:
+            self._fit_item_column()
+        return super().eventFilter(watched, event)
 
     def shown_columns(self) -> list[str]:
         """The column heads shown, left to right."""
