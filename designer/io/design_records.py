@@ -11,6 +11,7 @@ path, which finds and names the problem.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from designer.io.design_bulk import bulk_devices, bulk_links
@@ -203,6 +204,30 @@ def build_design(data: dict[str, Any]) -> Design:
     devices_raw = _list(data.get("devices", []), "devices")
     links_raw = _list(data.get("links", []), "links")
 
+    groups, group_ids = _read_groups(groups_raw)
+    _check_group_tree(groups, group_ids)
+    ordered = _parents_first(groups, group_ids)
+    port_groups = _port_group_reader()
+    templates = _read_models(data, port_groups)
+
+    def own_ports(raw: Any, path: str) -> tuple[PortGroup, ...] | None:
+        try:
+            return port_groups(raw, path)
+        except RecordError:
+            return None  # the careful path names the problem
+
+    devices = bulk_devices(devices_raw, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
+    if devices is None:
+        devices = _devices_one_by_one(devices_raw, templates, group_ids, port_groups)
+    links = bulk_links(links_raw, _KNOWN["link"], devices, MAX_TEXT)
+    if links is None:
+        links = _links_one_by_one(links_raw, {dev.id: (dev, i) for i, dev in enumerate(devices)})
+    design.extend(ordered, devices, links, validated=True)  # every link was checked above
+    return design
+
+
+def _read_groups(groups_raw: list[Any]) -> tuple[list[Group], dict[str, int]]:
+    """The group records, each checked on its own, and each group id's position in the list."""
     groups: list[Group] = []
     group_ids: dict[str, int] = {}
     for i, g in enumerate(groups_raw):
@@ -221,10 +246,14 @@ def build_design(data: dict[str, Any]) -> Design:
         except DesignError as e:
             raise RecordError(p, str(e)) from None
         group_ids[gid] = i
+    return groups, group_ids
+
+
+def _check_group_tree(groups: list[Group], group_ids: dict[str, int]) -> None:
+    """Every parent a group of the file, and no group its own ancestor."""
     for i, g in enumerate(groups):
         if g.parent is not None and g.parent not in group_ids:
             raise RecordError(f"groups[{i}].parent", f"no group {g.parent!r}")
-    # Parents must come before children; detect cycles.
     state: dict[str, int] = {}
     for i, g in enumerate(groups):
         chain: list[str] = []
@@ -236,6 +265,10 @@ def build_design(data: dict[str, Any]) -> Design:
             cur = groups[group_ids[cur]].parent
         for c in chain:
             state[c] = 2
+
+
+def _parents_first(groups: list[Group], group_ids: dict[str, int]) -> list[Group]:
+    """The groups reordered so that each parent comes before its children (the tree is checked)."""
     ordered: list[Group] = []
     placed: set[str] = set()
 
@@ -249,13 +282,21 @@ def build_design(data: dict[str, Any]) -> Design:
 
     for g in groups:
         place(g)
+    return ordered
 
-    ports_cache: dict[str, tuple[PortGroup, ...]] = {}
+
+#: Reads a list of port-group records at a path of the file.
+PortGroupReader = Callable[[Any, str], tuple[PortGroup, ...]]
+
+
+def _port_group_reader() -> PortGroupReader:
+    """A reader of port-group lists: equal lists (by their text) share one built tuple."""
+    cache: dict[str, tuple[PortGroup, ...]] = {}
 
     def port_groups(raw: Any, path: str) -> tuple[PortGroup, ...]:
         raw = _list(raw, path)
         key = repr(raw)
-        cached = ports_cache.get(key)
+        cached = cache.get(key)
         if cached is not None:
             return cached
         built = []
@@ -276,9 +317,14 @@ def build_design(data: dict[str, Any]) -> Design:
             except DesignError as e:
                 raise RecordError(pp, str(e)) from None
         result = tuple(built)
-        ports_cache[key] = result
+        cache[key] = result
         return result
 
+    return port_groups
+
+
+def _read_models(data: dict[str, Any], port_groups: PortGroupReader) -> dict[str, tuple[PortGroup, ...]]:
+    """The file's ``models``: each model id's port groups, which its devices share."""
     templates: dict[str, tuple[PortGroup, ...]] = {}
     for i, m in enumerate(_list(data.get("models", []), "models")):
         p = f"models[{i}]"
@@ -290,21 +336,7 @@ def build_design(data: dict[str, Any]) -> Design:
         if mid in templates:
             raise RecordError(f"{p}.id", f"model {mid!r} is listed twice")
         templates[mid] = port_groups(m.get("ports"), f"{p}.ports")
-
-    def own_ports(raw: Any, path: str) -> tuple[PortGroup, ...] | None:
-        try:
-            return port_groups(raw, path)
-        except RecordError:
-            return None  # the careful path names the problem
-
-    devices = bulk_devices(devices_raw, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
-    if devices is None:
-        devices = _devices_one_by_one(devices_raw, templates, group_ids, port_groups)
-    links = bulk_links(links_raw, _KNOWN["link"], devices, MAX_TEXT)
-    if links is None:
-        links = _links_one_by_one(links_raw, {dev.id: (dev, i) for i, dev in enumerate(devices)})
-    design.extend(ordered, devices, links, validated=True)  # every link was checked above
-    return design
+    return templates
 
 
 def _devices_one_by_one(devices_raw: list[Any], templates: dict[str, tuple[PortGroup, ...]],
