@@ -205,6 +205,38 @@ def _line_rates(speed_a: np.ndarray, speed_b: np.ndarray, speeds: list[float], c
     return rule(sigs)[inverse.reshape(-1)]
 
 
+@dataclass(frozen=True)
+class _Nodes:
+    """Per device of a design: what the capacity graph keeps of it, and its switch protocol."""
+
+    kind: np.ndarray
+    latency_s: np.ndarray
+    sharp: np.ndarray
+    nvls: np.ndarray
+    protocol: np.ndarray  # a switch's protocol (P_IB, P_ETH), -1 unknown
+    nvlink_eff: np.ndarray  # NVLink efficiency of a GPU or NVLink switch (nvlink_efficiency)
+    nvlink_gen: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Links:
+    """Per link of a design, failed or not: its ends, port kinds and speeds, medium and cable."""
+
+    a: np.ndarray
+    b: np.ndarray
+    port_kind_a: np.ndarray  # P_NVLINK, P_PCIE or -1
+    port_kind_b: np.ndarray
+    speed_a: np.ndarray  # indexes speeds
+    speed_b: np.ndarray
+    speeds: list[float]
+    medium: np.ndarray  # P_NVLINK, P_PCIE or -1
+    length_m: np.ndarray
+    failed: np.ndarray
+    cable: np.ndarray  # indexes cables
+    cables: list  # a Cable or None (not in the catalog)
+    cable_latency_s_per_m: np.ndarray  # NaN: no catalog cable
+
+
 def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> CapacityGraph:
     """The capacity graph of ``design`` with ``catalog`` (None: the built-in, default catalog).
 
@@ -213,22 +245,63 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     design rules and the bill of materials: without it InfiniBand links would pass for Ethernet
     and NVLS and SHARP would vanish, changing the answer without saying so.
     """
-    notes: list[str] = []
     if catalog is None:
         catalog = default_catalog()
-    devices = design.devices
-    n = len(devices)
+    devices, links = design.devices, design.links
     index = {d.id: i for i, d in enumerate(devices)}
+    nodes = _node_arrays(devices, catalog)
+    notes = _catalog_gap_notes(design, catalog)
+    lk = _link_arrays(devices, links, index, catalog)
+    rate, failed = _link_rates(links, lk, notes), lk.failed
+    zero = ~(rate >= K.MIN_LINK_GBPS)
+    keep = ~failed & ~zero
+    excluded = [(links[k].id, "failed" if failed[k] else "zero capacity") for k in np.flatnonzero(~keep)]
+    proto, board = _link_protocols(lk, nodes)
+    wire, wire_worst = _wire_latencies(lk, nodes.kind, board)
+    if excluded:
+        notes.append(_excluded_note(excluded))
+    line = rate[keep] * K.BYTES_PER_S_PER_GBPS
+    proto_k = proto[keep]
+    a, b = lk.a[keep], lk.b[keep]
+    link_eff = _link_efficiency(catalog, proto_k, a, b, nodes, notes)
+    return CapacityGraph(
+        node_ids=tuple(d.id for d in devices),
+        node_kind=nodes.kind,
+        node_latency_s=nodes.latency_s,
+        node_sharp=nodes.sharp,
+        node_nvls=nodes.nvls,
+        link_ids=tuple(link.id for link, kp in zip(links, keep, strict=True) if kp),
+        a=a,
+        b=b,
+        line_bytes_per_s=line,
+        effective_bytes_per_s=line * link_eff,
+        protocol=proto_k,
+        wire_latency_s=wire[keep],
+        network_wire_worst_s=wire_worst,
+        node_nvlink_gen=nodes.nvlink_gen,
+        excluded=tuple(excluded),
+        notes=tuple(notes),
+        index=index,
+    )
+
+
+def _node_arrays(devices: list, catalog: Catalog) -> _Nodes:
+    """Each device's kind, switch latency, SHARP and NVLS, switch protocol and NVLink efficiency.
+
+    A device's catalog specs with its own ``protocol``, ``sharp``, ``nvls`` and ``latency_ns``
+    properties over them; a switch without a latency gets its protocol's default.
+    """
+    n = len(devices)
     kind = np.array([KIND_NAMES.index(d.kind) for d in devices], dtype=np.int8)
     node_latency = np.zeros(n)
     sharp = np.zeros(n, dtype=bool)
     nvls = np.zeros(n, dtype=bool)
-    node_proto = np.full(n, -1, dtype=np.int8)  # switch protocol, -1 unknown
-    # NVLink efficiency of each GPU and NVLink switch (nvlink_efficiency), memoised per model and ports.
+    node_proto = np.full(n, -1, dtype=np.int8)
     nvl_eff = np.full(n, K.NVLINK_EFFICIENCY)
     nvl_gen = np.zeros(n, dtype=np.int8)
+    # Memoised per model and port tuple; the tuples are kept alive so that their ids stay unique.
     nvl_memo: dict[tuple[str, int], tuple[float, int]] = {}
-    keep_ports = []  # keeps the memoised port tuples alive so that their ids stay unique
+    keep_ports = []
     for i, d in enumerate(devices):
         if d.kind in ("gpu", "nvswitch"):
             own = {k: d.properties[k] for k in _NVLINK_PROPS if k in d.properties}
@@ -257,6 +330,13 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
             node_latency[i] = float(lat_ns) * K.NS if lat_ns else default
         elif d.kind == "nvswitch":
             node_latency[i] = float(lat_ns or 0.0) * K.NS
+    del keep_ports
+    return _Nodes(kind, node_latency, sharp, nvls, node_proto, nvl_eff, nvl_gen)
+
+
+def _catalog_gap_notes(design: Design, catalog: Catalog) -> list[str]:
+    """Notes on the models and cables of ``design`` the catalog lacks, and what stands in for them."""
+    notes = []
     gaps = catalog_gaps(design, catalog)  # the same check and words as the unknown-model / unknown-cable rules
     if gaps.models:
         notes.append(f"{not_in_catalog('model', gaps.models, 'device')}: using port speeds and default "
@@ -264,8 +344,11 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     if gaps.cables:
         notes.append(f"{not_in_catalog('cable', gaps.cables, 'link')}: using port speeds and "
                      f"{duration(K.CABLE_LATENCY_S_PER_M)}/m")
+    return notes
 
-    links = design.links
+
+def _link_arrays(devices: list, links: list, index: dict[str, int], catalog: Catalog) -> _Links:
+    """The per-link arrays of ``links``: port lookups and cables are cached, not repeated per link."""
     m_all = len(links)
     # Devices of one model share their port-group tuple: cache port lookups per (groups, port).
     port_cache: dict[tuple[int, str], tuple[int, int]] = {}
@@ -289,15 +372,6 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     ib_l = [index[x.b_device] for x in links]
     pa = [port_info(devices[i], x.a_port) for i, x in zip(ia_l, links, strict=True)]
     pb = [port_info(devices[i], x.b_port) for i, x in zip(ib_l, links, strict=True)]
-    ia = np.array(ia_l, dtype=np.int64).reshape(m_all)
-    ib = np.array(ib_l, dtype=np.int64).reshape(m_all)
-    ka = np.array([x[0] for x in pa], dtype=np.int8).reshape(m_all)
-    kb = np.array([x[0] for x in pb], dtype=np.int8).reshape(m_all)
-    qa = np.array([x[1] for x in pa], dtype=np.int64).reshape(m_all)
-    qb = np.array([x[1] for x in pb], dtype=np.int64).reshape(m_all)
-    medium = np.array([kind_code.get(x.medium, -1) for x in links], dtype=np.int8).reshape(m_all)
-    length = np.array([x.length_m for x in links], dtype=float).reshape(m_all)
-    failed = np.array([x.failed for x in links], dtype=bool).reshape(m_all)
     cables = catalog.cables
     cab_code: dict[str, int] = {}
     cab_list = []
@@ -308,78 +382,97 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
         cab_list.append(cab)
         cab_lat.append(np.nan if cab is None else cab.latency_ns_per_m * K.NS)
     ccode = np.array([cab_code[x.cable] for x in links], dtype=np.int64).reshape(m_all)
-    clat = np.array(cab_lat, dtype=float)[ccode] if m_all else np.zeros(0)
-    rate = _line_rates(qa, qb, list(speed_code), ccode, cab_list)
+    result = _Links(
+        a=np.array(ia_l, dtype=np.int64).reshape(m_all),
+        b=np.array(ib_l, dtype=np.int64).reshape(m_all),
+        port_kind_a=np.array([x[0] for x in pa], dtype=np.int8).reshape(m_all),
+        port_kind_b=np.array([x[0] for x in pb], dtype=np.int8).reshape(m_all),
+        speed_a=np.array([x[1] for x in pa], dtype=np.int64).reshape(m_all),
+        speed_b=np.array([x[1] for x in pb], dtype=np.int64).reshape(m_all),
+        speeds=list(speed_code),
+        medium=np.array([kind_code.get(x.medium, -1) for x in links], dtype=np.int8).reshape(m_all),
+        length_m=np.array([x.length_m for x in links], dtype=float).reshape(m_all),
+        failed=np.array([x.failed for x in links], dtype=bool).reshape(m_all),
+        cable=ccode,
+        cables=cab_list,
+        cable_latency_s_per_m=np.array(cab_lat, dtype=float)[ccode] if m_all else np.zeros(0),
+    )
+    del keep_alive
+    return result
+
+
+def _link_rates(links: list, lk: _Links, notes: list[str]) -> np.ndarray:
+    """Per link, its line rate in Gb/s: the rule of its ports and cable, no more than it negotiated,
+    capped at ``MAX_LINK_GBPS`` (a note in ``notes`` says how many were)."""
+    rate = _line_rates(lk.speed_a, lk.speed_b, lk.speeds, lk.cable, lk.cables)
     for k, x in enumerate(links):
         if x.properties and "negotiated_gbps" in x.properties:
             neg = negotiated_gbps(x)
             if neg is not None and neg < rate[k]:
                 rate[k] = neg
-    zero = ~(rate >= K.MIN_LINK_GBPS)
     fast = rate > K.MAX_LINK_GBPS
     if fast.any():
         notes.append(f"{count(int(fast.sum()), 'link')} faster than {line_rate(K.MAX_LINK_GBPS)} counted at that rate")
         rate = np.minimum(rate, K.MAX_LINK_GBPS)
-    keep = ~failed & ~zero
-    excluded = [(links[k].id, "failed" if failed[k] else "zero capacity") for k in np.flatnonzero(~keep)]
+    return rate
+
+
+def _link_protocols(lk: _Links, nodes: _Nodes) -> tuple[np.ndarray, np.ndarray]:
+    """Per link, its protocol (see the module docstring), and whether it is a board link (NVLink, PCIe)."""
+    ka, kb, medium = lk.port_kind_a, lk.port_kind_b, lk.medium
+    ia, ib, kind = lk.a, lk.b, nodes.kind
     is_nvl = (medium == P_NVLINK) | (ka == P_NVLINK) | (kb == P_NVLINK)
     is_pcie = ~is_nvl & ((medium == P_PCIE) | (ka == P_PCIE) | (kb == P_PCIE))
-    npa, npb = node_proto[ia], node_proto[ib]
+    npa, npb = nodes.protocol[ia], nodes.protocol[ib]
     net_p = np.where((npa == P_IB) | (npb == P_IB), P_IB, P_ETH)
     # A network link between two accelerators, no switch or NIC between (torus, mesh, hypercube: TPU ICI style).
     net_p = np.where((kind[ia] == K_GPU) & (kind[ib] == K_GPU), P_DIRECT, net_p)
     proto = np.where(is_nvl, P_NVLINK, np.where(is_pcie, P_PCIE, net_p)).astype(np.int8)
+    return proto, is_nvl | is_pcie
+
+
+def _wire_latencies(lk: _Links, kind: np.ndarray, board: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
+    """Per link, its cable's latency; and the longest of a network access hop and of a switch-to-switch hop.
+
+    A cable not in the catalog counts ``CABLE_LATENCY_S_PER_M``; a board link without a cable none.
+    """
+    clat = lk.cable_latency_s_per_m
     has_cab = ~np.isnan(clat)
     per_m = np.where(has_cab, np.nan_to_num(clat), K.CABLE_LATENCY_S_PER_M)
-    wire = np.where((is_nvl | is_pcie) & ~has_cab, 0.0, length * per_m)
-    a, b, gbps = ia, ib, rate
-    net_all = ~(is_nvl | is_pcie)
-    both_sw = (kind[ia] == K_SWITCH) & (kind[ib] == K_SWITCH)
+    wire = np.where(board & ~has_cab, 0.0, lk.length_m * per_m)
+    net_all = ~board
+    both_sw = (kind[lk.a] == K_SWITCH) & (kind[lk.b] == K_SWITCH)
     access_w, fabric_w = wire[net_all & ~both_sw], wire[net_all & both_sw]
-    wire_worst = (float(access_w.max()) if len(access_w) else 0.0, float(fabric_w.max()) if len(fabric_w) else 0.0)
-    if excluded:
-        nf = sum(1 for _, r in excluded if r == "failed")
-        nz = len(excluded) - nf
-        parts = []
-        if nf:
-            parts.append(count(nf, "failed link"))
-        if nz:
-            parts.append(count(nz, ZERO_CAPACITY))
-        notes.append(f"left out of the analysis: {' and '.join(parts)} ({', '.join(i for i, _ in excluded[:3])}"
-                     f"{'...' if len(excluded) > 3 else ''})")
-    del keep_alive
-    line = gbps[keep] * K.BYTES_PER_S_PER_GBPS
-    proto_k = proto[keep]
-    # A catalog's own figure for a medium (an overlay fitted to a measurement) replaces the default.
+    return wire, (float(access_w.max()) if len(access_w) else 0.0, float(fabric_w.max()) if len(fabric_w) else 0.0)
+
+
+def _excluded_note(excluded: list[tuple[str, str]]) -> str:
+    """The note naming the links left out of the analysis, failed or of zero capacity."""
+    nf = sum(1 for _, r in excluded if r == "failed")
+    nz = len(excluded) - nf
+    parts = []
+    if nf:
+        parts.append(count(nf, "failed link"))
+    if nz:
+        parts.append(count(nz, ZERO_CAPACITY))
+    return (f"left out of the analysis: {' and '.join(parts)} ({', '.join(i for i, _ in excluded[:3])}"
+            f"{'...' if len(excluded) > 3 else ''})")
+
+
+def _link_efficiency(catalog: Catalog, proto: np.ndarray, a: np.ndarray, b: np.ndarray, nodes: _Nodes,
+                     notes: list[str]) -> np.ndarray:
+    """Per kept link, the fraction of its line rate it delivers: its protocol's, an NVLink link its GPU
+    end's; a catalog's own figure for a medium (an overlay fitted to a measurement) replaces both."""
     for medium, value in catalog.efficiency.items():
         notes.append(f"{medium} efficiency {value:.3g} from the catalog ({catalog.efficiency_sources.get(medium, '')})")
     eff_table = np.array([catalog.efficiency.get(p, K.PROTOCOL_EFFICIENCY[p]) for p in PROTOCOL_NAMES])
-    link_eff = eff_table[proto_k]
-    nvl_k = proto_k == P_NVLINK
+    link_eff = eff_table[proto]
+    nvl_k = proto == P_NVLINK
     if nvl_k.any() and "nvlink" not in catalog.efficiency:
         # An NVLink link runs at its GPU end's NVLink generation (the lower of two GPUs'; a link
         # between two NVLink switches at the lower of theirs).
-        ka_, kb_ = a[keep][nvl_k], b[keep][nvl_k]
-        ea, eb = nvl_eff[ka_], nvl_eff[kb_]
-        ga, gb = kind[ka_] == K_GPU, kind[kb_] == K_GPU
+        ka_, kb_ = a[nvl_k], b[nvl_k]
+        ea, eb = nodes.nvlink_eff[ka_], nodes.nvlink_eff[kb_]
+        ga, gb = nodes.kind[ka_] == K_GPU, nodes.kind[kb_] == K_GPU
         link_eff[nvl_k] = np.where(ga & ~gb, ea, np.where(gb & ~ga, eb, np.minimum(ea, eb)))
-    del keep_ports
-    return CapacityGraph(
-        node_ids=tuple(d.id for d in devices),
-        node_kind=kind,
-        node_latency_s=node_latency,
-        node_sharp=sharp,
-        node_nvls=nvls,
-        link_ids=tuple(link.id for link, kp in zip(links, keep, strict=True) if kp),
-        a=a[keep],
-        b=b[keep],
-        line_bytes_per_s=line,
-        effective_bytes_per_s=line * link_eff,
-        protocol=proto_k,
-        wire_latency_s=wire[keep],
-        network_wire_worst_s=wire_worst,
-        node_nvlink_gen=nvl_gen,
-        excluded=tuple(excluded),
-        notes=tuple(notes),
-        index=index,
-    )
+    return link_eff
