@@ -110,6 +110,11 @@ class Builder:
         self._cables: dict[tuple[float, float], tuple[Cable, ...]] = {}
         self._boards: dict[str, Cable | None] = {}
         self._model_ports: dict[Any, tuple[PortGroup, ...]] = {}
+        #: Network port groups of each port tuple, by its id (devices of one model share one tuple).
+        self._net_groups: dict[int, tuple[tuple[PortGroup, ...], tuple[PortGroup, ...]]] = {}
+        #: Cage key of each cable id, and per (rate, length) the first candidate cable of each cage key.
+        self._cage_keys: dict[str, tuple[str, str]] = {}
+        self._keyed_cands: dict[tuple[float, float], tuple[tuple[tuple[str, str], Cable], ...]] = {}
 
     # ---------------------------------------------------------------- catalog
     def error(self, message: str) -> GeneratorError:
@@ -248,7 +253,12 @@ class Builder:
     def _ports(self, dev: Device) -> PortState:
         state = self._net_ports.get(dev.id)
         if state is None:
-            state = self._net_ports[dev.id] = PortState(dev.id, [g for g in dev.ports if g.kind == "network"])
+            ports = dev.ports
+            known = self._net_groups.get(id(ports))
+            if known is None or known[0] is not ports:
+                known = self._net_groups[id(ports)] = (ports, tuple(g for g in ports if g.kind == "network"))
+            groups = known[1]
+            state = self._net_ports[dev.id] = PortState(dev.id, groups)
         return state
 
     def ports_used(self, device_id: str) -> int:
@@ -297,30 +307,11 @@ class Builder:
         sa, sb = self._ports(a), self._ports(b)
         rate = min(sa.speed(), sb.speed())
         length = self.length_m(a.id, b.id)
-        cands = self.cable_candidates(rate, length)
-        cab = None
-        if len(cands) == 1 and not (sa.caged or sb.caged):
-            cab = cands[0]
-        else:
-            for _attempt in range(3):
-                best = None
-                for i, c in enumerate(cands):
-                    key = cage_key(c)
-                    cost = sa.cost(key) + sb.cost(key)
-                    if cost < FULL and (best is None or cost < best[0]):
-                        best = (cost, i)
-                        if cost == 0:
-                            break
-                if best is not None:
-                    cab = cands[best[1]]
-                    break
-                blocked = [st for st in (sa, sb) if all(st.cost(cage_key(c)) >= FULL for c in cands)]
-                if not any(self._recage(st, cands) for st in blocked):
-                    break
-            if cab is None:
-                self._out_of_ports(a, sa)
-                self._out_of_ports(b, sb)
-        key = cage_key(cab)
+        keyed = self._keyed(rate, length)
+        cab = self._cheapest_fit(sa, sb, keyed)
+        if cab is None:
+            cab = self._fit_recaging(a, sa, b, sb, self.cable_candidates(rate, length), keyed)
+        key = self._cage_keys[cab.id]
         pa = sa.take(key)
         pb = sb.take(key)
         if pa is None:
@@ -332,6 +323,51 @@ class Builder:
         sa.record(link)
         sb.record(link)
         return link
+
+    def _keyed(self, rate_gbps: float, length_m: float) -> tuple[tuple[tuple[str, str], Cable], ...]:
+        """The first (preferred) of :meth:`cable_candidates` for each cage key, in order: cables of
+        one key cost the same on every port, so the first of them is the only one a link may take."""
+        keyed = self._keyed_cands.get((rate_gbps, length_m))
+        if keyed is None:
+            seen: dict[tuple[str, str], Cable] = {}
+            for c in self.cable_candidates(rate_gbps, length_m):
+                key = self._cage_keys.setdefault(c.id, cage_key(c))
+                seen.setdefault(key, c)
+            keyed = self._keyed_cands[(rate_gbps, length_m)] = tuple(seen.items())
+        return keyed
+
+    @staticmethod
+    def _cheapest_fit(sa: PortState, sb: PortState, keyed: tuple[tuple[tuple[str, str], Cable], ...]) -> Cable | None:
+        """The first cable of the fewest cages opened on the two ends (None if an end has no room for any)."""
+        ua, ub = sa.uniform_cost(), sb.uniform_cost()
+        if ua is not None and ub is not None:  # every key costs the same: the preferred cable
+            return keyed[0][1] if ua + ub < FULL else None
+        best = None
+        best_cost = FULL
+        for key, c in keyed:
+            cost = (sa.cost(key) if ua is None else ua) + (sb.cost(key) if ub is None else ub)
+            if cost < best_cost:
+                best, best_cost = c, cost
+                if cost == 0:
+                    break
+        return best
+
+    def _fit_recaging(self, a: Device, sa: PortState, b: Device, sb: PortState, cands: tuple[Cable, ...],
+                      keyed: tuple[tuple[tuple[str, str], Cable], ...]) -> Cable:
+        """A cable for a link whose ends have no room for any of ``cands`` (``keyed``: the first of
+        each cage key) as their cages stand: re-cable a part-used cage of a blocked end
+        (:meth:`_recage`) and look again, up to twice."""
+        for attempt in range(3):
+            blocked = [(dev, st) for dev, st in ((a, sa), (b, sb)) if all(st.cost(key) >= FULL for key, _ in keyed)]
+            if attempt == 2 or not any(self._recage(st, cands) for _, st in blocked):
+                break
+            cab = self._cheapest_fit(sa, sb, keyed)
+            if cab is not None:
+                return cab
+        for dev, st in blocked:  # the end that has no room (a first)
+            self._out_of_ports(dev, st)
+        self._out_of_ports(a, sa)
+        raise AssertionError("unreachable: _out_of_ports raises")  # pragma: no cover
 
     def _recage(self, state: PortState, cands: tuple[Cable, ...]) -> bool:
         """Free room for a link: re-cable the links of a part-used cage to a cable the link may use.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from designer.model import Link, PortGroup
@@ -71,15 +72,24 @@ def cage_key(cab: Cable) -> tuple[str, str]:
     return cab.medium, (cab.transceiver or "") if cab.medium == "optical" else ""
 
 
+@lru_cache(maxsize=256)
+def _group_facts(groups: tuple[PortGroup, ...]) -> tuple[int, bool, frozenset[str], tuple[tuple[str, ...], ...]]:
+    """Of a device's network port groups: the port count, whether any has twin-port cages, the
+    prefixes of those that do, and every group's port ids in order."""
+    return (sum(g.count for g in groups), any(g.per_cage > 1 for g in groups),
+            frozenset(g.prefix for g in groups if g.per_cage > 1), tuple(tuple(g.port_ids()) for g in groups))
+
+
 class PortState:
     """The network ports of one device, handed out in order; on a port group with ``per_cage`` > 1
     every cage is given to one cage key (medium and module) and filled before another opens."""
 
     __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "_last",
-                 "_caged_prefixes")
+                 "_caged_prefixes", "_names")
 
-    def __init__(self, device_id: str, groups: list[PortGroup]) -> None:
+    def __init__(self, device_id: str, groups: list[PortGroup] | tuple[PortGroup, ...]) -> None:
         self.device_id = device_id
+        groups = tuple(groups)
         self.groups = groups
         self.gi = 0
         #: Per group: ports handed out (no cages) or cages opened (cages).
@@ -89,9 +99,8 @@ class PortState:
         #: Per group: cage index -> [key, ports used, links].
         self.cages: list[dict[int, list[Any]]] = [{} for _ in groups]
         self.used = 0
-        self.total = sum(g.count for g in groups)
-        self.caged = any(g.per_cage > 1 for g in groups)
-        self._caged_prefixes = {g.prefix for g in groups if g.per_cage > 1}
+        # What follows depends on the port groups alone, so devices of one model share it.
+        self.total, self.caged, self._caged_prefixes, self._names = _group_facts(groups)
         self._last: list[Any] | None = None
 
     def _room(self, g: int) -> bool:
@@ -121,6 +130,16 @@ class PortState:
                 return 1
         return FULL
 
+    def uniform_cost(self) -> int | None:
+        """:meth:`cost`, when it is the same for every cage key (no cages, or no cage of the next
+        port's group open yet); None when it depends on the key. Call after :meth:`speed`."""
+        if not self.caged:
+            return 0 if self.used < self.total else FULL
+        g = self.gi
+        if g < len(self.groups) and (self.groups[g].per_cage <= 1 or not self.open[g]):
+            return 0 if self.groups[g].per_cage <= 1 else 1
+        return None
+
     def take(self, key: tuple[str, str]) -> str | None:
         """The next port for a link of cage key ``key``, or None if there is none."""
         self._last = None
@@ -131,7 +150,7 @@ class PortState:
                 if self.opened[g] < grp.count:
                     self.opened[g] += 1
                     self.used += 1
-                    return f"{grp.prefix}{self.opened[g]}"
+                    return self._names[g][self.opened[g] - 1]
                 continue
             cage = self.open[g].get(key)
             if cage is None:
@@ -147,7 +166,7 @@ class PortState:
                 del self.open[g][key]
             self.used += 1
             self._last = entry
-            return f"{grp.prefix}{cage * pc + entry[1]}"
+            return self._names[g][cage * pc + entry[1] - 1]
         return None
 
     def record(self, link: Link) -> None:
