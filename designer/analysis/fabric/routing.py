@@ -23,12 +23,13 @@ explicit GPU flows (:func:`route_flows`). The core-graph ECMP engine is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from designer.analysis.fabric.capacity import K_GPU, K_NIC, K_NVSWITCH, P_NVLINK, P_PCIE, CapacityGraph
+from designer.analysis.fabric.capacity import K_GPU, K_NIC, K_NVSWITCH, K_SWITCH, P_NVLINK, P_PCIE, CapacityGraph
 from designer.analysis.fabric.direct_nvlink import DirectDomains, build_direct_domains
 from designer.analysis.fabric.ecmp import CHUNK_ELEMENTS
 from designer.analysis.fabric.twins import CoreRouter
@@ -179,21 +180,90 @@ class Fabric:
         return out
 
 
+class _Domains(NamedTuple):
+    """The NVLink domains of a fabric's GPUs (see :func:`_nvlink_domains`)."""
+
+    domain: np.ndarray  # per GPU, -1: none
+    n_domains: int
+    domain_hub: np.ndarray  # per domain, its NVLink switch (-1: hub-less)
+    nvl_up: np.ndarray  # per GPU, arc GPU -> hub of one of its NVLink links (-1: none)
+    nvl_down: np.ndarray
+    hub_of: np.ndarray  # per GPU, its NVLink switch (-1: none)
+    comp: np.ndarray  # per node, its NVLink component
+
+
+class _HubLinks(NamedTuple):
+    """Every NVLink link of each GPU to its hub, GPU ``i``'s in rows ``ptr[i]:ptr[i + 1]``."""
+
+    ptr: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    w: np.ndarray  # the share of the GPU's NVLink traffic each link carries
+
+
+class _Core(NamedTuple):
+    """The core graph: network links between switches and the GPUs and NICs with network ports."""
+
+    mask: np.ndarray  # per node
+    nodes: np.ndarray
+    of: np.ndarray
+    arc: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+
+
+class _Attachments(NamedTuple):
+    """Per (GPU, attachment point) row, sorted by GPU (see :class:`Fabric`, ``att_*``)."""
+
+    gpu: np.ndarray
+    core: np.ndarray
+    w: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+
+
 def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     """Find NVLink domains, GPU attachments and the core graph of ``cap``."""
     n, m = cap.n_nodes, cap.n_links
-    kind = cap.node_kind
-    a, b, proto = cap.a, cap.b, cap.protocol
+    kind, a, b = cap.node_kind, cap.a, cap.b
     gpus = np.flatnonzero(kind == K_GPU)
     gpu_pos = np.full(n, -1, dtype=np.int64)
     gpu_pos[gpus] = np.arange(len(gpus))
+    notes: list[str] = []
+    dom = _nvlink_domains(cap, gpus, gpu_pos)
+    hub = _hub_links(cap, gpus, gpu_pos, dom.hub_of, notes)
+    joined = _joined_hubs_note(cap, dom)
+    if joined:
+        notes.append(joined)
+    core = _core_graph(cap)
+    att = _attachments(cap, gpus, gpu_pos, core)
+    if rails is None:
+        rails = np.full(len(gpus), -1, dtype=np.int64)
+    gg = (cap.protocol == P_NVLINK) & (kind[a] == K_GPU) & (kind[b] == K_GPU)
+    direct, direct_notes = build_direct_domains(len(gpus), gpu_pos, dom.domain, dom.domain_hub, a, b,
+                                                np.flatnonzero(gg), cap.line_bytes_per_s, m)
+    notes.extend(direct_notes)
+    return Fabric(
+        cap=cap, gpus=gpus, gpu_pos=gpu_pos, domain=dom.domain, n_domains=dom.n_domains, domain_hub=dom.domain_hub,
+        nvl_up=dom.nvl_up, nvl_down=dom.nvl_down, nvl_ptr=hub.ptr, nvl_up_arcs=hub.up, nvl_down_arcs=hub.down,
+        nvl_w=hub.w, att_gpu=att.gpu, att_core=att.core, att_w=att.w, att_up=att.up, att_down=att.down,
+        core_nodes=core.nodes, core_of=core.of, core_arc=core.arc, core_src=core.src, core_dst=core.dst,
+        rail=np.asarray(rails, dtype=np.int64), notes=tuple(notes), direct=direct,
+    )
 
-    # NVLink domains. A GPU linked to an NVLink switch (its hub; the last such link if several)
-    # is in the domain of that hub, so traffic between GPUs of one domain takes gpu -> hub -> gpu,
-    # a real path. Hubs joined to each other by NVLink stay separate domains: that NVLink is not
-    # routed, their GPUs talk over the network. GPUs with NVLink but no hub are grouped by
-    # NVLink component and route over their direct links (direct_nvlink).
-    nv = proto == P_NVLINK
+
+def _nvlink_domains(cap: CapacityGraph, gpus: np.ndarray, gpu_pos: np.ndarray) -> _Domains:
+    """The NVLink domain of each GPU.
+
+    A GPU linked to an NVLink switch (its hub; the last such link if several) is in the domain of
+    that hub, so traffic between GPUs of one domain takes gpu -> hub -> gpu, a real path. Hubs
+    joined to each other by NVLink stay separate domains: that NVLink is not routed, their GPUs
+    talk over the network. GPUs with NVLink but no hub are grouped by NVLink component and route
+    over their direct links (direct_nvlink).
+    """
+    n, m = cap.n_nodes, cap.n_links
+    kind, a, b = cap.node_kind, cap.a, cap.b
+    nv = cap.protocol == P_NVLINK
     g_nv = sp.coo_matrix((np.ones(int(nv.sum())), (a[nv], b[nv])), shape=(n, n)).tocsr()
     _, comp = connected_components(g_nv, directed=False)
     has_nv = np.zeros(n, dtype=bool)
@@ -215,14 +285,24 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     domain = np.full(len(gpus), -1, dtype=np.int64)
     domain[key >= 0] = dom
     domain_hub = np.where(uniq < n, uniq, -1).astype(np.int64)
-    # Every NVLink link of a GPU to its hub; parallel links share its traffic by line rate.
+    return _Domains(domain, len(uniq), domain_hub, nvl_up, nvl_down, hub_of, comp)
+
+
+def _hub_links(cap: CapacityGraph, gpus: np.ndarray, gpu_pos: np.ndarray, hub_of: np.ndarray,
+               notes: list[str]) -> _HubLinks:
+    """Every NVLink link of a GPU to its hub; parallel links share its traffic by line rate.
+
+    Links to another NVLink switch are not routed (a note in ``notes`` counts such GPUs).
+    """
+    m = cap.n_links
+    kind, a, b = cap.node_kind, cap.a, cap.b
+    nv = cap.protocol == P_NVLINK
     la = np.flatnonzero(nv & (kind[a] == K_GPU) & (kind[b] == K_NVSWITCH))
     lb = np.flatnonzero(nv & (kind[b] == K_GPU) & (kind[a] == K_NVSWITCH))
     l_gpu = np.concatenate([gpu_pos[a[la]], gpu_pos[b[lb]]])
     l_hub = np.concatenate([b[la], a[lb]])
     l_up = np.concatenate([la, lb + m])
     l_down = np.concatenate([la + m, lb])
-    notes: list[str] = []
     if len(l_gpu):
         pairs = unique_pairs(l_gpu, l_hub)[0]
         several = np.bincount(pairs[:, 0], minlength=len(gpus)) > 1
@@ -237,15 +317,26 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     rate = cap.line_bytes_per_s[l_up % max(m, 1)]
     l_w = rate / np.bincount(l_gpu, weights=rate, minlength=len(gpus))[l_gpu]
     nvl_ptr = np.searchsorted(l_gpu, np.arange(len(gpus) + 1))
-    hubs = np.unique(hub_of[hubbed])
-    _, per_comp = np.unique(comp[hubs], return_counts=True)
-    if (per_comp > 1).any():
-        shared = hubs[np.isin(comp[hubs], np.unique(comp[hubs])[per_comp > 1])]
-        names = ", ".join(cap.node_ids[i] for i in shared[:3]) + ("..." if len(shared) > 3 else "")
-        notes.append(f"NVLink switches joined by NVLink ({names}): NVLink between NVLink switches is not routed; "
-                     "GPUs of different NVLink switches talk over the network")
+    return _HubLinks(nvl_ptr, l_up, l_down, l_w)
 
-    # Core graph: network (non-board) links. NIC nodes are core only when linked to a non-switch.
+
+def _joined_hubs_note(cap: CapacityGraph, dom: _Domains) -> str:
+    """A note naming NVLink switches joined to each other by NVLink, which is not routed ('' if none)."""
+    comp = dom.comp
+    hubs = np.unique(dom.hub_of[dom.hub_of >= 0])
+    _, per_comp = np.unique(comp[hubs], return_counts=True)
+    if not (per_comp > 1).any():
+        return ""
+    shared = hubs[np.isin(comp[hubs], np.unique(comp[hubs])[per_comp > 1])]
+    names = ", ".join(cap.node_ids[i] for i in shared[:3]) + ("..." if len(shared) > 3 else "")
+    return (f"NVLink switches joined by NVLink ({names}): NVLink between NVLink switches is not routed; "
+            "GPUs of different NVLink switches talk over the network")
+
+
+def _core_graph(cap: CapacityGraph) -> _Core:
+    """The core graph: network (non-board) links. NIC nodes are core only when linked to a non-switch."""
+    n, m = cap.n_nodes, cap.n_links
+    kind, a, b, proto = cap.node_kind, cap.a, cap.b, cap.protocol
     net = (proto != P_NVLINK) & (proto != P_PCIE)
     is_nic = kind == K_NIC
     core_mask = np.zeros(n, dtype=bool)
@@ -253,7 +344,7 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     core_mask[b[net]] = True
     nic_net_only_switch = np.ones(n, dtype=bool)
     for end, other in ((a, b), (b, a)):
-        sel = net & is_nic[end] & (kind[other] != 3)
+        sel = net & is_nic[end] & (kind[other] != K_SWITCH)
         nic_net_only_switch[end[sel]] = False
     core_mask &= ~(is_nic & nic_net_only_switch)
     core_nodes = np.flatnonzero(core_mask)
@@ -263,23 +354,43 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
     core_arc = np.concatenate([core_link, core_link + m])
     core_src = core_of[np.concatenate([a[core_link], b[core_link]])]
     core_dst = core_of[np.concatenate([b[core_link], a[core_link]])]
+    return _Core(core_mask, core_nodes, core_of, core_arc, core_src, core_dst)
 
-    # Attachments.
-    att_gpu: list[np.ndarray] = []
-    att_core: list[np.ndarray] = []
-    att_w: list[np.ndarray] = []
-    att_up: list[np.ndarray] = []
-    att_down: list[np.ndarray] = []
-    # (1) GPUs that are core nodes themselves.
-    own = gpus[core_mask[gpus]]
+
+def _attachments(cap: CapacityGraph, gpus: np.ndarray, gpu_pos: np.ndarray, core: _Core) -> _Attachments:
+    """Where each GPU's network traffic enters the core graph, and over which arcs.
+
+    A GPU that is a core node is its own attachment; otherwise its PCIe NIC (:func:`_nic_attachments`).
+    A GPU may reach the network through several NICs: its traffic is shared equally.
+    """
+    parts: list[tuple[np.ndarray, ...]] = []
+    own = gpus[core.mask[gpus]]
     if len(own):
-        att_gpu.append(gpu_pos[own])
-        att_core.append(core_of[own])
-        att_w.append(np.ones(len(own)))
-        att_up.append(np.full((len(own), 2), -1, dtype=np.int64))
-        att_down.append(np.full((len(own), 2), -1, dtype=np.int64))
-    # (2) GPU -(pcie)- NIC, NIC either core itself or -(network)- core node(s).
+        no_arc = np.full((len(own), 2), -1, dtype=np.int64)
+        parts.append((gpu_pos[own], core.of[own], np.ones(len(own)), no_arc, no_arc))
+    parts.extend(_nic_attachments(cap, gpu_pos, core))
+
+    def cat(i: int, dtype, shape=(0,)) -> np.ndarray:
+        return np.concatenate([p[i] for p in parts]).astype(dtype) if parts else np.zeros(shape, dtype=dtype)
+
+    ag, ac, aw = cat(0, np.int64), cat(1, np.int64), cat(2, float)
+    au, ad = cat(3, np.int64, (0, 2)), cat(4, np.int64, (0, 2))
+    per_gpu = np.bincount(ag, weights=aw, minlength=len(gpus))
+    if len(ag):
+        aw = aw / per_gpu[ag]
+    order = np.argsort(ag, kind="stable")
+    return _Attachments(ag[order], ac[order], aw[order], au[order], ad[order])
+
+
+def _nic_attachments(cap: CapacityGraph, gpu_pos: np.ndarray, core: _Core) -> list[tuple[np.ndarray, ...]]:
+    """Attachment rows (gpu, core node, weight, up arcs, down arcs) of GPU -(pcie)- NIC: the NIC
+    itself when it is a core node, else every core node its network links reach, equally shared."""
+    m = cap.n_links
+    kind, a, b, proto = cap.node_kind, cap.a, cap.b, cap.protocol
+    is_nic = kind == K_NIC
+    net = (proto != P_NVLINK) & (proto != P_PCIE)
     pc = proto == P_PCIE
+    parts: list[tuple[np.ndarray, ...]] = []
     for end, other, off_up, off_down in ((a, b, 0, m), (b, a, m, 0)):
         idx = np.flatnonzero(pc & (kind[end] == K_GPU) & is_nic[other])
         if not len(idx):
@@ -287,13 +398,11 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         gpu_n, nic_n = end[idx], other[idx]
         up1, down1 = idx + off_up, idx + off_down
         # NIC already core.
-        c = core_mask[nic_n]
+        c = core.mask[nic_n]
         if c.any():
-            att_gpu.append(gpu_pos[gpu_n[c]])
-            att_core.append(core_of[nic_n[c]])
-            att_w.append(np.ones(int(c.sum())))
-            att_up.append(np.stack([up1[c], np.full(int(c.sum()), -1)], axis=1))
-            att_down.append(np.stack([np.full(int(c.sum()), -1), down1[c]], axis=1))
+            k = int(c.sum())
+            parts.append((gpu_pos[gpu_n[c]], core.of[nic_n[c]], np.ones(k),
+                          np.stack([up1[c], np.full(k, -1)], axis=1), np.stack([np.full(k, -1), down1[c]], axis=1)))
         # NIC -> switch links.
         nic_rows = np.flatnonzero(~c)
         if not len(nic_rows):
@@ -302,7 +411,7 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         nl_sw = np.concatenate([b, a])
         nl_arc_up = np.concatenate([np.arange(m), np.arange(m) + m])
         nl_arc_down = np.concatenate([np.arange(m) + m, np.arange(m)])
-        nl_ok = np.concatenate([net, net]) & is_nic[nl_nic] & core_mask[nl_sw]
+        nl_ok = np.concatenate([net, net]) & is_nic[nl_nic] & core.mask[nl_sw]
         nl_nic, nl_sw, nl_arc_up, nl_arc_down = nl_nic[nl_ok], nl_sw[nl_ok], nl_arc_up[nl_ok], nl_arc_down[nl_ok]
         order = np.argsort(nl_nic, kind="stable")
         nl_nic, nl_sw, nl_arc_up, nl_arc_down = nl_nic[order], nl_sw[order], nl_arc_up[order], nl_arc_down[order]
@@ -316,38 +425,9 @@ def build_fabric(cap: CapacityGraph, rails: np.ndarray | None = None) -> Fabric:
         offs = np.arange(int(cnt_h.sum())) - np.repeat(np.cumsum(cnt_h) - cnt_h, cnt_h)
         sel = np.repeat(starts[has], cnt_h) + offs
         r = rows[rep]
-        att_gpu.append(gpu_pos[gpu_n[r]])
-        att_core.append(core_of[nl_sw[sel]])
-        att_w.append(1.0 / cnt_h[rep])
-        att_up.append(np.stack([up1[r], nl_arc_up[sel]], axis=1))
-        att_down.append(np.stack([nl_arc_down[sel], down1[r]], axis=1))
-
-    def cat(parts: list[np.ndarray], dtype, shape=(0,)) -> np.ndarray:
-        return np.concatenate(parts).astype(dtype) if parts else np.zeros(shape, dtype=dtype)
-
-    ag = cat(att_gpu, np.int64)
-    ac = cat(att_core, np.int64)
-    aw = cat(att_w, float)
-    au = cat(att_up, np.int64, (0, 2))
-    ad = cat(att_down, np.int64, (0, 2))
-    # A GPU may reach the network through several NICs: share its traffic equally.
-    per_gpu = np.bincount(ag, weights=aw, minlength=len(gpus))
-    if len(ag):
-        aw = aw / per_gpu[ag]
-    order = np.argsort(ag, kind="stable")
-    if rails is None:
-        rails = np.full(len(gpus), -1, dtype=np.int64)
-    gg = nv & (kind[a] == K_GPU) & (kind[b] == K_GPU)
-    direct, direct_notes = build_direct_domains(len(gpus), gpu_pos, domain, domain_hub, a, b, np.flatnonzero(gg),
-                                                cap.line_bytes_per_s, m)
-    notes.extend(direct_notes)
-    return Fabric(
-        cap=cap, gpus=gpus, gpu_pos=gpu_pos, domain=domain, n_domains=len(uniq), domain_hub=domain_hub,
-        nvl_up=nvl_up, nvl_down=nvl_down, nvl_ptr=nvl_ptr, nvl_up_arcs=l_up, nvl_down_arcs=l_down, nvl_w=l_w,
-        att_gpu=ag[order], att_core=ac[order], att_w=aw[order], att_up=au[order], att_down=ad[order],
-        core_nodes=core_nodes, core_of=core_of, core_arc=core_arc, core_src=core_src, core_dst=core_dst,
-        rail=np.asarray(rails, dtype=np.int64), notes=tuple(notes), direct=direct,
-    )
+        parts.append((gpu_pos[gpu_n[r]], core.of[nl_sw[sel]], 1.0 / cnt_h[rep],
+                      np.stack([up1[r], nl_arc_up[sel]], axis=1), np.stack([nl_arc_down[sel], down1[r]], axis=1)))
+    return parts
 
 
 # --------------------------------------------------------------------------- flows
