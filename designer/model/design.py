@@ -514,18 +514,16 @@ class Design(GroupHierarchy):
         with self.batch():
             for g in groups:
                 self.add_group(g)
-            for d in devices:
-                self.add_device(d)
-            if not validated:
-                for link in links:
-                    self.add_link(link)
-                return
+            self._extend_devices(devices)
+            check = None if validated else self.check_link
             port_link = self._port_link
             device_links = self._device_links
             table = self._links
             emit = self.link_added.emit if len(self.link_added) else None
             for link in links:
-                if link.id in table.by_id:
+                if check is not None:
+                    check(link)
+                elif link.id in table.by_id:
                     raise DuplicateIdError(f"a link named {link.id!r} already exists")
                 index = table.insert(link, None)
                 port_link[(link.a_device, link.a_port)] = link.id
@@ -535,6 +533,28 @@ class Design(GroupHierarchy):
                 if emit is not None:
                     emit(link, index)
                 self._batch_dirty = True
+
+    def _extend_devices(self, devices: Iterable[Device]) -> None:
+        """Append devices as :meth:`add_device` does each (same checks and events), inside a batch."""
+        by_id = self._devices.by_id
+        groups = self._groups.by_id
+        insert = self._devices.insert
+        device_links = self._device_links
+        members = self._group_members
+        emit = self.device_added.emit if len(self.device_added) else None
+        for device in devices:
+            if device.id in by_id:
+                raise DuplicateIdError(f"a device named {device.id!r} already exists")
+            group = device.group
+            if group is not None and group not in groups:
+                raise UnknownIdError(f"device {device.id!r}: no group {group!r}")
+            index = insert(device, None)
+            device_links[device.id] = {}
+            if group is not None:
+                members.setdefault(group, {})[device.id] = None
+            if emit is not None:
+                emit(device, index)
+            self._batch_dirty = True
 
     def copy(self) -> Design:
         """An independent, listener-free copy of this design.
