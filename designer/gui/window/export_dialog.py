@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.model import DesignError, units
+from designer.model import Design, DesignError, units
 from designer.present.export import DEFAULT_SIZES
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ OUTPUTS = (
     ("graphml", "GraphML (networkx, yEd)", "{}.graphml"),
 )
 NO_WORKLOAD = ""
+#: How the progress names each output ("Writing the canvas picture...").
+_LABELS = {key: label.split(" (")[0].lower() for key, label, _ in OUTPUTS}
 
 
 
@@ -175,12 +178,31 @@ class ExportDialog(QDialog):
             self.accept()
 
     def run_export(self) -> list[str]:
-        """Export the chosen outputs; raise :class:`DesignError` with a one-line message on failure."""
-        from designer.gui.window import pictures
-        from designer.interop import write_graphml
-        from designer.io.atomic import atomic_write_bytes
-        from designer.present.cabling import write_cabling
-        from designer.present.export import check_folder, check_output, write_html, write_report
+        """Export the chosen outputs; raise :class:`DesignError` with a one-line message on failure.
+
+        The analysis and the files that need no Qt (report, cabling, GraphML) are made in a worker
+        thread while a progress dialog runs; the pictures and the HTML report are drawn here after."""
+        paths, sizes, workload = self._chosen()
+        w = self.window_
+        design = w.document.design.copy()  # the analysis runs off the UI thread on its own copy
+        area = w.view.visible_scene_rect() if self.visible.isChecked() else None
+        analysed = any(k in paths for k in ("report", "html", "panels"))
+        progress = self._progress(int(analysed) + len(paths))
+        state: dict[str, Any] = {"text": "Analysing the design\u2026", "step": 0, "done": 0, "total": 1}
+        written: list[str] = []
+        try:
+            data = self._in_worker(progress, state, lambda: self._analyse_and_write(
+                design, paths, sizes, workload, analysed, state, written))
+            self._draw_and_write(data, design, paths, area, progress, state["step"], written)
+        except OSError as e:
+            raise DesignError(f"cannot write: {e.strerror or e}") from None
+        finally:
+            progress.close()
+        return written
+
+    def _chosen(self) -> tuple[dict[str, Path], list[int], Any]:
+        """The outputs and their paths (checked), the message sizes and the workload, as chosen."""
+        from designer.present.export import check_folder, check_output
 
         paths = self.paths()
         if not paths:
@@ -199,98 +221,104 @@ class ExportDialog(QDialog):
             from designer.io.workload_file import load_workload
 
             workload = load_workload(self.workload.currentData())
-        w = self.window_
-        design = w.document.design.copy()  # the analysis runs off the UI thread on its own copy
-        area = w.view.visible_scene_rect() if self.visible.isChecked() else None
-        labels = {key: label.split(" (")[0].lower() for key, label, _ in OUTPUTS}
-        background = [k for k in ("report", "cabling", "graphml") if k in paths]  # no Qt: off the UI thread
-        foreground = [k for k in ("png", "panels", "html") if k in paths]
-        analysed = any(k in paths for k in ("report", "html", "panels"))
-        steps = int(analysed) + len(paths)
+        return paths, sizes, workload
+
+    def _progress(self, steps: int) -> QProgressDialog:
         progress = QProgressDialog("Analysing the design\u2026", "", 0, 100 * steps, self)
         progress.setWindowTitle("Export")
         progress.setCancelButton(None)
         progress.setWindowModality(Qt.WindowModality.WindowModal)
         progress.setMinimumDuration(300)
         progress.setValue(0)
-        state: dict[str, Any] = {"text": "Analysing the design\u2026", "step": 0, "done": 0, "total": 1}
-        written: list[str] = []
+        return progress
+
+    @staticmethod
+    def _in_worker(progress: QProgressDialog, state: dict[str, Any], work: Callable[[], Any]) -> Any:
+        """Run ``work`` in a worker thread, showing the progress it writes into ``state``."""
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(work)
+            while not future.done():
+                progress.setLabelText(state["text"])
+                progress.setValue(int(100 * (state["step"] + state["done"] / state["total"])))
+                QApplication.processEvents()
+                time.sleep(0.02)
+            return future.result()
+
+    def _analyse_and_write(self, design: Design, paths: dict[str, Path], sizes: list[int], workload: Any,
+                           analysed: bool, state: dict[str, Any], written: list[str]) -> Any:
+        """The analysis and the files that need no Qt (in the worker thread)."""
+        from designer.interop import write_graphml
+        from designer.present.cabling import write_cabling
+        from designer.present.export import prepare, write_report
+
+        w = self.window_
 
         def report_progress(stage: str, done: int, total: int) -> None:
             state.update(text=f"Analysing the design: {stage}\u2026", done=done, total=max(total, 1))
 
-        source = str(getattr(w.document, "path", "") or design.name)
+        data = None
+        if analysed:
+            source = str(getattr(w.document, "path", "") or design.name)
+            data = prepare(design, source=source, catalog=w.catalog, sizes=sizes, workload=workload,
+                           progress=report_progress)
+            state.update(step=1, done=0)
+        for key in ("report", "cabling", "graphml"):
+            if key not in paths:
+                continue
+            state.update(text=f"Writing the {_LABELS[key]}\u2026", done=0, total=1)
+            path = paths[key]
+            if key == "report":
+                write_report(data, path)
+            elif key == "cabling":
+                write_cabling(design, path, w.catalog)
+            else:
+                write_graphml(design, path, w.catalog)
+            written.append(str(path))
+            state.update(step=state["step"] + 1)
+        return data
 
-        def work() -> Any:
-            """The analysis and the files that need no Qt, in a worker thread."""
-            from designer.present.export import prepare
+    def _draw_and_write(self, data: Any, design: Design, paths: dict[str, Path], area: Any,
+                        progress: QProgressDialog, step: int, written: list[str]) -> None:
+        """The canvas picture, the panel pictures and the HTML report (on the UI thread: they draw with Qt)."""
+        from designer.gui.window import pictures
+        from designer.io.atomic import atomic_write_bytes
+        from designer.present.export import write_html
 
-            data = None
-            if analysed:
-                data = prepare(design, source=source, catalog=w.catalog, sizes=sizes, workload=workload,
-                               progress=report_progress)
-                state.update(step=1, done=0)
-            for key in background:
-                state.update(text=f"Writing the {labels[key]}\u2026", done=0, total=1)
-                path = paths[key]
-                if key == "report":
-                    write_report(data, path)
-                elif key == "cabling":
-                    write_cabling(design, path, w.catalog)
-                else:
-                    write_graphml(design, path, w.catalog)
+        w = self.window_
+        drawn: list[Any] = []
+
+        def panels() -> list[Any]:
+            """The panel pictures, drawn once for the panel files and the HTML report."""
+            if not drawn:
+                drawn.append(pictures.panel_pngs(data))
+            return drawn[0]
+
+        on_screen = screen_colouring(w)
+        for key in ("png", "panels", "html"):
+            if key not in paths:
+                continue
+            progress.setLabelText(f"Writing the {_LABELS[key]}\u2026")
+            progress.setValue(100 * step)
+            QApplication.processEvents()
+            path = paths[key]
+            if key == "png":
+                pic = pictures.canvas_png(design, w.catalog, width=self.width.value(), area=area,
+                                          transparent=self.transparent.isChecked(),
+                                          legend=self.legend.isChecked(), collapse=False, **on_screen)
+                atomic_write_bytes(path, pic.png)
                 written.append(str(path))
-                state.update(step=state["step"] + 1)
-            return data
-
-        try:
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                future = pool.submit(work)
-                while not future.done():
-                    progress.setLabelText(state["text"])
-                    progress.setValue(int(100 * (state["step"] + state["done"] / state["total"])))
-                    QApplication.processEvents()
-                    time.sleep(0.02)
-                data = future.result()
-            drawn: list[Any] = []
-
-            def panels() -> list[Any]:
-                """The panel pictures, drawn once for the panel files and the HTML report."""
-                if not drawn:
-                    drawn.append(pictures.panel_pngs(data))
-                return drawn[0]
-
-            on_screen = screen_colouring(w)
-            step = state["step"]
-            for key in foreground:
-                progress.setLabelText(f"Writing the {labels[key]}\u2026")
-                progress.setValue(100 * step)
-                QApplication.processEvents()
-                path = paths[key]
-                if key == "png":
-                    pic = pictures.canvas_png(design, w.catalog, width=self.width.value(), area=area,
-                                              transparent=self.transparent.isChecked(),
-                                              legend=self.legend.isChecked(), collapse=False, **on_screen)
-                    atomic_write_bytes(path, pic.png)
-                    written.append(str(path))
-                elif key == "panels":
-                    path.mkdir(exist_ok=True)
-                    for p in panels():
-                        atomic_write_bytes(path / f"{p.name}.png", p.png)
-                        written.append(str(path / f"{p.name}.png"))
-                else:
-                    canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False,
-                                                 **on_screen)
-                    measured = getattr(w, "measured", None)
-                    write_html(data, path, canvas=canvas, panels=panels(),
-                               measured=measured.doc if measured is not None else None)
-                    written.append(str(path))
-                step += 1
-        except OSError as e:
-            raise DesignError(f"cannot write: {e.strerror or e}") from None
-        finally:
-            progress.close()
-        return written
+            elif key == "panels":
+                path.mkdir(exist_ok=True)
+                for p in panels():
+                    atomic_write_bytes(path / f"{p.name}.png", p.png)
+                    written.append(str(path / f"{p.name}.png"))
+            else:
+                canvas = pictures.canvas_png(design, w.catalog, width=1600, area=area, collapse=False, **on_screen)
+                measured = getattr(w, "measured", None)
+                write_html(data, path, canvas=canvas, panels=panels(),
+                           measured=measured.doc if measured is not None else None)
+                written.append(str(path))
+            step += 1
 
 
 def screen_colouring(window: MainWindow) -> dict[str, Any]:
