@@ -47,6 +47,24 @@ def _open_sweep_point(window: MainWindow) -> None:
     open_sweep_point(window)
 
 
+#: The menus, by name: their titles and actions (None: a separator; "recent": the Open Recent submenu).
+MENUS: tuple[tuple[str, str, tuple[str | None, ...]], ...] = (
+    ("file", "&File", ("new", "new_window", "open", "recent", "open_sweep_point", "import", None, "save", "save_as",
+                       "export", None, "close", "quit")),
+    ("edit", "&Edit", ("undo", "redo", None, "cut", "copy", "paste", "duplicate", "delete", None, "select_all",
+                       "find")),
+    ("view", "&View", ("zoom_in", "zoom_out", "zoom_fit", "zoom_100", None)),
+    ("design", "&Design", ("connect_mode", "connect_selected", "cable_rail_wise", None, "group", "ungroup", "collapse",
+                           "collapse_servers", "expand_all", None, "generate", "check", "analyze")),
+    ("help", "&Help", ("getting_started", "docs", "shortcuts", None, "about")),
+)
+#: The toolbar's actions (None: a separator).
+TOOLBAR = ("new", "open", "save", None, "undo", "redo", None, "cut", "copy", "paste", "delete", None,
+           "zoom_in", "zoom_out", "zoom_fit", None, "connect_mode", "collapse", None, "generate", "analyze")
+
+_Act = Callable[..., QAction]
+
+
 def build_actions(w: MainWindow) -> dict[str, QAction]:
     """Create every action of the window, keyed by a short name, and the menus and toolbar."""
     acts: dict[str, QAction] = {}
@@ -72,6 +90,14 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         acts[key] = a
         return a
 
+    for add in (_file_actions, _edit_actions, _view_actions, _design_actions, _help_actions):
+        add(w, act, acts)
+    _build_menus(w, acts)
+    _build_toolbar(w, acts)
+    return acts
+
+
+def _file_actions(w: MainWindow, act: _Act, acts: dict[str, QAction]) -> None:
     act("new", "&New", w.new_design, SK.New, "new", "Start an empty design")
     act("new_window", "New &Window", w.new_window, QKeySequence("Ctrl+Shift+N"), tip="Open another designer window")
     act("open", "&Open\u2026", w.open_dialog, SK.Open, "open", "Open a design file")
@@ -85,6 +111,9 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         tip="Export pictures, the JSON and HTML reports, the cabling plan or GraphML")
     act("close", "&Close Window", w.close, SK.Close)
     act("quit", "&Quit", w.quit_all, SK.Quit)
+
+
+def _edit_actions(w: MainWindow, act: _Act, acts: dict[str, QAction]) -> None:
     undo = w.document.undo_group.createUndoAction(w, "&Undo")
     undo.setShortcut(SK.Undo)
     undo.setIcon(_icon(w, "undo"))
@@ -100,10 +129,16 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         "delete", "Delete the selection (devices with their links)")
     act("select_all", "Select &All", w.editor.select_all, SK.SelectAll)
     act("find", "&Find Device\u2026", w.focus_find, SK.Find, "find", "Find a device by name and centre on it")
+
+
+def _view_actions(w: MainWindow, act: _Act, acts: dict[str, QAction]) -> None:
     act("zoom_in", "Zoom &In", w.view.zoom_in, [QKeySequence(SK.ZoomIn), QKeySequence("Ctrl+=")], "zoom_in")
     act("zoom_out", "Zoom &Out", w.view.zoom_out, SK.ZoomOut, "zoom_out")
     act("zoom_fit", "Zoom to &Fit", w.view.zoom_to_fit, QKeySequence("Ctrl+0"), "zoom_fit", "Show the whole design")
     act("zoom_100", "Actual &Size", w.view.zoom_reset, QKeySequence("Ctrl+1"))
+
+
+def _design_actions(w: MainWindow, act: _Act, acts: dict[str, QAction]) -> None:
     act("connect_mode", "&Connect Mode", w.set_connect_mode, QKeySequence("C"), "connect",
         "Drag from device to device to connect them (or Alt+drag, or drag from a port)", checkable=True)
     act("connect_selected", "Connect Selected to &Switch", lambda: _cabling(w, False), QKeySequence("Ctrl+K"),
@@ -121,6 +156,9 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         "Generate a fabric (server, leaf-spine, fat-tree, rail-optimized...) into the design")
     act("analyze", "&Analyze", w.analyze, QKeySequence("F5"), "analyze", "Run the analyzer on the design")
     act("check", "Check &Rules", w.checker.run, QKeySequence("F7"), tip="Check the design rules now")
+
+
+def _help_actions(w: MainWindow, act: _Act, acts: dict[str, QAction]) -> None:
     act("getting_started", "&Getting Started", lambda: help_menu.show_getting_started(w),
         tip="A first session in ten minutes: the window, a fabric of your own, where the time goes, exports")
     act("docs", "&Documentation", lambda: help_menu.show_documentation(w), SK.HelpContents,
@@ -129,47 +167,29 @@ def build_actions(w: MainWindow) -> dict[str, QAction]:
         tip="Every shortcut and canvas gesture, searchable")
     act("about", "&About", lambda: help_menu.show_about(w), tip="The version of Topology Designer")
 
-    mb = w.menuBar()
-    m = mb.addMenu("&File")
-    w.menus["file"] = m
-    for k in ("new", "new_window", "open"):
-        m.addAction(acts[k])
-    w.recent_menu = m.addMenu("Open &Recent")
-    m.addAction(acts["open_sweep_point"])
-    m.addAction(acts["import"])
-    m.addSeparator()
-    for k in ("save", "save_as", "export"):
-        m.addAction(acts[k])
-    m.addSeparator()
-    m.addAction(acts["close"])
-    m.addAction(acts["quit"])
-    m = mb.addMenu("&Edit")
-    w.menus["edit"] = m
-    for k in ("undo", "redo", None, "cut", "copy", "paste", "duplicate", "delete", None, "select_all", "find"):
-        m.addSeparator() if k is None else m.addAction(acts[k])
-    m = mb.addMenu("&View")
-    for k in ("zoom_in", "zoom_out", "zoom_fit", "zoom_100"):
-        m.addAction(acts[k])
-    m.addSeparator()
-    w.view_menu = m
-    w.menus["view"] = m
-    m = mb.addMenu("&Design")
-    w.menus["design"] = m
-    for k in ("connect_mode", "connect_selected", "cable_rail_wise", None, "group", "ungroup", "collapse",
-              "collapse_servers", "expand_all", None, "generate", "check", "analyze"):
-        m.addSeparator() if k is None else m.addAction(acts[k])
-    m = mb.addMenu("&Help")
-    w.menus["help"] = m
-    for k in ("getting_started", "docs", "shortcuts", None, "about"):
-        m.addSeparator() if k is None else m.addAction(acts[k])
 
+
+def _build_menus(w: MainWindow, acts: dict[str, QAction]) -> None:
+    mb = w.menuBar()
+    for name, title, keys in MENUS:
+        m = mb.addMenu(title)
+        w.menus[name] = m
+        for k in keys:
+            if k is None:
+                m.addSeparator()
+            elif k == "recent":
+                w.recent_menu = m.addMenu("Open &Recent")
+            else:
+                m.addAction(acts[k])
+    w.view_menu = w.menus["view"]
+
+
+def _build_toolbar(w: MainWindow, acts: dict[str, QAction]) -> None:
     tb = QToolBar("Main")
     tb.setObjectName("main_toolbar")
     tb.setMovable(False)
     tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
-    for k in ("new", "open", "save", None, "undo", "redo", None, "cut", "copy", "paste", "delete", None,
-              "zoom_in", "zoom_out", "zoom_fit", None, "connect_mode", "collapse", None, "generate", "analyze"):
+    for k in TOOLBAR:
         tb.addSeparator() if k is None else tb.addAction(acts[k])
     w.addToolBar(tb)
     w.toolbar = tb
-    return acts
