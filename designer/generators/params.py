@@ -45,6 +45,7 @@ PARAM_LABELS = {
     "racks": "NVLink racks",
     "trays": "Compute trays per rack",
     "gpus_per_tray": "GPUs per tray",
+    "racks_per_domain": "Racks per NVLink domain",
     "scaleout": "Scale-out network",
     # switch fabrics
     "switch": "Leaf switch model",
