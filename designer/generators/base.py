@@ -15,7 +15,10 @@ from typing import Any
 from designer.generators.params import GeneratorError, setting
 from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
+from designer.model.bulk import checked_devices
 from designer.model.catalog import Cable, Catalog, Component, default_catalog
+from designer.model.entities import check_coord, check_id
+from designer.model.errors import InvalidValueError
 from designer.model.units import line_rate
 
 
@@ -110,6 +113,8 @@ class Builder:
         self._cables: dict[tuple[float, float], tuple[Cable, ...]] = {}
         self._boards: dict[str, Cable | None] = {}
         self._model_ports: dict[Any, tuple[PortGroup, ...]] = {}
+        #: Ids of the port tuples (kept in ``_model_ports``) of the models a device has been made of with every check.
+        self._made_of: set[int] = set()
         #: Network port groups of each port tuple, by its id (devices of one model share one tuple).
         self._net_groups: dict[int, tuple[tuple[PortGroup, ...], tuple[PortGroup, ...]]] = {}
         #: Cage key of each cable id, and per (rate, length) the first candidate cable of each cage key.
@@ -226,9 +231,23 @@ class Builder:
 
     def device(self, comp: Component, device_id: str, *, name: str = "", tier: str = "", x: float = 0.0,
                y: float = 0.0, group: str | None = None, properties: dict[str, Any] | None = None) -> Device:
-        dev = comp.make_device(device_id, name=name, tier=tier, x=x, y=y, group=group,
-                               properties=properties if properties is not None else {})
-        dev.ports = self._float_ports(comp)
+        props = properties if properties is not None else {}
+        ports = self._float_ports(comp)
+        if id(ports) in self._made_of:
+            # A model made once already passed Device's checks of its kind and ports; what varies
+            # per device is checked here (any refusal is left to Device, for its own message).
+            try:
+                check_id(device_id)
+                xf, yf = check_coord(x, "x"), check_coord(y, "y")
+            except InvalidValueError:
+                pass
+            else:
+                (dev,) = checked_devices([(device_id, comp.kind, ports, comp.id, name, tier, xf, yf, group, props)])
+                self.devices.append(dev)
+                return dev
+        dev = comp.make_device(device_id, name=name, tier=tier, x=x, y=y, group=group, properties=props)
+        dev.ports = ports
+        self._made_of.add(id(ports))
         self.devices.append(dev)
         return dev
 
