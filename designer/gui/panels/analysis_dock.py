@@ -69,6 +69,39 @@ class AnalysisDock(QWidget):
         super().__init__()
         self.document = document
         self.runner = runner
+        self._build_traffic_controls()
+        self._build_job_choices()
+        self._build_run_state()
+        self._build_figures()
+        self._lay_out()
+        self._selected_gpus: tuple[str, ...] = ()
+        self._fill_algorithms()
+        self.button.clicked.connect(self.runner.start)
+        for combo in (self.collective, self.size, self.algorithm, self.routing):
+            combo.currentIndexChanged.connect(self._on_traffic_edited)
+        self.collective.currentIndexChanged.connect(lambda _i: self._fill_algorithms())
+        self.gpus.activated.connect(self._on_gpus_activated)
+        self.workload.activated.connect(self._on_workload_activated)
+        self.serving.activated.connect(self._on_serving_activated)
+        self.runner.started.connect(self._on_runner_started)
+        self.runner.live_result.connect(self.show_result)
+        self.runner.result_ready.connect(self._on_runner_result_ready)
+        self.runner.failed.connect(self._on_runner_failed)
+        self.runner.stale.connect(self._on_runner_stale)
+        self.runner.slow.connect(self._busy.setVisible)
+        self.runner.progress.connect(self._on_runner_progress)
+        self.runner.live_changed.connect(self._on_runner_live_changed)
+        self.runner.cancelled.connect(lambda: self.state.setText("Analysis cancelled: press Analyze (F5) to run it."))
+        self.document.design_replaced.connect(self._on_document_design_replaced)
+        self._design: Design | None = None
+        self._on_document_design_replaced(self.document.design)
+        self._set_failures_visible(False)
+        self._set_step_visible(False)
+        self._set_served_visible(False)
+        self._show_hashed(None)
+
+    def _build_traffic_controls(self) -> None:
+        """What is timed: the collective, the message size, the GPUs, the algorithm, the routing."""
         self.collective = QComboBox()
         for c in COLLECTIVES:
             self.collective.addItem(COLLECTIVE_TITLES[c], c)
@@ -92,6 +125,9 @@ class AnalysisDock(QWidget):
                                 "routing, adaptive on InfiniBand and Spectrum-X), or one mode for the analysis; "
                                 "hashed pins each flow to one equal-cost path and reports the mean and p99 time over "
                                 "seeded draws (docs/analysis.md)")
+
+    def _build_job_choices(self) -> None:
+        """The training workload and the serving model to predict, presets or files."""
         self.workload = QComboBox()
         for combo in (self.routing, self.workload):  # long item names must not widen the dock
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -115,11 +151,14 @@ class AnalysisDock(QWidget):
         self.serving.addItem("Open serving file\u2026", OPEN_WORKLOAD)
         self._servings: dict[str, ServingWorkload] = {}
         self._serving_key = NO_WORKLOAD
+
+    def _build_run_state(self) -> None:
+        """Analyze, Live, the state line, the progress bar and Cancel."""
         self.button = QPushButton("Analyze")
         self.button.setToolTip("Run the analyzer on the current design now (F5)")
         self.live = QCheckBox("Live")
         self.live.setToolTip("Re-analyse after every edit (Analysis \u25b8 Live)")
-        self.live.setChecked(runner.live)
+        self.live.setChecked(self.runner.live)
         self.live.toggled.connect(self._on_live_toggled)
         self.state = QLabel("Not analyzed yet.")
         self.state.setWordWrap(True)
@@ -128,7 +167,10 @@ class AnalysisDock(QWidget):
         self.progress.setTextVisible(True)
         self.cancel = QPushButton("Cancel")
         self.cancel.setToolTip("Stop this analysis (Esc in the dock)")
-        self.cancel.clicked.connect(runner.cancel)
+        self.cancel.clicked.connect(self.runner.cancel)
+
+    def _build_figures(self) -> None:
+        """The headline figures and the report text."""
         self.bisection = QLabel("\u2014")
         self.allreduce = QLabel("\u2014")
         self.busiest = QLabel("\u2014")
@@ -143,6 +185,8 @@ class AnalysisDock(QWidget):
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.details.setMinimumHeight(36)  # on a low screen the report gives way before the figures
+
+    def _lay_out(self) -> None:
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         grid.addWidget(self.collective, 0, 0)
@@ -185,31 +229,6 @@ class AnalysisDock(QWidget):
         lay.addLayout(form)
         lay.addWidget(QLabel("Report"))
         lay.addWidget(self.details, 1)
-        self._selected_gpus: tuple[str, ...] = ()
-        self._fill_algorithms()
-        self.button.clicked.connect(self.runner.start)
-        for combo in (self.collective, self.size, self.algorithm, self.routing):
-            combo.currentIndexChanged.connect(self._on_traffic_edited)
-        self.collective.currentIndexChanged.connect(lambda _i: self._fill_algorithms())
-        self.gpus.activated.connect(self._on_gpus_activated)
-        self.workload.activated.connect(self._on_workload_activated)
-        self.serving.activated.connect(self._on_serving_activated)
-        runner.started.connect(self._on_runner_started)
-        runner.live_result.connect(self.show_result)
-        runner.result_ready.connect(self._on_runner_result_ready)
-        runner.failed.connect(self._on_runner_failed)
-        runner.stale.connect(self._on_runner_stale)
-        runner.slow.connect(self._busy.setVisible)
-        runner.progress.connect(self._on_runner_progress)
-        runner.live_changed.connect(self._on_runner_live_changed)
-        runner.cancelled.connect(lambda: self.state.setText("Analysis cancelled: press Analyze (F5) to run it."))
-        document.design_replaced.connect(self._on_document_design_replaced)
-        self._design: Design | None = None
-        self._on_document_design_replaced(document.design)
-        self._set_failures_visible(False)
-        self._set_step_visible(False)
-        self._set_served_visible(False)
-        self._show_hashed(None)
 
     # ------------------------------------------------------------------ traffic
     def _fill_algorithms(self) -> None:
