@@ -26,6 +26,7 @@ from designer.analysis.collectives.hashed import (
 )
 from designer.analysis.collectives.times import (
     AlgorithmModel,
+    CollectiveResult,
     CollectiveRow,
     FairStatus,
     bus_factor,
@@ -255,16 +256,43 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         if progress is not None:
             progress(stage, done, 4)
 
+    sizes = _checked_sizes(design, top, context, sizes, at_bytes)
+    step("routes", 0)
+    ctx = context if context is not None else build_context(design, catalog)
+    members = ctx.gpu_positions(gpus)
+    route = routing_mode(ctx, routing, catalog, draws=hash_draws, seed=hash_seed)
+    notes = _fabric_notes(ctx, members)
+    step("bisection", 1)
+    bis = bisection_bounds(ctx, members)
+    notes.extend(bis.notes)
+    step("collectives", 2)
+    res = collective_times(ctx, collective, algorithms, sizes, members, prefer=prefer)
+    notes.extend(res.notes)
+    step("link use", 3)
+    use = _use_at_size(ctx, res, at_bytes, top, route, notes)
+    return Report(
+        design_name=design.name, design=_counts(ctx), collective=res.collective, ranks=res.ranks,
+        servers=res.servers, bisection=bis, collectives=res.rows, algorithms=_algorithm_summaries(ctx, res),
+        links=use.links, bottlenecks=use.bottlenecks, notes=tuple(dict.fromkeys(notes)),
+        not_selectable=res.not_selectable, link_use_bytes=use.message_bytes, ceiling_busbw_bytes_per_s=use.ceiling,
+        ceiling_link=use.ceiling_link, cannot_run=res.cannot_run, routing=use.routing,
+    )
+
+
+def _checked_sizes(design: Design, top: int, context: Context | None, sizes: Iterable[int] | None,
+                   at_bytes: int | None) -> Iterable[int] | None:
+    """Check :func:`analyze`'s arguments; the message sizes, with ``at_bytes`` among them if given."""
     if top < 0:
         raise AnalysisError(f"top must be 0 or more (bottleneck links to rank), not {top}")
     if context is not None and context.design is not design:
         raise ValueError("analyze: context was built for another design")
     if at_bytes is not None:
         sizes = sorted({int(x) for x in (K.DEFAULT_SIZES_BYTES if sizes is None else sizes)} | {int(at_bytes)})
-    step("routes", 0)
-    ctx = context if context is not None else build_context(design, catalog)
-    members = ctx.gpu_positions(gpus)
-    route = routing_mode(ctx, routing, catalog, draws=hash_draws, seed=hash_seed)
+    return sizes
+
+
+def _fabric_notes(ctx: Context, members: np.ndarray) -> list[str]:
+    """The notes of the capacity graph and the fabric, and on GPUs with nothing to analyze or no network."""
     notes = list(ctx.cap.notes) + list(ctx.fabric.notes)
     if ctx.n_gpus == 0:
         notes.append("the design has no GPU: nothing to analyze (add servers or a generator's fabric)")
@@ -275,59 +303,53 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
         notes.append(f"{count:,} GPU{' has' if count == 1 else 's have'} no network path (no NIC link): "
                      f"{', '.join(ids)}"
                      f"{'...' if no_net.sum() > 3 else ''}")
-    step("bisection", 1)
-    bis = bisection_bounds(ctx, members)
-    notes.extend(bis.notes)
-    step("collectives", 2)
-    res = collective_times(ctx, collective, algorithms, sizes, members, prefer=prefer)
-    notes.extend(res.notes)
-    algos = tuple(
+    return notes
+
+
+def _algorithm_summaries(ctx: Context, res: CollectiveResult) -> tuple[AlgorithmSummary, ...]:
+    """How each algorithm of ``res`` (:func:`collective_times`) was modelled, its bottleneck link by id."""
+    return tuple(
         AlgorithmSummary(mdl.algorithm, mdl.seconds_per_byte,
                          ctx.cap.link_ids[ctx.cap.arc_link(mdl.bottleneck_arc)] if mdl.bottleneck_arc >= 0 else "",
                          dict(mdl.latency_s), mdl.formula, dict(mdl.bw_factor))
         for mdl in res.models
     )
-    step("link use", 3)
-    links = LinkTable()
-    bottlenecks: tuple[Bottleneck, ...] = ()
-    use_bytes = 0
-    ceiling, ceiling_link = 0.0, ""
-    if res.rows:
-        use_bytes = int(at_bytes) if at_bytes is not None else max(r.message_bytes for r in res.rows)
-        sel = next(r for r in res.rows if r.selected and r.message_bytes == use_bytes)
-        mdl = next(x for x in res.models if x.algorithm == sel.algorithm)
-        ceiling, ceiling_link = _ceiling(ctx, mdl, res.ranks)
-        links, bottlenecks, fair_status = _link_use(ctx, mdl, sel, top)
-        if bottlenecks and fair_status is FairStatus.TOO_LARGE:
-            notes.append(f"the bottlenecks list no flows and no fair rates: {mdl.algorithm} has too many flows on this "
-                         "fabric to share them out link by link; analyze fewer GPUs (--gpus with a group, e.g. one "
-                         "scalable unit, or a selection in the window) to see them")
-        elif bottlenecks and fair_status is FairStatus.NO_FLOWS:
-            why = NO_FLOWS_WHY.get(mdl.algorithm, NO_FLOWS_WHY[""])
-            notes.append(f"the bottlenecks list no flows and no fair rates: {why}")
-        if route.mode == "hashed":
-            hashed = hashed_collective(ctx, mdl, use_bytes, draws=route.draws, seed=route.seed)
-            route = replace(route, hashed=hashed)
-            notes.append(collision_note(hashed))
-    return Report(
-        design_name=design.name,
-        design=_counts(ctx),
-        collective=res.collective,
-        ranks=res.ranks,
-        servers=res.servers,
-        bisection=bis,
-        collectives=res.rows,
-        algorithms=algos,
-        links=links,
-        bottlenecks=bottlenecks,
-        notes=tuple(dict.fromkeys(notes)),
-        not_selectable=res.not_selectable,
-        link_use_bytes=use_bytes,
-        ceiling_busbw_bytes_per_s=ceiling,
-        ceiling_link=ceiling_link,
-        cannot_run=res.cannot_run,
-        routing=route,
-    )
+
+
+class _UseAtSize(NamedTuple):
+    """What the selected algorithm does to the links at one message size (see :func:`_use_at_size`)."""
+
+    links: LinkTable
+    bottlenecks: tuple[Bottleneck, ...]
+    message_bytes: int
+    ceiling: float
+    ceiling_link: str
+    routing: Routing
+
+
+def _use_at_size(ctx: Context, res: CollectiveResult, at_bytes: int | None, top: int, route: Routing,
+                 notes: list[str]) -> _UseAtSize:
+    """Link utilisation, bottlenecks and busbw ceiling of the selected algorithm at ``at_bytes`` (default: the
+    largest size), and under hashed routing its hashed figures; notes on what cannot be listed go to ``notes``."""
+    if not res.rows:
+        return _UseAtSize(LinkTable(), (), 0, 0.0, "", route)
+    use_bytes = int(at_bytes) if at_bytes is not None else max(r.message_bytes for r in res.rows)
+    sel = next(r for r in res.rows if r.selected and r.message_bytes == use_bytes)
+    mdl = next(x for x in res.models if x.algorithm == sel.algorithm)
+    ceiling, ceiling_link = _ceiling(ctx, mdl, res.ranks)
+    links, bottlenecks, fair_status = _link_use(ctx, mdl, sel, top)
+    if bottlenecks and fair_status is FairStatus.TOO_LARGE:
+        notes.append(f"the bottlenecks list no flows and no fair rates: {mdl.algorithm} has too many flows on this "
+                     "fabric to share them out link by link; analyze fewer GPUs (--gpus with a group, e.g. one "
+                     "scalable unit, or a selection in the window) to see them")
+    elif bottlenecks and fair_status is FairStatus.NO_FLOWS:
+        why = NO_FLOWS_WHY.get(mdl.algorithm, NO_FLOWS_WHY[""])
+        notes.append(f"the bottlenecks list no flows and no fair rates: {why}")
+    if route.mode == "hashed":
+        hashed = hashed_collective(ctx, mdl, use_bytes, draws=route.draws, seed=route.seed)
+        route = replace(route, hashed=hashed)
+        notes.append(collision_note(hashed))
+    return _UseAtSize(links, bottlenecks, use_bytes, ceiling, ceiling_link, route)
 
 
 #: Why an algorithm's busiest phase has no GPU-to-GPU flows to list under its bottlenecks.
