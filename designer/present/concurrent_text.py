@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from designer.analysis.training.concurrent import ConcurrentReport
 from designer.model.units import count, duration, figures, size
+from designer.present.numbers import finite_or_none as _num
 
 NAMES = {"tp": "tensor parallel", "cp": "context parallel", "pp": "pipeline sends", "dp": "data parallel"}
 
@@ -18,6 +20,10 @@ def concurrent_lines(rep: ConcurrentReport) -> list[str]:
     for r in rep.rows:
         tail = f", {duration(r.time_p99_s)} at p99 (x{figures(r.slowdown_p99)})" if rep.routing == "hashed" else ""
         where = "network" if r.network else "NVLink"
+        if not math.isfinite(r.time_s) or not math.isfinite(r.alone_s):
+            out.append(f"  {NAMES.get(r.name, r.name)} {r.collective}: {count(r.groups, 'group')} of "
+                       f"{r.group_size}, {size(r.message_bytes)}: cannot run ({r.algorithm}; see the notes)")
+            continue
         out.append(f"  {NAMES.get(r.name, r.name)} {r.collective} ({r.algorithm}, {where}"
                    f"): {count(r.groups, 'group')} of {r.group_size}, {size(r.message_bytes)}: alone "
                    f"{duration(r.alone_s)}, all at once {duration(r.time_s)} (x{figures(r.slowdown)}){tail}"
@@ -29,8 +35,9 @@ def concurrent_lines(rep: ConcurrentReport) -> list[str]:
 def concurrent_to_dict(rep: ConcurrentReport) -> dict[str, Any]:
     return {"layout": dict(rep.layout), "routing": rep.routing,
             "rows": [{"name": r.name, "collective": r.collective, "groups": r.groups, "group_size": r.group_size,
-                      "algorithm": r.algorithm, "message_bytes": r.message_bytes, "alone_s": r.alone_s,
-                      "time_s": r.time_s, "time_p99_s": r.time_p99_s, "slowdown": r.slowdown,
-                      "slowdown_p99": r.slowdown_p99, "bottleneck_link": r.bottleneck_link, "network": r.network}
+                      "algorithm": r.algorithm, "message_bytes": r.message_bytes, "alone_s": _num(r.alone_s),
+                      "time_s": _num(r.time_s), "time_p99_s": _num(r.time_p99_s), "slowdown": _num(r.slowdown),
+                      "slowdown_p99": _num(r.slowdown_p99), "bottleneck_link": r.bottleneck_link,
+                      "network": r.network}
                      for r in rep.rows],
             "notes": list(rep.notes)}

@@ -92,3 +92,25 @@ def test_analyze_concurrent_times_every_group_of_a_layout(tmp_path, capsys, fabr
     assert "--concurrent needs a layout" in capsys.readouterr().err
     with pytest.raises(WorkloadError, match="tp8,pp4,dp"):
         parse_layout("tp8,tp4")
+
+
+def test_a_layout_whose_groups_cannot_run_reads_cannot_run_in_text_and_null_in_json(tmp_path, capsys):
+    """GPUs with no working path between them (an 8-GPU server whose NICs are not cabled, as an NCCL
+    topology file imports): the concurrent timing is infinite, which the text says in words and the JSON
+    holds as null (JSON has no infinity), never a traceback."""
+    import json
+
+    from designer.cli import main
+    from designer.io import save_design
+
+    design = GENERATORS["server"].build()
+    for link in [lk for lk in design.links if lk.medium == "nvlink"]:
+        design.remove_link(link.id)
+    path = tmp_path / "islands.json"
+    save_design(design, path)
+    assert main(["analyze", str(path), "--concurrent", "--layout", "tp8,dp", "--sizes", "1GiB", "--json", "-"]) == 0
+    rows = json.loads(capsys.readouterr().out)["concurrent"]["rows"]
+    assert rows and all(r["time_s"] is None and r["alone_s"] is None for r in rows)
+    assert main(["analyze", str(path), "--concurrent", "--layout", "tp8,dp", "--sizes", "1GiB"]) == 0
+    out = capsys.readouterr().out
+    assert "cannot run" in out and "inf s" not in out
