@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QGraphicsItem, QMenu
 
-from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
+from designer.gui.canvas.items import (
+    BOX_TYPE,
+    BUNDLE_TYPE,
+    DEVICE_TYPE,
+    FRAME_TYPE,
+    BundleItem,
+    CollapsedGroupItem,
+    DeviceItem,
+    GroupFrameItem,
+)
 
 if TYPE_CHECKING:
     from designer.gui.window.main_window import MainWindow
@@ -44,18 +53,17 @@ def canvas_menu(w: MainWindow, pos: QPoint) -> QMenu:
     if not item.isSelected():
         w.scene.clearSelection()
         item.setSelected(True)
-    kind = item.type()
-    if kind == BOX_TYPE:
-        gid = item.group_id  # type: ignore[attr-defined]
-        menu.addAction(f"Expand {gid}", lambda: w.editor.set_collapsed([gid], False))
-    elif kind == FRAME_TYPE:
-        gid = item.group_id  # type: ignore[attr-defined]
-        menu.addAction(f"Collapse {gid}", lambda: w.editor.set_collapsed([gid], True))
+    if isinstance(item, CollapsedGroupItem):
+        box = item.group_id
+        menu.addAction(f"Expand {box}", lambda: w.editor.set_collapsed([box], False))
+    elif isinstance(item, GroupFrameItem):
+        frame = item.group_id
+        menu.addAction(f"Collapse {frame}", lambda: w.editor.set_collapsed([frame], True))
     menu.addAction("Properties", lambda: show_properties(w))
-    if kind in (DEVICE_TYPE, BOX_TYPE):
+    if isinstance(item, (DeviceItem, CollapsedGroupItem)):
         menu.addAction("Select Neighbours", lambda: select_neighbours(w))
-    if kind == DEVICE_TYPE:
-        dev = w.document.design.device(item.device_id)  # type: ignore[attr-defined]
+    if isinstance(item, DeviceItem):
+        dev = w.document.design.device(item.device_id)
         if dev.model:
             menu.addAction(f"Select Same Model ({dev.model})", lambda: select_same_model(w, dev.model))
         _add_connect(w, menu, dev.id)
@@ -117,16 +125,16 @@ def _add_failures(w: MainWindow, menu: QMenu, item: QGraphicsItem) -> None:
     d = w.document.design
     links: list[str] = []
     what = ""
-    if item.type() == BUNDLE_TYPE:
-        links = w.scene.bundle_link_ids(item.key)  # type: ignore[attr-defined]
+    if isinstance(item, BundleItem):
+        links = w.scene.bundle_link_ids(item.key)
         what = links[0] if len(links) == 1 else f"{len(links):,} links"
-    elif item.type() == DEVICE_TYPE:
-        dev = d.device(item.device_id)  # type: ignore[attr-defined]
+    elif isinstance(item, DeviceItem):
+        dev = d.device(item.device_id)
         if dev.kind in FAILABLE:
             links = w.editor.failure_links(device_ids=[dev.id])
             what = dev.id
-    elif item.type() == BOX_TYPE:
-        gid = item.group_id  # type: ignore[attr-defined]
+    elif isinstance(item, CollapsedGroupItem):
+        gid = item.group_id
         members = [dev.id for dev in d.all_members(gid)]
         inside = set(members)
         links = [lid for lid in w.editor.failure_links(device_ids=members)
