@@ -34,7 +34,7 @@ from designer.generators import GENERATORS  # noqa: E402
 from designer.gui.canvas.interactions import MoveSelectionInteraction  # noqa: E402
 from designer.gui.window.main_window import MainWindow  # noqa: E402
 from designer.io import load_design, save_design  # noqa: E402
-from designer.model.catalog import default_catalog  # noqa: E402
+from designer.model.catalog import builtin_catalog  # noqa: E402
 
 SAMPLE_16K = ROOT / "sample_designs" / "rail-optimized-16k-3tier.json"
 
@@ -62,7 +62,7 @@ def open_file(window: MainWindow, path: Path, *, collapse: bool) -> tuple[float,
 
 def main() -> int:
     app = QApplication.instance() or QApplication([])
-    catalog = default_catalog()
+    catalog = builtin_catalog()
     window = MainWindow(catalog, recovery_dir=Path(tempfile.mkdtemp()) / "recovery")
     window.resize(1600, 1000)
     window.show()

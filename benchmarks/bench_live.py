@@ -38,7 +38,7 @@ from designer.generators import GENERATORS  # noqa: E402
 from designer.gui.document.feed import DEBOUNCE_MS  # noqa: E402
 from designer.gui.window.main_window import MainWindow  # noqa: E402
 from designer.io import load_design  # noqa: E402
-from designer.model.catalog import default_catalog  # noqa: E402
+from designer.model.catalog import builtin_catalog  # noqa: E402
 
 SAMPLE_16K = ROOT / "sample_designs" / "rail-optimized-16k-3tier.json"
 
@@ -169,7 +169,7 @@ def main() -> None:
     app = QApplication.instance() or QApplication(sys.argv)
     QSettings().remove("window")
     with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(default_catalog(), recovery_dir=Path(tmp) / "recovery")
+        window = MainWindow(builtin_catalog(), recovery_dir=Path(tmp) / "recovery")
         window.resize(1440, 900)
         window.show()
         waiter = Waiter(window)

@@ -58,10 +58,3 @@ def loaded_samples():
     from designer.io import load_design
 
     return _Shelf(lambda file: load_design(SAMPLE_FOLDER / file))
-
-
-def pytest_runtest_teardown(item):
-    # A test that ran the command line with --catalog leaves no catalog files behind for the next.
-    from designer.model.catalog import set_catalog_files
-
-    set_catalog_files(())

@@ -77,9 +77,9 @@ def test_advice_keeps_the_fabric_kind_and_offers_sharp_where_the_switches_lack_i
 
     from designer.cli.advise import options
     from designer.generators import GENERATORS
-    from designer.model.catalog import default_catalog
+    from designer.model.catalog import builtin_catalog
 
-    catalog = default_catalog()
+    catalog = builtin_catalog()
     design = GENERATORS["rail-optimized"].build(sus=1, ufm=False)
     labels = [label for label, _d in options(design, catalog)]
     faster = next(label for label in labels if "NICs" in label)

@@ -87,7 +87,7 @@ def test_analysis_never_silently_drops_the_catalog(tmp_path, monkeypatch):
     def broken():
         raise catalog_module.CatalogError("built-in catalog not found")
 
-    monkeypatch.setattr("designer.analysis.fabric.capacity.default_catalog", broken)
+    monkeypatch.setattr("designer.analysis.fabric.capacity.builtin_catalog", broken)
     with pytest.raises(catalog_module.CatalogError, match="not found"):
         build_capacity_graph(load_design(SAMPLE))
 

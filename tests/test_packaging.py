@@ -98,7 +98,7 @@ def test_the_unpacked_wheel_finds_its_own_resources(wheel: Path, tmp_path: Path)
     with zipfile.ZipFile(wheel) as z:
         z.extractall(site)
     code = (
-        "from designer.model.catalog import load_catalog, resources_dir\n"
+        "from designer.io.catalog_files import load_catalog\nfrom designer.model.shipped import resources_dir\n"
         "from designer.model.shipped import docs_dir, sample_designs_dir\n"
         "from designer.io import load_design\n"
         "print(resources_dir()); print(sample_designs_dir())\n"

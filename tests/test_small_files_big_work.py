@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from designer.cli import main
+from designer.io import reading
 from designer.io.importers import graphs, slurm
 from designer.io.importers.base import MAX_IMPORT_NODES
-from designer.model import reading
 from designer.sweep import expand, parse_spec
 from designer.sweep.spec import MAX_POINTS, params_at
 

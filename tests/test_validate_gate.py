@@ -14,10 +14,10 @@ import pytest
 
 from designer.analysis.training.workload import WorkloadError
 from designer.cli import main
-from designer.io import DesignFileError, load_design
+from designer.io import DesignFileError, load_design, reading
+from designer.io.catalog_files import load_catalog
 from designer.io.workload_records import workload_from_data
-from designer.model import reading
-from designer.model.catalog import CatalogError, load_catalog
+from designer.model.catalog import CatalogError
 from designer.model.entities import MAX_COORD
 from designer.model.fields import MAX_TEXT
 

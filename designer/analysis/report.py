@@ -259,6 +259,7 @@ def analyze(design: Design, catalog: Catalog | None = None, *, collective: str =
     sizes = _checked_sizes(design, top, context, sizes, at_bytes)
     step("routes", 0)
     ctx = context if context is not None else build_context(design, catalog)
+    catalog = ctx.catalog if catalog is None else catalog
     members = ctx.gpu_positions(gpus)
     route = routing_mode(ctx, routing, catalog, draws=hash_draws, seed=hash_seed)
     notes = _fabric_notes(ctx, members)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import decimal_number, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, decimal_number, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -28,13 +28,11 @@ def _network_speed(comp) -> float:
     return max((g.speed_gbps for g in comp.ports if g.kind == "network"), default=0.0)
 
 
-def options(design, catalog=None) -> list[tuple[str, object]]:
-    """(label, design) of each upgrade the design's family allows."""
+def options(design, catalog) -> list[tuple[str, object]]:
+    """(label, design) of each upgrade the design's family allows among ``catalog``'s parts."""
     from designer.cli.fabric_family import family_params, rebuild
     from designer.generators import GENERATORS
-    from designer.model.catalog import default_catalog
 
-    catalog = catalog if catalog is not None else default_catalog()
     kind, params = family_params(design)
     spec = GENERATORS[kind]
     names = {p.name for p in spec.params}
@@ -65,7 +63,7 @@ def options(design, catalog=None) -> list[tuple[str, object]]:
                         if "core_switch" in names:
                             change["core_switch"] = ""
                         label += f" and {sws[0].id} switches"
-            out.append((label, rebuild(design, 1.0, **change)))
+            out.append((label, rebuild(design, 1.0, catalog, **change)))
     if "switch" in names:
         sw = catalog.components.get(params.get("switch", spec.param("switch").default))
         if sw is not None and sw.specs.get("protocol") == "infiniband" and not sw.specs.get("sharp"):
@@ -77,10 +75,10 @@ def options(design, catalog=None) -> list[tuple[str, object]]:
                 for key in ("spine_switch", "core_switch"):
                     if key in names:
                         change[key] = ""
-                out.append((f"SHARP-capable {sharp[0].id} switches", rebuild(design, 1.0, **change)))
+                out.append((f"SHARP-capable {sharp[0].id} switches", rebuild(design, 1.0, catalog, **change)))
     over = float(params.get("oversubscription", 1.0) or 1.0)
     if "oversubscription" in names and over > 1.0:
-        out.append((f"no oversubscription (was {over:g}:1)", rebuild(design, 1.0, oversubscription=1.0)))
+        out.append((f"no oversubscription (was {over:g}:1)", rebuild(design, 1.0, catalog, oversubscription=1.0)))
     return out
 
 
@@ -98,14 +96,15 @@ def run(args: argparse.Namespace) -> int:
         raise AnalysisError(f"--more-gpus {args.more_gpus:g}: a percentage above 0 and at most 1000")
     workload = workload_arg(args.workload)
     design = load_design(args.file)
-    base = rebuild(design, 1.0)
-    more = rebuild(design, 1 + args.more_gpus / 100.0)
+    catalog = command_catalog(args)
+    base = rebuild(design, 1.0, catalog)
+    more = rebuild(design, 1 + args.more_gpus / 100.0, catalog)
     n0 = sum(1 for d in base.devices if d.kind == "gpu")
     n1 = sum(1 for d in more.devices if d.kind == "gpu")
     opts = [(f"+{figures((n1 - n0) / max(n0, 1) * 100)}% GPUs ({n1 - n0:,} more)", more)]
-    opts += options(design)
+    opts += options(design, catalog)
     # The base is rebuilt from the same parameters as the options, so that only the change differs.
-    advice = advise(("as it is (rebuilt)", base), opts, workload)
+    advice = advise(("as it is (rebuilt)", base), opts, workload, catalog)
     if args.json:
         write_json(advice_to_dict(advice), args.json)
         if args.json == "-":

@@ -10,7 +10,7 @@ from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HAS
 from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVES
 from designer.analysis.common.errors import AnalysisError
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import count_option, echo, guard_outputs, write_json, write_json_text
+from designer.cli.common import command_catalog, count_option, echo, guard_outputs, write_json, write_json_text
 from designer.cli.workloads import workload_arg
 from designer.model import units
 from designer.model.units import SIZE_HELP, duration
@@ -148,12 +148,13 @@ def run(args: argparse.Namespace) -> int:
         serve = load_serving(args.serve)
     layout = _layout(args, workload)
     design = load_design(args.file)
+    catalog = command_catalog(args)
     ctx = None
     if layout is not None:  # the concurrent timing shares the report's context (routes, embedded models)
         from designer.analysis.fabric.context import build_context
 
-        ctx = build_context(design)
-    report = analyze(design, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
+        ctx = build_context(design, catalog)
+    report = analyze(design, catalog, collective=args.collective, algorithms=algos, sizes=sizes, gpus=args.gpus,
                      top=args.top, progress=stage_progress(), routing=args.routing, hash_draws=draws,
                      hash_seed=seed, context=ctx)
     together = _together(args, ctx, layout, sizes, draws, seed) if layout is not None else None
@@ -161,12 +162,12 @@ def run(args: argparse.Namespace) -> int:
     if workload is not None:
         from designer.analysis.training import step_analysis
 
-        step = step_analysis(design, workload, routing=args.routing, hash_draws=draws, hash_seed=seed)
+        step = step_analysis(design, workload, catalog, routing=args.routing, hash_draws=draws, hash_seed=seed)
     served = None
     if serve is not None:
         from designer.analysis.serving.model import serving_analysis
 
-        served = serving_analysis(design, serve)
+        served = serving_analysis(design, serve, catalog)
     if args.json:
         if step is None and served is None and together is None:
             write_json_text(report_to_json(report), args.json)

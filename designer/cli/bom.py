@@ -6,7 +6,7 @@ import argparse
 
 from designer.analysis.bom.bill import bill_of_materials
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, echo, guard_outputs, write_json
 from designer.io import load_design
 from designer.present.bom_text import format_bom
 from designer.present.documents import bom_to_dict
@@ -29,7 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"--json": args.json}, {"the design file": args.file})
     design = load_design(args.file)
-    bom = bill_of_materials(design)
+    bom = bill_of_materials(design, command_catalog(args))
     if args.json:
         write_json(bom_to_dict(bom), args.json)
         if args.json == "-":

@@ -6,9 +6,12 @@ import argparse
 import math
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from designer.model.text import unsafe, visible
+
+if TYPE_CHECKING:
+    from designer.model.catalog import Catalog
 
 CATALOG_HELP = (
     "a user catalog file merged over the built-in catalog (repeatable; before or after the command); "
@@ -35,6 +38,21 @@ def catalog_paths(args: argparse.Namespace) -> list[str]:
     return [*(getattr(args, "catalog", None) or ()), *(getattr(args, "sub_catalog", None) or ())]
 
 
+def command_catalog(args: argparse.Namespace) -> Catalog:
+    """The catalog of this command: the built-in one, the user catalog and the ``--catalog`` files, merged.
+
+    Read once, when the command first needs it (a command that reads no catalog, ``workloads``, works
+    whatever the user catalog holds), and passed to everything the command calls.
+    """
+    catalog = getattr(args, "_loaded_catalog", None)
+    if catalog is None:
+        from designer.io.catalog_files import load_catalog  # not at the top: --help and --version read none
+
+        catalog = load_catalog(catalog_paths(args))
+        args._loaded_catalog = catalog
+    return catalog
+
+
 def guard_outputs(args: argparse.Namespace, outputs: dict[str, str | None],
                   inputs: dict[str, str | None] | None = None) -> None:
     """Refuse, before the command reads its inputs, an output that is an input or another output.
@@ -43,7 +61,7 @@ def guard_outputs(args: argparse.Namespace, outputs: dict[str, str | None],
     file``) to its path; the ``--catalog`` files and the user catalog are inputs of every command.
     Every command that writes a file calls this first.
     """
-    from designer.model.catalog import user_catalog_path
+    from designer.io.catalog_files import user_catalog_path
 
     named = [*(inputs or {}).items(), *(("a catalog", p) for p in catalog_paths(args)),
              ("the user catalog", str(user_catalog_path()))]

@@ -7,7 +7,7 @@ import argparse
 from designer.analysis.common.errors import AnalysisError
 from designer.analysis.measured.runs import MEASURED_COLLECTIVES
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import decimal_number, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, decimal_number, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -66,19 +66,20 @@ def run(args: argparse.Namespace) -> int:
     runs = _read_runs(args)
     fabric_samples = _read_counters(args)
     design = load_design(args.design)
+    catalog = command_catalog(args)
     fabric = None
     if fabric_samples is not None:
         from designer.analysis.measured.ports import map_ports, port_uses
 
         after, before = fabric_samples
         uses, seconds, notes = port_uses(after, before, args.interval)
-        fabric = map_ports(design, uses, None, seconds, notes)
+        fabric = map_ports(design, uses, catalog, seconds, notes)
     done = []
     if runs:
         from designer.analysis.measured.compare import compare_run
         from designer.analysis.measured.reasons import counter_reasons, likely_reasons
 
-        ctx = build_context(design)
+        ctx = build_context(design, catalog)
         if not ctx.n_gpus:
             raise AnalysisError(f"{args.design}: the design has no GPU to compare a measurement with")
         for r in runs:

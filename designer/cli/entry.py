@@ -112,13 +112,10 @@ def main(argv: list[str] | None = None) -> int:
             args = build_parser(command).parse_args(argv)
         except SystemExit as e:  # --help or --version (0), or a usage error (2): argparse printed it
             return e.code if isinstance(e.code, int) else 2
-        from designer.model.catalog import set_catalog_files
-
-        set_catalog_files(catalog_paths(args))  # read when a command first needs the catalog
         if args.command is None:
             from designer.cli.gui import open_window
 
-            return open_window(None)
+            return open_window(None, catalog_paths(args))
         return int(args.func(args))
     except DesignError as e:
         print(terminal_text(f"{PROG}: {e}"), file=sys.stderr)

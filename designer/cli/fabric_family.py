@@ -14,6 +14,7 @@ from typing import Any
 
 from designer.analysis.common.errors import AnalysisError
 from designer.model import Design
+from designer.model.catalog import Catalog
 
 #: The parameter each family scales by, and its fallback when the first cannot take the factor.
 SIZE_PARAMS = {"rail-optimized": ("sus", "nodes_per_su"), "leaf-spine": ("leaves", "hosts_per_leaf"),
@@ -61,8 +62,9 @@ def family_params(design: Design) -> tuple[str, dict[str, Any]]:
     return kind, params
 
 
-def rebuild(design: Design, factor: float = 1.0, **overrides: Any) -> Design:
-    """``design``'s family at ``factor`` times its size, with parameters ``overrides`` changed."""
+def rebuild(design: Design, factor: float = 1.0, catalog: Catalog | None = None, **overrides: Any) -> Design:
+    """``design``'s family at ``factor`` times its size, with parameters ``overrides`` changed, built from
+    ``catalog`` (None: the built-in one)."""
     from designer.generators import GENERATORS
 
     kind, params = family_params(design)
@@ -87,7 +89,7 @@ def rebuild(design: Design, factor: float = 1.0, **overrides: Any) -> Design:
     from designer.model import DesignError
 
     try:
-        return spec.build(**params)
+        return spec.build(catalog, **params)
     except DesignError as e:
         if factor != 1.0 and second is not None and first in params:
             # The finer size does not fit the switches: whole units of the coarser one, rounded up.
@@ -96,7 +98,7 @@ def rebuild(design: Design, factor: float = 1.0, **overrides: Any) -> Design:
             if second in kind_params(design, kind):
                 retry[second] = kind_params(design, kind)[second]
             try:
-                return spec.build(**retry)
+                return spec.build(catalog, **retry)
             except DesignError:
                 pass
         raise AnalysisError(f"cannot rebuild the {kind} design at x{factor:g}: {e}") from None

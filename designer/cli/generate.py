@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import decimal_number, guard_outputs, whole_number
+from designer.cli.common import command_catalog, decimal_number, guard_outputs, whole_number
 from designer.generators import GENERATORS, GeneratorError, GeneratorSpec, Param
 from designer.generators.registry import details
 from designer.io import save_design
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     spec = GENERATORS[args.kind]
     guard_outputs(args, {"-o": args.output})
     params = {p.name: getattr(args, p.name) for p in spec.params if getattr(args, p.name, None) is not None}
-    design = spec.build(**params)
+    design = spec.build(command_catalog(args), **params)
     save_design(design, args.output)
     kinds: dict[str, int] = {}
     for dev in design.iter_devices():

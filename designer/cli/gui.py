@@ -14,9 +14,11 @@ import ctypes
 import importlib.util
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from designer.cli.commands import SUMMARIES
+from designer.cli.common import catalog_paths
 from designer.model import DesignError
 
 NO_WINDOW_HINT = (
@@ -32,7 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return open_window(getattr(args, "file", None))
+    return open_window(getattr(args, "file", None), catalog_paths(args))
 
 
 def qt_platform_problem(env: dict[str, str] | None = None, platform: str = sys.platform) -> str | None:
@@ -78,8 +80,9 @@ def xcb_plugin_problem() -> str | None:
     return None
 
 
-def open_window(path: str | None) -> int:
-    """Open the window on ``path`` (a sample design when None); DesignError when it cannot open."""
+def open_window(path: str | None, catalog_files: Sequence[str] = ()) -> int:
+    """Open the window on ``path`` (a sample design when None), with ``catalog_files`` (``--catalog``)
+    merged over the built-in and user catalogs; DesignError when it cannot open."""
     if path is not None and not Path(path).exists():
         raise DesignError(f"{path}: no such file")
     problem = qt_platform_problem()
@@ -93,4 +96,4 @@ def open_window(path: str | None) -> int:
             f"install the package with its dependencies (pip install topo-designer), or, on a minimal "
             f"Linux, Qt's system libraries (bash scripts/ensure-qt-libs.sh); {NO_WINDOW_HINT}"
         ) from None
-    return run_gui(path)
+    return run_gui(path, catalog_files)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import display_name, echo, guard_outputs, whole_number, write_json
+from designer.cli.common import command_catalog, display_name, echo, guard_outputs, whole_number, write_json
 from designer.io import save_design
 from designer.io.importers import (
     ATTRIBUTE_KEYS,
@@ -69,7 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def options_from_args(args: argparse.Namespace) -> ImportOptions:
-    opts = ImportOptions(format=args.format)
+    opts = ImportOptions(format=args.format, catalog=command_catalog(args))
     if args.default_rate is not None:
         opts.default_rate_gbps = parse_rate_option(args.default_rate)
     if args.gpus_per_adapter < 0 or args.gpus_per_adapter > 64:

@@ -6,7 +6,7 @@ import argparse
 from argparse import ArgumentTypeError
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import decimal_number, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, decimal_number, echo, guard_outputs, write_json
 
 FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -53,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
     family_params(design)  # refuses hand-drawn designs before any work
     # Every size, the design's own included, is rebuilt from the same parameters, so they compare alike.
-    designs = [(f, rebuild(design, f)) for f in factors]
-    sc = scale_projection(designs, workload)
+    catalog = command_catalog(args)
+    designs = [(f, rebuild(design, f, catalog)) for f in factors]
+    sc = scale_projection(designs, workload, catalog)
     head = growth_headroom(design)
     if args.json:
         write_json(scaling_to_dict(sc, head), args.json)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import count_option, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, count_option, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     workload = workload_arg(args.workload) if args.workload else None
     design = load_design(args.file)
-    scan = n1_scan(design, links=args.links, workload=workload)
+    scan = n1_scan(design, links=args.links, workload=workload, catalog=command_catalog(args))
     spof = single_points(design)
     if args.json:
         write_json(scan_to_dict(scan, spof), args.json)

@@ -16,7 +16,7 @@ import sys
 import time
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, whole_number
+from designer.cli.common import command_catalog, echo, guard_outputs, whole_number
 from designer.model import units
 
 SPEC_HELP = "sweep spec (JSON, docs/sweeps.md): a generator, a grid of its parameters, workloads, sizes, metrics"
@@ -130,7 +130,6 @@ def _interrupt(_signum: int, _frame: object) -> None:
 def run(args: argparse.Namespace) -> int:
     from designer.cli.analyze import parse_size
     from designer.io.outputs import FileWriteError, check_fresh_output
-    from designer.model.catalog import default_catalog
     from designer.present.export import check_output
     from designer.sweep.results import results_format
     from designer.sweep.runner import default_workers, estimate, plan, run_sweep
@@ -151,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                          "workers")
     if args.workers is not None and not 1 <= args.workers <= 1024:
         raise SweepError(f"--workers {args.workers}: from 1 to 1024")
-    catalog = default_catalog()
+    catalog = command_catalog(args)
     if args.check or not args.quiet:
         workers = args.workers or default_workers()
         seconds, how = estimate(spec, 1 if args.scheduler else workers, catalog, local=not args.scheduler)
@@ -225,7 +224,6 @@ def run_report(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- sweep-point
 def run_point(args: argparse.Namespace) -> int:
     from designer.io import save_design
-    from designer.model.catalog import default_catalog
     from designer.sweep.evaluate import design_of
     from designer.sweep.results import read_results
     from designer.sweep.spec import SweepError
@@ -241,7 +239,7 @@ def run_point(args: argparse.Namespace) -> int:
         points = [r.get("point") for r in rows if isinstance(r.get("point"), int)]
         span = f"points {min(points)} to {max(points)}" if points else "no points"
         raise SweepError(f"{args.results}: no point {text!r} (it holds {span})")
-    design = design_of(row, default_catalog())
+    design = design_of(row, command_catalog(args))
     save_design(design, args.output)
     params = ", ".join(f"{k} {v}" for k, v in _params(row).items())
     echo(f"wrote {args.output}: point {row.get('point')} ({params}): "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     ids = [x.strip() for item in args.fail for x in item.split(",") if x.strip()]
     workload = workload_arg(args.workload) if args.workload else None
-    result = whatif(load_design(args.file), ids, workload)
+    result = whatif(load_design(args.file), ids, workload, command_catalog(args))
     if args.json:
         write_json(whatif_to_dict(result), args.json)
         if args.json == "-":

@@ -16,7 +16,7 @@ from designer.generators.params import GeneratorError, setting
 from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
 from designer.model.bulk import checked_devices
-from designer.model.catalog import Cable, Catalog, Component, default_catalog
+from designer.model.catalog import Cable, Catalog, Component, builtin_catalog
 from designer.model.entities import check_coord, check_id
 from designer.model.errors import InvalidValueError
 from designer.model.units import line_rate
@@ -94,7 +94,7 @@ class Builder:
         #: Logical ports per network port of every switch (1 = the ports as the catalog lists them).
         self.breakout = breakout
         self._broken: dict[str, Component] = {}
-        self.catalog = catalog if catalog is not None else default_catalog()
+        self.catalog = catalog if catalog is not None else builtin_catalog()
         self.copper_max_m = copper_max_m
         self.long_medium = long_medium
         self.racks_per_row = racks_per_row

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap
 from PySide6.QtWidgets import QStyle
 
-from designer.model.catalog import resources_dir
+from designer.model.shipped import resources_dir
 
 INK = QColor("#38434F")
 ACCENT = QColor("#1E6FD9")

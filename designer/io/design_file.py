@@ -32,6 +32,8 @@ from typing import Any, BinaryIO
 from designer.io.atomic import atomic_write_text
 from designer.io.design_records import RecordError, build_design
 from designer.io.json_shape import measure, rough_shape
+from designer.io.reading import read_bounded as _read_bounded
+from designer.io.reading import read_input
 from designer.model import (
     Design,
     DesignError,
@@ -42,8 +44,6 @@ from designer.model import (
 )
 from designer.model.bulk import gc_paused
 from designer.model.fields import parse_json as parse_fields_json
-from designer.model.reading import read_bounded as _read_bounded
-from designer.model.reading import read_input
 
 FORMAT = "topo-designer-design"
 VERSION = 2
@@ -306,7 +306,7 @@ def designs_from_text(text: str, source: str = "<design>") -> list[Design]:
 
 def read_bounded(stream: BinaryIO, source: str, limit: int | None = None) -> bytes:
     """Read ``stream`` to its end, refusing to hold more than ``limit`` bytes (default
-    :data:`MAX_FILE_BYTES`); :func:`designer.model.reading.read_bounded` for a design file."""
+    :data:`MAX_FILE_BYTES`); :func:`designer.io.reading.read_bounded` for a design file."""
     return _read_bounded(stream, source, MAX_FILE_BYTES if limit is None else limit, "a design file",
                          DesignFileError)
 
@@ -337,7 +337,7 @@ def _designs_from_owned_bytes(holder: list[bytes], source: str) -> list[Design]:
 def load_design(path: str | os.PathLike[str]) -> Design:
     """Read, migrate and validate a design file; raise DesignFileError naming the exact problem.
 
-    ``-`` reads standard input. Every path is read through :func:`designer.model.reading.read_input`:
+    ``-`` reads standard input. Every path is read through :func:`designer.io.reading.read_input`:
     nothing can make the program hold more than :data:`MAX_FILE_BYTES`, a device is refused and a
     named pipe with no writer is refused after a few seconds. A file with variants
     gives its main design (:func:`load_designs` gives all).

@@ -62,7 +62,7 @@ from designer.io.design_file import (
     port_group_to_dict,
 )
 from designer.model import BOARD_MEDIA, Design, Device, Group, Link, PortGroup
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog, builtin_catalog
 from designer.model.entities import MEDIA
 from designer.model.text import xml_text
 from designer.model.units import BYTES_PER_S_PER_GBPS
@@ -255,12 +255,13 @@ def write_graphml(design: Design, path: str | os.PathLike[str], catalog: Catalog
     atomic_write_bytes(path, graphml_bytes(design, catalog))
 
 
-def design_from_graph(graph: nx.MultiGraph, report: ImportReport) -> Design:
+def design_from_graph(graph: nx.MultiGraph, report: ImportReport, catalog: Catalog | None = None) -> Design:
     """The design a graph of ours holds (``format`` = ``topo-designer-graph``): from its records when every
-    node and edge has one (lossless), else from its attributes."""
+    node and edge has one (lossless), else from its attributes, with the ports of ``catalog``'s models
+    (None: the built-in catalog)."""
     if _has_records(graph):
         return _from_records(graph, report)
-    return _from_attributes(graph, report)
+    return _from_attributes(graph, report, catalog if catalog is not None else builtin_catalog())
 
 
 def _has_records(graph: nx.MultiGraph) -> bool:
@@ -286,9 +287,8 @@ def _from_records(graph: nx.MultiGraph, report: ImportReport) -> Design:
     return design
 
 
-def _from_attributes(graph: nx.MultiGraph, report: ImportReport) -> Design:
+def _from_attributes(graph: nx.MultiGraph, report: ImportReport, catalog: Catalog) -> Design:
     src = report.source
-    catalog = default_catalog()
     design = Design(str(graph.graph.get("name", "") or "Imported design"))
     port_links: dict[str, dict[str, tuple[float, str]]] = defaultdict(dict)  # device -> port -> (rate, medium)
     edges = list(graph.edges(keys=True, data=True))

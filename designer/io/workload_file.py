@@ -18,10 +18,10 @@ from typing import Any
 from designer.analysis.serving.workload import ServingError, ServingWorkload
 from designer.analysis.training.workload import Workload, WorkloadError
 from designer.io.json_shape import parse_small_document
+from designer.io.reading import read_input
 from designer.io.serving_records import serving_from_data
 from designer.io.workload_records import workload_from_data
 from designer.model.errors import DesignError
-from designer.model.reading import read_input
 from designer.model.shipped import resources_dir
 
 #: A workload file is a few kilobytes; this bounds what is read.
@@ -72,7 +72,7 @@ def serving_from_bytes(raw: bytes, source: str) -> ServingWorkload:
 def _load(name_or_path: str | os.PathLike[str], folder: Path, parse: Callable[[bytes, str], Any],
           error: type[DesignError], what: str) -> Any:
     """A preset of ``folder`` by name, or a file (``-``: standard input), parsed by ``parse``; read through
-    :func:`designer.model.reading.read_input` (bounded, devices and writerless pipes refused)."""
+    :func:`designer.io.reading.read_input` (bounded, devices and writerless pipes refused)."""
     text = os.fspath(name_or_path)
     path = Path(text)
     if text != "-" and not path.exists() and os.sep not in text and not text.endswith(".json"):

@@ -1,25 +1,26 @@
 """The component catalog: device models and cables with their published figures.
 
-The built-in catalog is ``resources/catalog/*.json``; a user catalog file of the same format
-is merged over it (same id replaces, new ids are added). Every figure carries its source in
-the file's ``sources`` map. Units: port ``speed_gbps`` and cable ``rate_gbps`` are
-per-direction line rates in Gb/s; power in W; prices in USD (indicative); lengths in m.
+The built-in catalog is ``resources/catalog/*.json``, shipped with the program and read once
+(:func:`builtin_catalog`, never changed). A user catalog file of the same format is merged over a
+copy of it (same id replaces, new ids are added): the user's files are read by
+:mod:`designer.io.catalog_files`, and the front ends pass the merged catalog to whatever needs one.
+The model holds no catalog a command or a test can swap. Every figure carries its source in the
+file's ``sources`` map. Units: port ``speed_gbps`` and cable ``rate_gbps`` are per-direction line
+rates in Gb/s; power in W; prices in USD (indicative); lengths in m.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import math
-import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from designer.model.entities import DEVICE_KINDS, MAX_POWER_W, MAX_PRICE_USD, MEDIA, Device, Link, PortGroup
 from designer.model.errors import DesignError
 from designer.model.fields import FieldError, as_list, as_number, as_text, parse_json
-from designer.model.reading import read_input
 from designer.model.shipped import resources_dir
 
 if TYPE_CHECKING:
@@ -37,11 +38,6 @@ EFFICIENCY_MEDIA = ("nvlink", "pcie", "infiniband", "ethernet", "direct")
 
 class CatalogError(DesignError):
     """A catalog file is unreadable or holds an invalid entry."""
-
-
-def user_catalog_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "topo-designer" / "catalog.json"
 
 
 @dataclass(frozen=True)
@@ -188,6 +184,16 @@ class Catalog:
         #: analyzer's default for that medium, and the source each file gives for it.
         self.efficiency: dict[str, float] = {}
         self.efficiency_sources: dict[str, str] = {}
+        #: Set on the built-in catalog, which every caller shares: merging into it raises.
+        self.frozen = False
+
+    def copy(self) -> Catalog:
+        """A catalog holding the same entries, which can be merged into (entries are immutable, shared)."""
+        out = copy.copy(self)
+        for name in ("components", "cables", "transceivers", "origins", "efficiency", "efficiency_sources"):
+            setattr(out, name, dict(getattr(self, name)))
+        out.frozen = False
+        return out
 
     def component(self, model_id: str) -> Component:
         try:
@@ -237,6 +243,8 @@ class Catalog:
 
     def merge(self, data: dict[str, Any], origin: str) -> None:
         """Merge one parsed catalog file (entries with an existing id replace it)."""
+        if self.frozen:
+            raise TypeError("the built-in catalog is shared and never changed: merge into builtin_catalog().copy()")
         for comp in _entries(data, "components", origin):
             c = _component(comp, origin)
             self.components[c.id] = c
@@ -272,13 +280,13 @@ def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -
     """The per-direction line rate of ``link`` in Gb/s: :func:`line_rate_gbps` of its ports and cable,
     and no more than the rate it negotiated when discovery recorded one (:func:`negotiated_gbps`).
 
-    ``catalog`` is where the link's ``cable`` is looked up (None: :func:`default_catalog`); a cable
+    ``catalog`` is where the link's ``cable`` is looked up (None: :func:`builtin_catalog`); a cable
     the catalog lacks does not limit the rate. A port the device lacks counts as 0 Gb/s. The
     analysis gives a link this rate (capped at its ``MAX_LINK_GBPS``) and leaves it out under
     ``MIN_LINK_GBPS``.
     """
     if catalog is None:
-        catalog = default_catalog()
+        catalog = builtin_catalog()
     a = design.device(link.a_device).port(link.a_port)
     b = design.device(link.b_device).port(link.b_port)
     cable = catalog.cables.get(link.cable) if link.cable else None
@@ -457,9 +465,11 @@ def _efficiency(obj: Any, origin: str) -> dict[str, tuple[float, str]]:
     return out
 
 
-def read_catalog_file(path: Path) -> dict[str, Any]:
-    """Parse and check the envelope of one catalog file."""
-    raw, source = read_input(path, MAX_CATALOG_BYTES, "a catalog file", CatalogError)
+def parse_catalog(raw: bytes, source: str) -> dict[str, Any]:
+    """The parsed document of one catalog file's bytes, its envelope (format, version) checked.
+
+    ``source`` names the file in every error. The entries are checked when merged (:meth:`Catalog.merge`).
+    """
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -468,66 +478,29 @@ def read_catalog_file(path: Path) -> dict[str, Any]:
         raise CatalogError(f"{source}: file is empty")
     data = parse_json(text, source, "a catalog file", CatalogError)
     if not isinstance(data, dict) or data.get("format") != CATALOG_FORMAT:
-        raise CatalogError(f"{path}: not a catalog file (format must be {CATALOG_FORMAT!r})")
+        raise CatalogError(f"{source}: not a catalog file (format must be {CATALOG_FORMAT!r})")
     if data.get("version") != CATALOG_VERSION:
         raise CatalogError(
-            f"{path}: catalog version {data.get('version')!r} is not supported (expected {CATALOG_VERSION})"
+            f"{source}: catalog version {data.get('version')!r} is not supported (expected {CATALOG_VERSION})"
         )
     return data
 
 
-def load_catalog(extra: Iterable[Path] = (), *, include_user: bool = True) -> Catalog:
-    """The built-in catalog, then the user catalog (if present), then ``extra`` files, merged."""
-    cat = Catalog()
-    builtin = resources_dir() / "catalog"
-    files = sorted(builtin.glob("*.json")) if builtin.is_dir() else []
-    if not files:
-        raise CatalogError(f"built-in catalog not found in {builtin}: is the package installed completely?")
-    for f in files:
-        cat.merge(read_catalog_file(f), f.name)
-    paths = list(extra)
-    if include_user and user_catalog_path().exists():
-        paths.insert(0, user_catalog_path())
-    for p in paths:
-        cat.merge(read_catalog_file(Path(p)), str(p))
-    return cat
-
-
-_DEFAULT: Catalog | None = None
-_BUILTIN: Catalog | None = None
-#: The ``--catalog`` files merged over the built-in and user catalogs when the default is loaded.
-_EXTRA: tuple[str, ...] = ()
-
-
-def default_catalog() -> Catalog:
-    """The built-in catalog merged with the user's and the ``--catalog`` files, loaded on first use.
-
-    Loaded only when something needs it: a command that reads no catalog (``--help``,
-    ``--version``, ``workloads``) works whatever the user catalog holds.
-    """
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = load_catalog([Path(p) for p in _EXTRA])
-    return _DEFAULT
-
-
+@functools.cache
 def builtin_catalog() -> Catalog:
-    """The built-in catalog alone (the generators' defaults name its models), loaded once."""
-    global _BUILTIN
-    if _BUILTIN is None:
-        _BUILTIN = load_catalog(include_user=False)
-    return _BUILTIN
+    """The catalog shipped with the program (``resources/catalog/*.json``), read once and shared.
 
-
-def set_catalog_files(paths: Iterable[str | os.PathLike[str]]) -> None:
-    """Merge these files over the default catalog, when it is loaded (the ``--catalog`` option)."""
-    global _EXTRA, _DEFAULT
-    extra = tuple(os.fspath(p) for p in paths)
-    if extra != _EXTRA:
-        _EXTRA, _DEFAULT = extra, None
-
-
-def set_default_catalog(catalog: Catalog | None) -> None:
-    """Replace the process-wide catalog (``--catalog`` option, tests)."""
-    global _DEFAULT
-    _DEFAULT = catalog
+    It is frozen: a catalog with the user's files merged is :func:`designer.io.catalog_files.load_catalog`,
+    built on a copy. The analysis and the generators use this one when they are given no catalog.
+    """
+    folder = resources_dir() / "catalog"
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        raise CatalogError(f"built-in catalog not found in {folder}: is the package installed completely?")
+    cat = Catalog()
+    for f in files:
+        if f.stat().st_size > MAX_CATALOG_BYTES:
+            raise CatalogError(f"{f}: over {MAX_CATALOG_BYTES // 2**20} MiB, not a catalog file")
+        cat.merge(parse_catalog(f.read_bytes(), f.name), f.name)
+    cat.frozen = True
+    return cat

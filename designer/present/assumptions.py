@@ -22,7 +22,7 @@ from designer.analysis.common import constants as analysis_constants
 from designer.analysis.serving import constants as serving_constants
 from designer.analysis.training import constants as training_constants
 from designer.model import Design
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog, builtin_catalog
 
 #: Unit of each constant reported (names not listed here are helpers, not assumptions).
 CONSTANT_UNITS: dict[str, dict[str, str]] = {
@@ -237,7 +237,7 @@ def catalog_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
     >>> sorted({r["kind"] for r in rows})
     ['cable', 'gpu', 'nic', 'nvswitch']
     """
-    cat = catalog if catalog is not None else default_catalog()
+    cat = catalog if catalog is not None else builtin_catalog()
     rows: list[dict[str, Any]] = []
     models = sorted({d.model for d in design.iter_devices() if d.model})
     cables = sorted({lk.cable for lk in design.iter_links() if lk.cable})

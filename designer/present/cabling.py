@@ -25,7 +25,7 @@ from designer.analysis.common.cages import cage_of
 from designer.interop.graph import device_places
 from designer.io.atomic import atomic_write_text
 from designer.model import BOARD_MEDIA, Design
-from designer.model.catalog import Catalog, default_catalog, link_rate_gbps
+from designer.model.catalog import Catalog, builtin_catalog, link_rate_gbps
 
 #: The CSV's columns, in order (docs/export.md describes each).
 COLUMNS = (
@@ -69,7 +69,7 @@ def cabling_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
     >>> len(rows) > 0, rows[0]["cable"], set(rows[0]) == set(COLUMNS)
     (True, 1, True)
     """
-    cat = catalog if catalog is not None else default_catalog()
+    cat = catalog if catalog is not None else builtin_catalog()
     places = device_places(design)
     groups = {g.id: g for g in design.iter_groups()}
     devices = {d.id: d for d in design.iter_devices()}

@@ -34,7 +34,7 @@ from designer.analysis.training.step import StepReport
 from designer.analysis.training.workload import Workload
 from designer.io.atomic import atomic_write_text
 from designer.model import Design, DesignError
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog, builtin_catalog
 
 #: What the exports are called (CLI options, dialog check boxes, progress messages).
 OUTPUTS = ("png", "panels", "report", "html", "cabling", "graphml")
@@ -129,7 +129,7 @@ def prepare(design: Design, *, source: str = "", catalog: Catalog | None = None,
     from designer.analysis import analyze, build_context
     from designer.analysis.training import step_analysis
 
-    cat = catalog if catalog is not None else default_catalog()
+    cat = catalog if catalog is not None else builtin_catalog()
 
     def tick(stage: str, done: int, total: int) -> None:
         if progress is not None:

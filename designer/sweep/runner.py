@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog, builtin_catalog
 from designer.model.units import duration
 from designer.sweep.results import FINISHED, Column, Sink, columns, error_row, finish, read_results
 from designer.sweep.spec import Point, SweepError, SweepSpec, expand, params_at
@@ -98,7 +98,7 @@ def run_sweep(spec: SweepSpec, output: str | os.PathLike[str], *, scheduler: str
     ``distributed.Client`` to use instead of either.
     """
     points, todo, cols, kept = plan(spec, output, resume)
-    catalog = catalog if catalog is not None else default_catalog()
+    catalog = catalog if catalog is not None else builtin_catalog()
     t0 = time.perf_counter()
     rows = list(kept)
     errors = 0

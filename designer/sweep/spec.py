@@ -26,8 +26,8 @@ from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError
 from designer.io.json_shape import parse_small_document
+from designer.io.reading import read_input
 from designer.model import DesignError, units
-from designer.model.reading import read_input
 from designer.model.units import count
 from designer.model.units import size as size_text
 

@@ -238,9 +238,9 @@ def _cut_check(design: Design, b) -> tuple[float, int, int]:
     counts of the two sides those links separate (raises if they separate no two-sided split)."""
     import networkx as nx
 
-    from designer.model.catalog import default_catalog
+    from designer.model.catalog import builtin_catalog
 
-    cables = default_catalog().cables
+    cables = builtin_catalog().cables
     cut = set(b.cut_links)
     capacity = 0.0
     for lid in cut:

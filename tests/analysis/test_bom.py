@@ -7,7 +7,7 @@ import pytest
 from designer.analysis.bom.bill import bill_of_materials, length_bucket
 from designer.generators import build_rail_optimized, build_server
 from designer.model import Design, Device, Link, PortGroup
-from designer.model.catalog import default_catalog
+from designer.model.catalog import builtin_catalog
 from designer.present.documents import bom_to_dict
 
 SUPERPOD_TABLE_4 = [  # SUs, GPUs, leaf, spine, node(+UFM)-leaf cables, leaf-spine cables (NVIDIA RA Table 4)
@@ -63,7 +63,7 @@ def test_single_port_cages_take_one_module_per_end():
 
 
 def test_aoc_and_copper_need_no_transceivers_and_draw_power_at_both_ends():
-    cat = default_catalog()
+    cat = builtin_catalog()
     bom = bill_of_materials(_pair(2, 2, "aoc-400g", 20.0, "aoc"), cat)
     assert bom.quantity("transceiver") == 0
     (line,) = [x for x in bom.lines if x.category == "cable"]
@@ -74,7 +74,7 @@ def test_aoc_and_copper_need_no_transceivers_and_draw_power_at_both_ends():
 
 
 def test_totals_are_the_sum_of_the_lines_with_catalog_figures():
-    cat = default_catalog()
+    cat = builtin_catalog()
     bom = bill_of_materials(_pair(2, 3, "sr4-400g-mm", 20.0, "optical"), cat)
     qm = cat.component("qm9700")
     fibre = cat.cable("sr4-400g-mm")
@@ -90,7 +90,7 @@ def test_totals_are_the_sum_of_the_lines_with_catalog_figures():
 def test_server_bom_counts_devices_and_no_cables():
     bom = bill_of_materials(build_server())
     assert (bom.quantity("gpu"), bom.quantity("nic"), bom.quantity("nvswitch"), bom.quantity("cable")) == (8, 8, 1, 0)
-    gpu = default_catalog().component("h100-sxm")
+    gpu = builtin_catalog().component("h100-sxm")
     assert bom.total_power_w >= 8 * gpu.power_w
 
 

@@ -19,7 +19,7 @@ from designer.analysis.report import analyze
 from designer.analysis.rules.check import check_design
 from designer.generators import GENERATORS
 from designer.model import Design, Device, Link, PortGroup
-from designer.model.catalog import Catalog, default_catalog, line_rate_gbps, link_rate_gbps
+from designer.model.catalog import Catalog, builtin_catalog, line_rate_gbps, link_rate_gbps
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "sample_designs").glob("*.json"))
 
@@ -45,7 +45,7 @@ def assert_capacity_rates_are_link_rates(design: Design, catalog: Catalog) -> No
     ids=lambda p: p.name,
 )
 def test_the_analyzer_rates_every_sample_link_as_the_model_does(path, loaded_samples):
-    assert_capacity_rates_are_link_rates(loaded_samples[path.name], default_catalog())
+    assert_capacity_rates_are_link_rates(loaded_samples[path.name], builtin_catalog())
 
 
 @pytest.mark.parametrize("dense", [True, False], ids=["table", "sorted"])
@@ -55,7 +55,7 @@ def test_the_analyzer_rates_mixed_ports_and_cables_as_the_model_does(dense, monk
 
     monkeypatch.setattr(capacity, "DENSE_SIGNATURES", capacity.DENSE_SIGNATURES if dense else 0)
     rng = random.Random(7)
-    cat = default_catalog()
+    cat = builtin_catalog()
     cables = ["", "no-such-cable", *sorted(cat.cables)]
     speeds = [1e-4, 100.0, 200.0, 400.0, 800.0, 1600.0, 3600.0, 2e5]
     d = Design()
@@ -67,7 +67,7 @@ def test_the_analyzer_rates_mixed_ports_and_cables_as_the_model_does(dense, monk
 
 
 def _800g_pair_with_a_400g_cable() -> tuple[Design, Catalog]:
-    cat = default_catalog()
+    cat = builtin_catalog()
     cable = next(c for c in sorted(cat.cables.values(), key=lambda c: c.id)
                  if c.rate_gbps == 400.0 and c.medium == "passive_copper")
     d = Design()
@@ -97,7 +97,7 @@ CATALOG_TAKERS = [build_capacity_graph, build_context, analyze, check_design, bi
 
 
 @pytest.mark.parametrize("func", CATALOG_TAKERS, ids=lambda f: f.__name__)
-def test_catalog_none_is_the_default_catalog_everywhere(func):
+def test_catalog_none_is_the_built_in_catalog_everywhere(func):
     par = inspect.signature(func).parameters["catalog"]
     assert par.default is None
     assert "str" not in str(par.annotation), f"{func.__name__} still takes a catalog name"
@@ -105,7 +105,7 @@ def test_catalog_none_is_the_default_catalog_everywhere(func):
 
 def test_no_catalog_argument_analyzes_with_the_built_in_catalog():
     d = GENERATORS["leaf-spine"].build(leaves=2, hosts_per_leaf=8)  # QM9700: InfiniBand
-    implicit, explicit, empty = (build_capacity_graph(d, c) for c in (None, default_catalog(), Catalog()))
+    implicit, explicit, empty = (build_capacity_graph(d, c) for c in (None, builtin_catalog(), Catalog()))
     assert set(implicit.protocol.tolist()) == set(explicit.protocol.tolist())
     assert "infiniband" in {implicit.protocol_name(i) for i in range(implicit.n_links)}
     assert "infiniband" not in {empty.protocol_name(i) for i in range(empty.n_links)}

@@ -5,7 +5,7 @@ import pytest
 from designer.analysis.common.findings import findings_by_item
 from designer.analysis.rules.check import check_design
 from designer.model import Design, Device, Link, PortGroup
-from designer.model.catalog import default_catalog
+from designer.model.catalog import builtin_catalog
 
 NET = (PortGroup("p", 8, 400.0, "network"),)
 GPU = (PortGroup("nvl", 1, 3600.0, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))
@@ -31,7 +31,7 @@ def clean() -> Design:
 
 
 def codes(d):
-    return [f.code for f in check_design(d, default_catalog())]
+    return [f.code for f in check_design(d, builtin_catalog())]
 
 
 def test_a_clean_design_has_no_findings():

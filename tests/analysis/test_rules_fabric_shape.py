@@ -15,7 +15,7 @@ from designer.cli import main
 from designer.generators.registry import GENERATORS
 from designer.io import save_design
 from designer.model import Design, Link
-from designer.model.catalog import default_catalog
+from designer.model.catalog import builtin_catalog
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
 SHAPE = ("tier-skip", "rail-misaligned")
@@ -31,7 +31,7 @@ VARIANTS = [(kind, {}) for kind in GENERATORS] + [
 
 
 def shape_findings(design: Design):
-    return [f for f in check_design(design, default_catalog()) if f.code in SHAPE]
+    return [f for f in check_design(design, builtin_catalog()) if f.code in SHAPE]
 
 
 @pytest.mark.parametrize(("kind", "params"), VARIANTS, ids=[f"{k}{p or ''}" for k, p in VARIANTS])

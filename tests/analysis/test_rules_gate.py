@@ -6,7 +6,7 @@ from designer.analysis.bom.bill import bill_of_materials
 from designer.analysis.fabric.capacity import build_capacity_graph
 from designer.analysis.rules.check import check_design
 from designer.model import Design, Device, Link, PortGroup
-from designer.model.catalog import Cable, default_catalog
+from designer.model.catalog import Cable, builtin_catalog
 
 NET = (PortGroup("p", 8, 400.0, "network"),)
 GPU = (PortGroup("nvl", 1, 3600.0, "nvlink"), PortGroup("pcie", 1, 512.0, "pcie"))
@@ -32,11 +32,11 @@ def clean(n: int = 3) -> Design:
 
 
 def found(d, catalog=None):
-    return {f.code: f for f in check_design(d, catalog or default_catalog())}
+    return {f.code: f for f in check_design(d, catalog or builtin_catalog())}
 
 
 def notes(d, catalog=None) -> tuple[list[str], list[str]]:
-    cat = catalog or default_catalog()
+    cat = catalog or builtin_catalog()
     return list(build_capacity_graph(d, cat).notes), list(bill_of_materials(d, cat).notes)
 
 
@@ -93,7 +93,7 @@ def test_zero_metre_board_connections_are_fine():
 
 
 def test_a_zero_rate_cable_in_a_user_catalog_is_a_zero_capacity_error():
-    cat = default_catalog()
+    cat = builtin_catalog()
     dead = Cable("dead-dac", "dead DAC", "passive_copper", 0.0, 3.0)
     cat.cables["dead-dac"] = dead
     try:
@@ -138,7 +138,7 @@ def test_lengths_and_speeds_a_file_cannot_hold_are_errors_in_memory():
 
 
 def test_an_optical_cable_without_a_catalog_transceiver_is_a_warning():
-    cat = default_catalog()
+    cat = builtin_catalog()
     cat.cables["bare-fibre"] = Cable("bare-fibre", "fibre, no optics", "optical", 400.0, 100.0)
     try:
         d = clean()

@@ -6,12 +6,12 @@ from collections import Counter
 
 from designer.analysis.rules.check import check_design
 from designer.model import Design, check_id
-from designer.model.catalog import default_catalog
+from designer.model.catalog import builtin_catalog
 
 
 def assert_sound(design: Design) -> None:
     """Model invariants, port budgets and the design rules: no findings at all."""
-    catalog = default_catalog()
+    catalog = builtin_catalog()
     ports_used: Counter[tuple[str, str]] = Counter()
     per_device: Counter[str] = Counter()
     for link in design.iter_links():

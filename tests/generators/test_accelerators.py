@@ -12,7 +12,7 @@ from designer.analysis.rules.check import check_design
 from designer.analysis.training import step_analysis
 from designer.generators import GENERATORS, GeneratorError
 from designer.io.workload_file import load_workload
-from designer.model.catalog import default_catalog
+from designer.model.catalog import builtin_catalog
 
 NEW = ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "mi325x", "mi355x", "b300", "gb200", "gb300")
 TPU_ICI = {"tpu-v4": (6, 400), "tpu-v5e": (4, 400), "tpu-v5p": (6, 800), "tpu-v6e": (4, 800)}
@@ -20,7 +20,7 @@ TPU_ICI = {"tpu-v4": (6, 400), "tpu-v5e": (4, 400), "tpu-v5p": (6, 800), "tpu-v6
 
 @pytest.mark.parametrize("model", NEW)
 def test_every_new_accelerator_has_cited_figures(model):
-    comp = default_catalog().components[model]
+    comp = builtin_catalog().components[model]
     assert comp.kind == "gpu"
     assert comp.specs["bf16_dense_tflops"] > 0 and comp.specs["memory_gb"] > 0
     for key in ("ports", "power_w", "price_usd", *(f"specs.{k}" for k in comp.specs if comp.specs[k] is not None)):
@@ -39,7 +39,7 @@ def test_a_tpu_torus_is_made_of_that_tpu_at_its_ici_rate(model):
     w = load_workload("gpt3-1.3b-ddp")
     step = step_analysis(d, w)
     assert step.step_time_s > 0
-    peak = default_catalog().components[model].specs["bf16_dense_tflops"] * 1e12
+    peak = builtin_catalog().components[model].specs["bf16_dense_tflops"] * 1e12
     assert step.peak_flops_per_gpu == pytest.approx(peak)
 
 

@@ -13,11 +13,11 @@ from designer.analysis.common.cages import cage_of, mixed_cages
 from designer.analysis.rules.check import check_design
 from designer.generators import GENERATORS, GeneratorError, build_rail_optimized
 from designer.model import Design, Device, Link, PortGroup
-from designer.model.catalog import default_catalog
+from designer.model.catalog import builtin_catalog
 
 
 def test_catalog_lists_the_published_breakouts_and_the_144_port_quantum_x800():
-    cat = default_catalog()
+    cat = builtin_catalog()
     assert cat.component("sn5600").breakouts == (2, 4)
     assert cat.component("tomahawk5-64x800").breakouts == (2, 4)
     assert cat.component("qm9700").breakouts == (2,)
@@ -38,7 +38,7 @@ def test_a_broken_out_leaf_has_twice_the_ports_at_half_the_speed_in_the_same_cag
     assert mixed_cages(d) == []
     # Every NIC link runs at 400G: the NIC's speed, no mismatch warning.
     rates = {link.cable for link in d.links_of("su1-leaf1")}
-    assert all(default_catalog().cables[c].rate_gbps == 400 for c in rates)
+    assert all(builtin_catalog().cables[c].rate_gbps == 400 for c in rates)
 
 
 def test_breakout_doubles_the_reach_of_one_spine_layer():
@@ -77,7 +77,7 @@ def _switch(ports: tuple[PortGroup, ...]) -> Design:
 
 
 def test_the_port_budget_rule_accepts_a_listed_breakout_and_nothing_beyond_it():
-    listed = default_catalog().component("sn5600").broken_out(4).ports
+    listed = builtin_catalog().component("sn5600").broken_out(4).ports
     assert not [f for f in check_design(_switch(listed)) if f.code == "model-ports"]
     # 128 ports at the full 800G is no breakout: more ports than the model has.
     too_fast = (PortGroup("p", 128, 800.0, per_cage=2),)
@@ -89,7 +89,7 @@ def test_the_port_budget_rule_accepts_a_listed_breakout_and_nothing_beyond_it():
 
 def test_four_200g_optical_ends_in_one_cage_share_one_800g_twin_port_module():
     d = Design("4x200G")
-    d.add_device(Device("leaf", "switch", default_catalog().component("sn5600").broken_out(4).ports, model="sn5600",
+    d.add_device(Device("leaf", "switch", builtin_catalog().component("sn5600").broken_out(4).ports, model="sn5600",
                         tier="leaf"))
     for i in range(1, 5):
         d.add_device(Device(f"nic{i}", "nic", (PortGroup("p", 1, 200.0),)))

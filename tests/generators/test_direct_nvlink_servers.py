@@ -10,7 +10,7 @@ from generator_checks import assert_sound, kinds
 from designer.analysis.bom.bill import bill_of_materials
 from designer.cli import main
 from designer.generators import GeneratorError, build_leaf_spine, build_rail_optimized, build_server
-from designer.model.catalog import default_catalog
+from designer.model.catalog import builtin_catalog
 
 
 def _nvlink_links(d):
@@ -34,7 +34,7 @@ def test_mesh_links_every_pair_once_and_shares_each_gpus_nvlink_rate():
     d = build_server(nvlink="mesh")
     assert kinds(d) == {"gpu": 8, "nic": 8}
     assert _pair_counts(d) == {(a, b): 1 for a in range(1, 9) for b in range(a + 1, 9)}
-    h100 = default_catalog().component("h100-sxm")
+    h100 = builtin_catalog().component("h100-sxm")
     for i in range(1, 9):
         ((count, speed),) = _nvlink_ports(d, f"node1-gpu{i}")
         assert count == 7

@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 import designer.gui  # noqa: E402,F401  (applies the PySide6 None refcount fix before any paint)
-from designer.model.catalog import default_catalog  # noqa: E402
+from designer.model.catalog import builtin_catalog  # noqa: E402
 
 
 class DialogLog:
@@ -45,7 +45,7 @@ def dialogs(monkeypatch: pytest.MonkeyPatch) -> DialogLog:
 
 @pytest.fixture(scope="session")
 def catalog():
-    return default_catalog()
+    return builtin_catalog()
 
 
 @pytest.fixture

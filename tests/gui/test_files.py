@@ -145,15 +145,35 @@ def test_a_catalog_that_cannot_be_loaded_stops_the_window_with_a_dialog(qtbot, m
     from PySide6.QtWidgets import QMessageBox
 
     from designer.gui.window import app
-    from designer.model import catalog as catalog_module
 
-    def broken():
-        raise catalog_module.CatalogError("catalog.json: not valid JSON")
-
+    user = tmp_path / "config" / "topo-designer" / "catalog.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"format": "topo-designer-catalog", "version": 1, "components": [')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     shown = []
-    monkeypatch.setattr("designer.model.catalog.default_catalog", broken)
     monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append((title, text)))
     monkeypatch.setattr("designer.gui.document.recovery.default_recovery_dir", lambda: tmp_path / "rec")
     assert app.run_gui(None) == 2
     assert shown and shown[0][0] == "Topology Designer cannot start"
-    assert "catalog.json: not valid JSON" in shown[0][1]
+    assert "catalog.json" in shown[0][1] and "JSON" in shown[0][1]
+
+
+def test_the_window_works_with_the_catalog_files_it_was_started_with(qtbot, monkeypatch, tmp_path):
+    # topo-designer --catalog FILE gui: the window's palette, analysis and imports see FILE's parts.
+    import json
+
+    from designer.gui.window import app
+
+    extra = tmp_path / "extra.json"
+    extra.write_text(json.dumps({"format": "topo-designer-catalog", "version": 1, "components": [
+        {"id": "lab-switch", "kind": "switch", "name": "Lab switch", "vendor": "Lab",
+         "ports": [{"prefix": "p", "count": 8, "speed_gbps": 400}], "price_usd": 1000}]}))
+    monkeypatch.setattr("designer.gui.document.recovery.default_recovery_dir", lambda: tmp_path / "rec")
+    w = app.create_window(None, [str(extra)])
+    qtbot.addWidget(w)
+    assert "lab-switch" in w.catalog.components and w.document.catalog is w.catalog
+    w.close()
+    plain = app.create_window(None)
+    qtbot.addWidget(plain)
+    assert "lab-switch" not in plain.catalog.components  # nothing stays behind in the process
+    plain.close()

@@ -25,9 +25,9 @@ def window(qtbot, tmp_path, monkeypatch):
     QCoreApplication.setApplicationName(f"import-tests-{os.getpid()}")
     QSettings().remove("window")
     from designer.gui.window.main_window import MainWindow
-    from designer.model.catalog import default_catalog
+    from designer.model.catalog import builtin_catalog
 
-    w = MainWindow(default_catalog(), recovery_dir=tmp_path / "recovery")
+    w = MainWindow(builtin_catalog(), recovery_dir=tmp_path / "recovery")
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()
@@ -55,7 +55,7 @@ def test_file_menu_offers_import_and_opens_the_fabric_unsaved(window):
 def test_options_dialog_and_errors_are_dialogs(window, qtbot):
     from designer.gui.window.import_dialog import ImportOptionsDialog, import_fabric
 
-    d = ImportOptionsDialog(window, str(DATA / "psmn-X5.topology.conf"))
+    d = ImportOptionsDialog(window, str(DATA / "psmn-X5.topology.conf"), window.catalog)
     qtbot.addWidget(d)
     d.rate.setText("200G")
     d.gpus.setValue(0)
@@ -75,7 +75,7 @@ def test_options_dialog_and_errors_are_dialogs(window, qtbot):
 def test_options_dialog_server_and_hosts(window, qtbot):
     from designer.gui.window.import_dialog import ImportOptionsDialog
 
-    d = ImportOptionsDialog(window, str(DATA / "psmn-X5.ibnetdiscover.topofile"))
+    d = ImportOptionsDialog(window, str(DATA / "psmn-X5.ibnetdiscover.topofile"), window.catalog)
     qtbot.addWidget(d)
     assert d.options().server == "auto" and d.options().server_template is None
     d.server.setCurrentIndex(d.server.findData("h100-sxm"))

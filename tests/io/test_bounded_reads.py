@@ -50,7 +50,7 @@ def test_a_device_is_refused_before_it_is_read():
 
 
 def test_a_named_pipe_with_no_writer_is_refused_instead_of_waiting(tmp_path, monkeypatch):
-    from designer.model import reading
+    from designer.io import reading
 
     monkeypatch.setattr(reading, "PIPE_WAIT_S", 0.2)
     fifo = tmp_path / "fabric.json"

@@ -12,8 +12,9 @@ from designer.analysis.fabric.context import build_context
 from designer.analysis.measured.compare import compare_run
 from designer.cli.entry import main
 from designer.io import save_design
+from designer.io.catalog_files import load_catalog
 from designer.io.measured.nccl_tests import read_nccl_tests
-from designer.model.catalog import CatalogError, load_catalog, set_default_catalog
+from designer.model.catalog import CatalogError
 
 
 def test_fit_writes_an_overlay_that_brings_the_prediction_to_the_measurement(tmp_path, capsys):
@@ -38,11 +39,12 @@ def test_fit_writes_an_overlay_that_brings_the_prediction_to_the_measurement(tmp
 
     row = next(r for r in catalog_rows(h100_two_nodes(), catalog) if r["kind"] == "efficiency")
     assert row["item"] == "infiniband" and "compare --fit" in row["source"]  # and in the reports' assumptions
-    # The overlay reaches every command through --catalog.
-    try:
-        assert main(["--catalog", str(overlay), "analyze", str(design), "--sizes", "1GiB"]) == 0
-    finally:
-        set_default_catalog(None)  # main() sets the process's catalog; the next tests need the built-in one
+    # The overlay reaches every command through --catalog, and leaves nothing behind in the process.
+    assert main(["--catalog", str(overlay), "analyze", str(design), "--sizes", "1GiB"]) == 0
+    assert "infiniband efficiency 0.47" in capsys.readouterr().out
+    assert main(["analyze", str(design), "--sizes", "1GiB"]) == 0
+    assert "infiniband efficiency 0.47" not in capsys.readouterr().out
+    assert main(["--catalog", str(overlay), "analyze", str(design), "--sizes", "1GiB"]) == 0
     assert "infiniband efficiency 0.47" in capsys.readouterr().out
 
 

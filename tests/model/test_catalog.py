@@ -1,10 +1,13 @@
 """The built-in catalog loads, cites every figure, and user catalogs merge over it."""
 
 import json
+from pathlib import Path
 
 import pytest
 
-from designer.model.catalog import CatalogError, load_catalog, resources_dir
+from designer.io.catalog_files import load_catalog
+from designer.model.catalog import CatalogError, builtin_catalog
+from designer.model.shipped import resources_dir
 
 
 def _numbers(obj, prefix=""):
@@ -86,3 +89,30 @@ def test_bad_user_catalog_is_a_clear_error(tmp_path, content, message):
     bad.write_text(content)
     with pytest.raises(CatalogError, match=message):
         load_catalog([bad], include_user=False)
+
+
+def test_the_model_reads_no_file_but_the_shipped_catalog():
+    # The user's files (catalogs, designs, workloads) are read in designer.io, bounded; the model
+    # reads only the catalog shipped with it, in builtin_catalog().
+    import ast
+
+    import designer.model
+
+    readers = {"open", "read_bytes", "read_text", "stdin", "fdopen"}
+    found = []
+    for path in sorted(Path(designer.model.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for func in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            for node in ast.walk(func):
+                name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+                if name in readers:
+                    found.append(f"{path.name}:{func.name}:{name}")
+    assert found == ["catalog.py:builtin_catalog:read_bytes"]
+
+
+def test_no_module_of_the_model_holds_a_catalog_a_caller_can_swap():
+    import designer.model.catalog as catalog_module
+
+    for gone in ("default_catalog", "set_default_catalog", "set_catalog_files", "load_catalog", "user_catalog_path"):
+        assert not hasattr(catalog_module, gone)
+    assert builtin_catalog() is builtin_catalog() and builtin_catalog().frozen

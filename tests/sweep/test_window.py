@@ -39,14 +39,14 @@ def test_open_sweep_point_menu_and_dialog(qtbot, tmp_path, results, monkeypatch)
     import designer.gui  # noqa: F401
     from designer.gui.window import sweep as sweep_window
     from designer.gui.window.main_window import MainWindow
-    from designer.model.catalog import default_catalog
+    from designer.model.catalog import builtin_catalog
 
     QCoreApplication.setOrganizationName("topo-designer-tests")
     QCoreApplication.setApplicationName(f"sweep-tests-{os.getpid()}")
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
     errors = []
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: errors.append(a[2]) or QMessageBox.StandardButton.Ok)
-    w = MainWindow(default_catalog(), recovery_dir=tmp_path / "recovery")
+    w = MainWindow(builtin_catalog(), recovery_dir=tmp_path / "recovery")
     qtbot.addWidget(w)
     try:
         file_menu = w.menuBar().actions()[0].menu()

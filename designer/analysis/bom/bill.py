@@ -39,7 +39,7 @@ from designer.analysis.common.findings import (
     zero_length_summary,
 )
 from designer.model import BOARD_MEDIA, DEVICE_KINDS, Design
-from designer.model.catalog import Catalog, Transceiver, default_catalog
+from designer.model.catalog import Catalog, Transceiver, builtin_catalog
 from designer.model.units import count, plural
 
 #: Upper bounds of the cable length buckets, metres (the last bucket is "> 100 m").
@@ -169,7 +169,7 @@ def bill_of_materials(design: Design, catalog: Catalog | None = None) -> Bom:
     (1, 2)
     """
     if catalog is None:
-        catalog = default_catalog()
+        catalog = builtin_catalog()
     devices = {d.id: d for d in design.iter_devices()}
     notes = _catalog_gap_notes(design, catalog)
     dev_count = _count_devices(devices, catalog, notes)

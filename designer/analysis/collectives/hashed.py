@@ -32,7 +32,7 @@ from designer.analysis.common.errors import AnalysisError
 from designer.analysis.fabric.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
 from designer.analysis.fabric.context import Context
 from designer.analysis.fabric.routing import attachment_pairs
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog
 from designer.model.units import count, size
 
 __all__ = ["DEFAULT_HASH_DRAWS", "DEFAULT_HASH_SEED", "ROUTING_MODES", "HashedResult", "Routing",
@@ -167,7 +167,7 @@ def routing_mode(ctx: Context, requested: str | None = None, catalog: Catalog | 
     if not len(switches):
         return Routing("fluid", True, "no switch chooses among paths (direct links or one server)", int(draws),
                        int(seed))
-    catalog = default_catalog() if catalog is None else catalog
+    catalog = ctx.catalog if catalog is None else catalog
     # A switch is InfiniBand when its network links are (capacity graph protocol).
     net = (cap.protocol != P_NVLINK) & (cap.protocol != P_PCIE)
     ib_node = np.zeros(cap.n_nodes, dtype=bool)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from designer.model import BOARD_MEDIA, Design, Device, Link
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog, builtin_catalog
 
 
 def cage_of(dev: Device, port_id: str) -> tuple[int, int] | None:
@@ -82,7 +82,7 @@ def mixed_cages(design: Design, catalog: Catalog | None = None) -> list[MixedCag
     [('a', 1, ('p1', 'p2'), ('passive_copper', 'optical mma4z00-ns400'))]
     """
     if catalog is None:
-        catalog = default_catalog()
+        catalog = builtin_catalog()
     devices = {d.id: d for d in design.iter_devices()}
     order = {did: i for i, did in enumerate(devices)}
     cages: dict[tuple[str, int, int], list[tuple[str, str, str]]] = {}

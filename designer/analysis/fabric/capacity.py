@@ -38,7 +38,7 @@ import numpy as np
 from designer.analysis.common import constants as K
 from designer.analysis.common.findings import ZERO_CAPACITY, catalog_gaps, not_in_catalog
 from designer.model import DEVICE_KINDS, Design, PortGroup
-from designer.model.catalog import EFFICIENCY_MEDIA, Catalog, default_catalog, line_rate_gbps, negotiated_gbps
+from designer.model.catalog import EFFICIENCY_MEDIA, Catalog, builtin_catalog, line_rate_gbps, negotiated_gbps
 from designer.model.units import count, duration, line_rate
 
 PROTOCOL_NAMES = EFFICIENCY_MEDIA
@@ -246,7 +246,7 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     and NVLS and SHARP would vanish, changing the answer without saying so.
     """
     if catalog is None:
-        catalog = default_catalog()
+        catalog = builtin_catalog()
     devices, links = design.devices, design.links
     index = {d.id: i for i, d in enumerate(devices)}
     nodes = _node_arrays(devices, catalog)

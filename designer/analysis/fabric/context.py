@@ -11,7 +11,7 @@ from designer.analysis.common.errors import AnalysisError
 from designer.analysis.fabric.capacity import CapacityGraph, build_capacity_graph
 from designer.analysis.fabric.routing import CoreRouter, Fabric, build_fabric
 from designer.model import Design
-from designer.model.catalog import Catalog
+from designer.model.catalog import Catalog, builtin_catalog
 
 
 @dataclass(eq=False)
@@ -25,6 +25,9 @@ class Context:
     gpu_ids: tuple[str, ...]
     su: np.ndarray
     rail: np.ndarray
+    #: The catalog the capacity graph was built with: every analysis given this context reads its
+    #: models' figures (peak FLOP/s, prices, adaptive routing) from it too.
+    catalog: Catalog
     #: Results that depend only on this context and their arguments (collective models, bisection
     #: bounds, fair rates), kept so that a new message size or algorithm choice re-uses the routes.
     #: A Context is not shared between threads while in use.
@@ -80,6 +83,7 @@ def build_context(design: Design, catalog: Catalog | None = None) -> Context:
     Build it once per design and pass it to every analysis (:func:`bisection_bounds`,
     :func:`collective_times`, :func:`traffic_loads`); :func:`designer.analysis.analyze` does.
     """
+    catalog = catalog if catalog is not None else builtin_catalog()
     cap = build_capacity_graph(design, catalog)
     devices = design.devices
     gpu_nodes = cap.nodes_of_kind("gpu")
@@ -88,7 +92,7 @@ def build_context(design: Design, catalog: Catalog | None = None) -> Context:
     fabric = build_fabric(cap, rail)
     router = CoreRouter(fabric)
     router.arc_label_source = lambda: core_arc_ports(design, cap, fabric)
-    return Context(design, cap, fabric, router, tuple(cap.node_ids[i] for i in gpu_nodes), su, rail)
+    return Context(design, cap, fabric, router, tuple(cap.node_ids[i] for i in gpu_nodes), su, rail, catalog)
 
 
 def core_arc_ports(design: Design, cap: CapacityGraph, fabric: Fabric) -> np.ndarray | None:

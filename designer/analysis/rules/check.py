@@ -58,7 +58,7 @@ from designer.analysis.common.findings import (
 from designer.analysis.rules.discovered import check_measured
 from designer.analysis.rules.fabric_shape import check_connectivity, check_fabric_shape
 from designer.model import BOARD_MEDIA, Design, Link, PortSpec
-from designer.model.catalog import Catalog, Component, default_catalog, line_rate_gbps
+from designer.model.catalog import Catalog, Component, builtin_catalog, line_rate_gbps
 from designer.model.entities import MAX_LINK_LENGTH_M, MAX_PORT_GBPS, MIN_PORT_GBPS
 from designer.model.units import duration, line_rate
 
@@ -299,7 +299,7 @@ def check_design(design: Design, catalog: Catalog | None = None) -> list[Finding
     ['speed-mismatch']
     """
     if catalog is None:
-        catalog = default_catalog()
+        catalog = builtin_catalog()
     out: list[Finding] = []
     _check_devices(design, catalog, out)
     _check_links(design, catalog, out)

@@ -41,7 +41,7 @@ from designer.analysis.serving.workload import Phase, ServingError, ServingWorkl
 from designer.analysis.training.step import gpu_figure
 from designer.analysis.training.traffic import communicator, flows_of, shared_seconds_per_byte
 from designer.model import Design
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog
 from designer.model.units import count, duration
 
 BOUNDS = ("compute", "memory", "network")
@@ -288,8 +288,8 @@ def serving_analysis(design: Design | Context, w: ServingWorkload, catalog: Cata
     Raises :class:`ServingError` when the instances do not fit the design or the weights do not fit a
     GPU. Examples: ``tests/analysis/test_serving_model.py``.
     """
-    catalog = catalog if catalog is not None else default_catalog()
     ctx = design if isinstance(design, Context) else build_context(design, catalog)
+    catalog = catalog if catalog is not None else ctx.catalog
     pf_pool, dc_pool, idle, notes = pools(ctx, w)
     used = np.unique(np.concatenate([pf_pool.gpus.ravel(), dc_pool.gpus.ravel()]))
     peak, hbm, capacity, gpu_model, fig_notes = _figures(ctx, used, w, catalog)

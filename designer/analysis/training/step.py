@@ -41,7 +41,7 @@ from designer.analysis.training.storage import StorageReport, storage_analysis
 from designer.analysis.training.traffic import Communicator, communicator
 from designer.analysis.training.workload import DataParallel, Workload, WorkloadError
 from designer.model import Design
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog
 from designer.model.units import count
 
 
@@ -212,8 +212,8 @@ def step_analysis(design: Design | Context, workload: Workload, catalog: Catalog
     Raises :class:`WorkloadError` when the job does not fit the design (too few GPUs, a GPU model
     without a peak FLOP/s figure). Examples: ``tests/analysis/test_training_step.py``.
     """
-    catalog = catalog if catalog is not None else default_catalog()
     ctx = design if isinstance(design, Context) else build_context(design, catalog)
+    catalog = catalog if catalog is not None else ctx.catalog
     rt = routing_mode(ctx, routing, catalog, draws=hash_draws, seed=hash_seed)
     rep = _step(ctx, workload, catalog, rt, tail=False)
     if rt.mode != "hashed":

@@ -25,7 +25,7 @@ from scipy.sparse.csgraph import maximum_flow
 
 from designer.analysis.fabric.capacity import K_STORAGE, P_NVLINK
 from designer.analysis.fabric.context import Context
-from designer.model.catalog import Catalog, default_catalog
+from designer.model.catalog import Catalog
 
 _INT32_SAFE = 2**30
 
@@ -87,7 +87,7 @@ def storage_analysis(ctx: Context, gpus: np.ndarray, checkpoint_bytes: float, in
                      input_bytes_per_s: float, catalog: Catalog | None = None) -> StorageReport | None:
     """Checkpoint and input traffic between the GPUs ``gpus`` (positions) and the design's storage
     devices; None when the design has none."""
-    catalog = catalog if catalog is not None else default_catalog()
+    catalog = catalog if catalog is not None else ctx.catalog
     cap = ctx.cap
     stor = np.flatnonzero(cap.node_kind == K_STORAGE)
     # A fabric-manager host is drawn as a storage device (properties.role = "ufm"): it holds no data.

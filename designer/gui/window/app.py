@@ -7,6 +7,7 @@ the window cannot run here (the command line says so in one line).
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,16 +46,17 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def create_window(path: str | None) -> MainWindow:
-    """A main window showing ``path``, or a sample design (or a recovered one after a crash)."""
+def create_window(path: str | None, catalog_files: Sequence[str] = ()) -> MainWindow:
+    """A main window showing ``path``, or a sample design (or a recovered one after a crash), with the
+    built-in catalog, the user catalog and ``catalog_files`` merged."""
     from designer.gui.window.main_window import MainWindow
     from designer.io import load_design
+    from designer.io.catalog_files import load_catalog
     from designer.model import DesignError
-    from designer.model.catalog import default_catalog
 
     # A catalog that cannot be loaded raises CatalogError: without it InfiniBand would pass for
     # Ethernet, NVLS and SHARP would vanish and the bill of materials would be $0 (run_gui says so).
-    window = MainWindow(default_catalog())
+    window = MainWindow(load_catalog(catalog_files))
     restored = window.offer_recovery()
     if not restored:
         if path:
@@ -88,8 +90,9 @@ def show_window(window: MainWindow, geometry: Any = None) -> None:
     window.view.zoom_to_fit()
 
 
-def run_gui(path: str | None = None) -> int:
-    """Open the designer window on ``path`` (or a sample design) and run until it closes."""
+def run_gui(path: str | None = None, catalog_files: Sequence[str] = ()) -> int:
+    """Open the designer window on ``path`` (or a sample design), with ``catalog_files`` merged over the
+    built-in and user catalogs, and run until it closes."""
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QMessageBox
 
@@ -97,7 +100,7 @@ def run_gui(path: str | None = None) -> int:
 
     app = create_application()
     try:
-        window = create_window(path)
+        window = create_window(path, catalog_files)
     except CatalogError as e:
         # The command line refuses in the same words (exit 2); nothing was opened, so nothing is lost.
         QMessageBox.critical(

@@ -10,6 +10,7 @@ read, guessed and skipped, with line numbers) shows in a window of its own. Erro
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ from designer.io.importers import (
 )
 from designer.io.importers.hosts import nvswitch_for
 from designer.model import DesignError
-from designer.model.catalog import default_catalog
+from designer.model.catalog import Catalog
 
 if TYPE_CHECKING:
     from designer.gui.window.main_window import MainWindow
@@ -56,8 +57,9 @@ class ImportOptionsDialog(QDialog):
     """The options of an import: format (detected by default), default rate, GPUs per adapter, name map,
     graph attribute mapping."""
 
-    def __init__(self, parent: QWidget | None, path: str) -> None:
+    def __init__(self, parent: QWidget | None, path: str, catalog: Catalog) -> None:
         super().__init__(parent)
+        self.catalog = catalog
         self.setWindowTitle(f"Import \u2014 {Path(path).name}")
         self.format = QComboBox()
         self.format.addItem("Detect from the content", None)
@@ -81,8 +83,8 @@ class ImportOptionsDialog(QDialog):
         self.server.setEditable(True)
         self.server.addItem("Guess from the hosts' adapters (8 HDR: DGX A100, 8 NDR: DGX H100)", "auto")
         self.server.addItem("None: GPUs per host adapter", "none")
-        for comp in sorted(default_catalog().by_kind("gpu"), key=lambda c: c.id):
-            if nvswitch_for(comp, default_catalog()) is not None:
+        for comp in sorted(catalog.by_kind("gpu"), key=lambda c: c.id):
+            if nvswitch_for(comp, catalog) is not None:
                 self.server.addItem(f"{comp.id}: an NVSwitch board of {comp.name}", comp.id)
         self.server.setToolTip("What each GPU host is: guessed, none, a catalog GPU's NVSwitch board, or the path of "
                                "an NCCL topology XML of one server")
@@ -132,7 +134,8 @@ class ImportOptionsDialog(QDialog):
 
     def options(self) -> ImportOptions:
         """The chosen options; DesignError when a field does not read (a rate that is not one...)."""
-        opts = ImportOptions(format=self.format.currentData(), gpus_per_adapter=self.gpus.value())
+        opts = ImportOptions(format=self.format.currentData(), gpus_per_adapter=self.gpus.value(),
+                             catalog=self.catalog)
         if self.rate.text().strip():
             opts.default_rate_gbps = parse_rate_option(self.rate.text().strip())
         if self.name_map.text().strip():
@@ -179,10 +182,12 @@ def import_fabric(window: MainWindow, path: str | None = None, options: ImportOp
         remember_folder(path)
     try:
         if options is None:
-            dialog = ImportOptionsDialog(window, path)
+            dialog = ImportOptionsDialog(window, path, window.catalog)
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return False
             options = dialog.options()
+        if options.catalog is None:
+            options = dataclasses.replace(options, catalog=window.catalog)
         design, report = import_file(path, options)
     except DesignError as e:
         window.show_error("Cannot import", str(e))

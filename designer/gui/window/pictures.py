@@ -134,7 +134,7 @@ def canvas_png(design: Design, catalog: Catalog | None = None, *, width: int | N
     from designer.gui.document.document import auto_collapse
     from designer.gui.panels.legend import Legend
     from designer.gui.style import LOD_SKETCH
-    from designer.model.catalog import default_catalog
+    from designer.model.catalog import builtin_catalog
     from designer.present.export import Picture
 
     ensure_application()
@@ -144,7 +144,7 @@ def canvas_png(design: Design, catalog: Catalog | None = None, *, width: int | N
         raise PictureError(f"picture scale {scale}: must be above 0")
     if collapse:
         auto_collapse(design)
-    scene = _export_scene_class()(catalog if catalog is not None else default_catalog())
+    scene = _export_scene_class()(catalog if catalog is not None else builtin_catalog())
     scene.ground = None if transparent else QColor("white")
     scene.show_grid = False
     try:

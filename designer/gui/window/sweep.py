@@ -109,7 +109,7 @@ def open_sweep_point(window: MainWindow, path: str | None = None, point: int | N
             row = next((r for r in rows if r.get("point") == point), None)
         if row is None:
             return False
-        design = design_of(row)
+        design = design_of(row, window.catalog)
     except DesignError as e:
         window.show_error("Cannot open the sweep point", str(e))
         return False

@@ -14,9 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from designer.io.reading import read_input
 from designer.model import DesignError
+from designer.model.catalog import Catalog
 from designer.model.entities import MAX_PORT_GBPS, MIN_PORT_GBPS
-from designer.model.reading import read_input
 from designer.model.units import line_rate
 
 #: The largest file an importer reads, as for design files (a 16,384-GPU design exports about 90 MB of GraphML).
@@ -50,6 +51,7 @@ class ImportOptions:
     or description -> host name. ``server``: the GPU hosts' server (``auto``: guessed from their
     adapters; ``none``: adapters alone; else a catalog GPU or NVLink switch model);
     ``server_template``: a server read from a file (:mod:`designer.io.importers.hosts`), which wins.
+    ``catalog``: the catalog the servers' and switches' models come from (None: the built-in one).
     """
 
     format: str | None = None
@@ -62,6 +64,7 @@ class ImportOptions:
     host_map: dict[str, str] = field(default_factory=dict)
     server: str = "auto"
     server_template: Any = None
+    catalog: Catalog | None = None
 
 
 @dataclass

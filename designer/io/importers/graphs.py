@@ -81,7 +81,7 @@ class _Format:
         if graph.graph.get("format") == GRAPH_FORMAT:
             report.format = "graphml (topo-designer export)"
             try:
-                return design_from_graph(graph, report)
+                return design_from_graph(graph, report, options.catalog)
             except DesignError as e:
                 raise ImportFileError(str(e)) from None
         return _from_foreign_graph(graph, options, report)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport, guid_key
 from designer.model import Design, Device, Link
-from designer.model.catalog import Catalog, Component, default_catalog
+from designer.model.catalog import Catalog, Component, builtin_catalog
 from designer.model.units import count
 
 #: The GPU of the DGX that shipped with eight compute adapters of each InfiniBand generation.
@@ -127,7 +127,7 @@ def template_from_model(model: str, nics: int, catalog: Catalog | None = None, *
                         ) -> ServerTemplate:
     """An NVSwitch board of a catalog model's GPUs (``model``: a GPU, or an NVLink switch fabric whose
     GPUs are found by their NVLink rate), with ``nics`` NICs sharing the GPUs evenly."""
-    catalog = catalog or default_catalog()
+    catalog = catalog or builtin_catalog()
     comp = catalog.components.get(model)
     if comp is None or comp.kind not in ("gpu", "nvswitch"):
         gpus = sorted(c.id for c in catalog.by_kind("gpu") if nvswitch_for(c, catalog))
@@ -212,12 +212,13 @@ class HostPlan:
 
 
 def plan_hosts(hosts: dict[str, list[str]], speed_of: dict[str, str], options: ImportOptions,
-               report: ImportReport, catalog: Catalog | None = None) -> HostPlan:
+               report: ImportReport) -> HostPlan:
     """Decide the server of every host (see the module docstring).
 
     ``hosts``: host id -> the keys of its adapters; ``speed_of``: adapter key -> the InfiniBand
     generation of its cables (``HDR``...; ``""`` when the source does not say).
     """
+    catalog = options.catalog if options.catalog is not None else builtin_catalog()
     plan = HostPlan()
     if not hosts:
         return plan

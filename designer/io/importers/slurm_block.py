@@ -21,7 +21,7 @@ import re
 from designer.io.importers.base import ImportFileError, ImportOptions, ImportReport, safe_id
 from designer.io.importers.hosts import template_from_model
 from designer.model import Design, Device, Group, Link, PortGroup
-from designer.model.catalog import Catalog, Component, default_catalog
+from designer.model.catalog import Catalog, Component, builtin_catalog
 from designer.model.units import count, line_rate
 
 #: GPUs of a GB200 NVL72 compute tray: 72 GPUs in 18 trays (NVIDIA GB200 NVL72 product page).
@@ -48,9 +48,9 @@ def _domain_switch(gpu: Component, gpus: int, catalog: Catalog) -> Component | N
 
 
 def read_blocks(entries: list[tuple[int, str, list[str]]], sizes: list[int], options: ImportOptions,
-                report: ImportReport, catalog: Catalog | None = None) -> Design:
+                report: ImportReport) -> Design:
     """A design of the blocks ``entries`` ((line, block name, its nodes)); ``sizes``: BlockSizes."""
-    catalog = catalog or default_catalog()
+    catalog = options.catalog if options.catalog is not None else builtin_catalog()
     src = report.source
     server = (options.server or "auto").strip()
     if options.server_template is not None:
