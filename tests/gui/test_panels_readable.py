@@ -83,6 +83,34 @@ def test_bottlenecks_table_first_sortable_with_full_names_and_labelled_bars(smal
     assert table.item(0, 0).text() == str(len(bns)) and table.item(0, LINK_COLUMN).text() == bns[-1].link
     header = table.horizontalHeader()
     assert header.sectionSize(LINK_COLUMN) >= table.fontMetrics().horizontalAdvance(bns[0].link)
+    # A result with no ranked link takes the labels away; the next one labels its bars again.
+    panel.show_result(None)
+    assert panel.labels == [] and table.rowCount() == 0
+    panel.show_result(res)
+    assert [label.toPlainText() for label in panel.labels] == [units.percent(b.utilization) for b in bns[:TOP_BARS]]
+    assert [label.pos().x() for label in panel.labels] == list(range(1, TOP_BARS + 1))
+
+
+def test_a_new_result_with_the_same_curves_keeps_the_legend_and_a_new_choice_renames_it(small_window, qtbot):
+    res = _live(qtbot, small_window, load_design(sample_designs_dir() / "superpod-h100-1su.json"))
+    curves = small_window.live.panels["curves"]
+
+    def legend() -> list[tuple[object, str]]:
+        return [(sample.item, label.text) for sample, label in curves.legend.items]
+
+    before = legend()
+    selected = [text for _, text in before if text.endswith("(selected)")]
+    assert len(selected) == 1 and len(before) == len(curves.curves)
+    curves.show_result(res)
+    assert legend() == before and all(a is b for (a, _), (b, _) in zip(legend(), before, strict=True))
+    other = next(a for a in curves.curves if not selected[0].startswith(a + " "))
+    from dataclasses import replace
+
+    small_window.runner.traffic = replace(small_window.runner.traffic, algorithm=other)
+    small_window.runner.schedule()
+    qtbot.waitUntil(lambda: small_window.runner.result is not res and not small_window.runner.running,
+                    timeout=60_000)
+    assert [t for _, t in legend() if t.endswith("(selected)")] == [f"{other} (selected)"]
 
 
 def test_no_panel_text_reads_minus_zero(small_window, qtbot):

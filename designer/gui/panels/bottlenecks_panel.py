@@ -119,17 +119,18 @@ class BottlenecksPanel(PlotPanel):
 
     def _draw_bars(self, util: np.ndarray, names: list[str] | tuple[str, ...] = ()) -> None:
         pi = self.plot.getPlotItem()
-        for label in self.labels:
-            pi.removeItem(label)
-        self.labels = []
         top = util[:TOP_BARS]
         ranks = np.arange(1, len(top) + 1, dtype=float)
         self.bars.setOpts(x=ranks, height=top)
-        for x, u in zip(ranks, top, strict=True):
-            label = pg.TextItem(units.percent(u / 100.0), color="#3A4350", anchor=(0.5, 1.0))
-            label.setPos(float(x), float(u))
-            pi.addItem(label)
-            self.labels.append(label)
+        for label in self.labels[len(top):]:
+            pi.removeItem(label)
+        del self.labels[len(top):]
+        for i, (x, u) in enumerate(zip(ranks, top, strict=True)):
+            if i == len(self.labels):  # the labels of the last result are re-used, their text and place set
+                self.labels.append(pg.TextItem("", color="#3A4350", anchor=(0.5, 1.0)))
+                pi.addItem(self.labels[i])
+            self.labels[i].setText(units.percent(u / 100.0))
+            self.labels[i].setPos(float(x), float(u))
         self._names = list(names[:TOP_BARS])
         self._bar_ticks()
         pi.setXRange(0.4, max(len(top), 1) + 0.6, padding=0)
@@ -140,6 +141,9 @@ class BottlenecksPanel(PlotPanel):
         bns = list(rep.bottlenecks) if rep is not None else []
         self._draw_bars(np.array([b.utilization * 100.0 for b in bns]), [b.link for b in bns])
         self.table.setSortingEnabled(False)
+        header = self.table.horizontalHeader()
+        # Sized to the contents once, after the rows are in (per cell, it measures every row again).
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.setRowCount(len(bns))
         for i, bn in enumerate(bns):
             load = bn.utilization * bn.capacity_bytes_per_s
@@ -158,6 +162,7 @@ class BottlenecksPanel(PlotPanel):
                 self.table.setItem(i, c, item)
         self.table.setSortingEnabled(True)
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         if rep is None:
             self.info.setText("No analysis yet.")
         elif not bns:

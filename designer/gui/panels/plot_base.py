@@ -54,6 +54,19 @@ def compact_legend(plot: pg.PlotWidget, offset: tuple[int, int], columns: int = 
                           pen=pg.mkPen("#C9CED6"), verSpacing=-6, colCount=columns)
 
 
+def set_legend_entries(legend: pg.LegendItem, entries: list[tuple[pg.PlotDataItem, str]]) -> None:
+    """Show ``entries`` (item, label) in ``legend``, rebuilt only when they changed: a live edit that
+    leaves the same curves under the same names keeps the legend (rebuilding it is a third of a
+    plot's redraw). Each entry's sample is painted from its item, so a new pen shows without it."""
+    key = [(id(item), label) for item, label in entries]
+    if getattr(legend, "shown_entries", None) == key and len(legend.items) == len(entries):
+        return
+    legend.clear()
+    for item, label in entries:
+        legend.addItem(item, label)
+    legend.shown_entries = key
+
+
 def log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 10.0, every: int = 1
                ) -> list[tuple[float, str]]:
     """Ticks at powers of ``base`` between ``lo`` and ``hi`` (values > 0) for a log axis, named by ``fmt``."""

@@ -40,6 +40,7 @@ from designer.gui.panels.plot_base import (
     compact_legend,
     log_ticks,
     plot_pen,
+    set_legend_entries,
 )
 from designer.gui.panels.serving_panel import ServingPanel
 from designer.gui.panels.step_panel import StepPanel
@@ -135,9 +136,7 @@ class UtilisationPanel(PlotPanel):
             entries.append((curve, f"{TIER_LABELS[name]}: max {units.percent(top / 100)}"))
             self._tier_lines.append(f"{TIER_LABELS[name]}: max {units.percent(top / 100)}, mean "
                                     f"{units.percent(mean / 100)} (dashed), {units.count(len(u), 'link')}")
-        self.legend.clear()  # curves made above added themselves; keep one labelled entry per tier
-        for curve, label in entries:
-            self.legend.addItem(curve, label)
+        set_legend_entries(self.legend, entries)  # curves made above added themselves: one entry per tier
         self.show_legend(bool(entries))
         if not histogram:
             pi.setYRange(0, 100, padding=0.02)
@@ -321,9 +320,7 @@ class CurvesPanel(PlotPanel):
         self.measured.setData(np.log10(mx), np.log10(my))
         if len(mx):
             entries.append((self.measured, f"measured ({mlabel})"))
-        self.legend.clear()
-        for curve, label in entries:
-            self.legend.addItem(curve, label)
+        set_legend_entries(self.legend, entries)
         self.show_legend(bool(entries))
         values = [r.busbw_bytes_per_s if busbw else r.time_s for r in rep.collectives] if rep is not None else []
         values = [v for v in values if v > 0] + [float(v) for v in my]
