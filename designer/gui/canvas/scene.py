@@ -251,6 +251,10 @@ class DesignScene(QueuedModelEvents, QGraphicsScene):
         """The level of the link's worst design-rule finding ("" for none)."""
         return self.findings.link_flag(link_id)
 
+    def any_link_flags(self) -> bool:
+        """Some link has a design-rule finding marked (else no link needs asking)."""
+        return self.findings.any_link_flag()
+
     # ------------------------------------------------------------------ queries (see scene_queries)
     def set_findings(self, by_device: dict[str, list[str]], by_link: dict[str, list[str]]) -> None:
         """Mark devices and links that break design rules (messages shown on hover)."""

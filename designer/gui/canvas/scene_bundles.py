@@ -38,6 +38,7 @@ class BundleHost(Protocol):
     def add_item(self, item: QGraphicsItem) -> None: ...
     def drop_item(self, item: QGraphicsItem) -> None: ...
     def link_flagged(self, link_id: str) -> str: ...
+    def any_link_flags(self) -> bool: ...
     def invalidate_sketch(self) -> None: ...
 
 
@@ -74,10 +75,13 @@ class LinkBundles:
 
     def index(self, design: Design, shown: dict[str, ShownKey]) -> None:
         """Bundle every link of ``design`` by the shown objects at its ends (then :meth:`refresh_all`)."""
-        # Inlined: 82k links at 16k GPUs, most of them inside collapsed groups, which are skipped.
+        # 82k links at 16k GPUs, most of them inside collapsed groups: the ends of every link are
+        # looked up in two comprehensions, and only the links between two shown objects go on.
         key_of_link, bundle_links, touching = self._key_of_link, self._links, self._touching
-        for link in design.iter_links():
-            ra, rb = shown[link.a_device], shown[link.b_device]
+        links = design.links
+        ends_a = [shown[link.a_device] for link in links]
+        ends_b = [shown[link.b_device] for link in links]
+        for link, ra, rb in zip(links, ends_a, ends_b, strict=True):
             if ra == rb:
                 continue
             key = (ra, rb) if ra < rb else (rb, ra)
@@ -169,23 +173,23 @@ class LinkBundles:
             host.add_item(item)
         d = host.design
         assert d is not None
-        total = 0.0
-        media = set()
-        failed = True
-        flagged = ""
         rates = self._rates
-        link_flagged = host.link_flagged
-        catalog = host.catalog
-        for lid in links:
-            link = d.link(lid)
-            rate = rates.get(lid)
-            if rate is None:
-                rate = rates[lid] = link_rate_gbps(d, link, catalog)
-            total += rate
-            media.add(link.medium)
-            failed = failed and link.failed
-            if flagged != style.ERROR:
+        members = [d.link(lid) for lid in links]
+        missing = [link for link in members if link.id not in rates]
+        if missing:
+            catalog = host.catalog
+            for link in missing:
+                rates[link.id] = link_rate_gbps(d, link, catalog)
+        total = sum(rates[lid] for lid in links)
+        media = {link.medium for link in members}
+        failed = all(link.failed for link in members)
+        flagged = ""
+        if host.any_link_flags():
+            link_flagged = host.link_flagged
+            for lid in links:
                 flagged = style.worst_flag(flagged, link_flagged(lid))
+                if flagged == style.ERROR:
+                    break
         look = self._look[key] = (total, media.pop() if len(media) == 1 else "mixed", failed, flagged)
         self._restyle(item, links, look)
         self._place(item)

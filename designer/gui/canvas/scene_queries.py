@@ -70,6 +70,10 @@ class Findings:
         """The level of the device's worst finding as marked: "error", "warning" or "" (none, or marks hidden)."""
         return self._level(self._by_device.get(device_id, ())) if self.shown else ""
 
+    def any_link_flag(self) -> bool:
+        """Some link is marked (findings of links, and the marks shown)."""
+        return self.shown and bool(self._by_link)
+
     def link_flag(self, link_id: str) -> str:
         """The level of the link's worst finding as marked: "error", "warning" or "" (none, or marks hidden)."""
         return self._level(self._by_link.get(link_id, ())) if self.shown else ""
