@@ -88,6 +88,11 @@ class DesignSnapshot:
         """
         return SnapshotCapture(design, rows_per_step)
 
+    def any_failed_link(self) -> bool:
+        """Some link of the snapshot is failed (``Link.failed``)."""
+        at = _FIELDS[Link].index("failed")
+        return any(values[at] for values, _props in self.links)
+
     def build(self) -> Design:
         """A new, independent, listener-free design from the snapshot (safe in any thread)."""
 

@@ -401,15 +401,26 @@ def test_failing_a_link_reuses_the_intact_design_as_the_baseline(window, qtbot):
     assert failed.baseline is not None
     assert failed.baseline.bisection == first.report.bisection
     assert [r.time_s for r in failed.baseline.collectives] == [r.time_s for r in first.report.collectives]
-    # after a structural edit, the next failure again finds its baseline in the last run (nothing built)
-    with qtbot.waitSignal(runner.live_result, timeout=60_000):
+    # restoring the link (undo) gives the intact design again: its baseline serves, routes and results kept
+    with qtbot.waitSignal(runner.live_result, timeout=60_000) as blocker:
         window.document.undo_stack.undo()
+    restored = blocker.args[0]
+    assert runner.builds == builds + 1 and not restored.built_routes and restored.baseline is None
+    assert restored.report.bisection == first.report.bisection
+    assert [r.time_s for r in restored.report.collectives] == [r.time_s for r in first.report.collectives]
+    assert restored.report.links.utilization.tolist() == first.report.links.utilization.tolist()
     with qtbot.waitSignal(runner.live_result, timeout=60_000):
         window.scene.select_devices(["spine2"])
         window.editor.delete_selection()
+    # after a structural edit, the next failure again finds its baseline in the last run (nothing built)
     with qtbot.waitSignal(runner.live_result, timeout=60_000) as blocker:
         window.editor.set_failed([link], True, "fail link")
     assert blocker.args[0].baseline is not None and runner.base_builds == base_builds
+    # a failure restored after a structural edit is the new structure's baseline, not the old one
+    with qtbot.waitSignal(runner.live_result, timeout=60_000) as blocker:
+        window.document.undo_stack.undo()
+    assert not blocker.args[0].built_routes
+    assert all("spine2" not in lid for lid in blocker.args[0].report.links.ids)
 
 
 def test_hashed_routing_from_the_dock_adds_its_figures(window, qtbot):

@@ -260,6 +260,9 @@ def test_a_snapshot_builds_independent_equal_designs_and_is_what_copy_uses(monke
     snap = DesignSnapshot.capture(d)
     d.set_device_field("s0", "name", "changed after capture")
     d.device("s0").properties["tags"][1]["b"] = 2
+    assert not snap.any_failed_link()
+    d.set_link_field("l1", "failed", True)
+    assert DesignSnapshot.capture(d).any_failed_link() and not snap.any_failed_link()
     one, two = snap.build(), snap.build()
     for c in (one, two):
         assert c.device("s0").name == "" and c.device("s0").properties["tags"] == ["a", {"b": 1}]

@@ -161,6 +161,13 @@ class _Job(QRunnable):
 
         c = self.cache
         built = False
+        if (c.rev != self.rev and c.base_design is not None and c.base_rev == self.struct_rev
+                and not self.snapshot.any_failed_link()):
+            # The last failed link is restored (an undo): the design is its baseline again, whose
+            # routes and memoised results are kept, so nothing is built or routed again.
+            if c.design is not None and c.design is not c.base_design:
+                release_gradually(c.design)
+            c.design, c.ctx, c.rev, c.struct_rev = c.base_design, c.base_ctx, self.rev, self.struct_rev
         if c.rev != self.rev or c.design is None:
             old, old_ctx, old_struct = c.design, c.ctx, c.struct_rev
             c.rev, c.struct_rev, c.design, c.ctx = None, None, None, None
