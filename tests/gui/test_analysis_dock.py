@@ -89,6 +89,7 @@ def test_large_designs_are_checked_in_a_worker(window, qtbot, monkeypatch):
     from designer.gui.canvas import checks
 
     monkeypatch.setattr(checks, "AUTO_CHECK_DEVICES", 10)
+    monkeypatch.setattr(checks, "IN_PLACE_CHECK_DEVICES", 5)
     window.document.set_design(load_design(SAMPLES / "hgx-h100-server.json"), None)
     qtbot.waitUntil(lambda: not window.feed.timer.isActive())  # the feed has settled with the new design
     stale = []
@@ -97,4 +98,26 @@ def test_large_designs_are_checked_in_a_worker(window, qtbot, monkeypatch):
     assert stale and "F7" in window.rules_label.text()
     with qtbot.waitSignal(window.checker.checked, timeout=30_000):
         window.actions_by_name["check"].trigger()
+        assert "Checking" in window.rules_label.text() or not window.checker.findings  # not in place
     assert "clean" in window.rules_label.text()
+
+
+def test_mid_sized_designs_are_checked_after_each_edit_off_the_ui_thread(window, qtbot, monkeypatch):
+    import threading
+
+    from designer.gui.canvas import checks
+
+    monkeypatch.setattr(checks, "IN_PLACE_CHECK_DEVICES", 5)
+    on_ui_thread = []
+    real = checks.check_design
+    monkeypatch.setattr(checks, "check_design", lambda *a: on_ui_thread.append(
+        threading.current_thread() is threading.main_thread()) or real(*a))
+    design = load_design(SAMPLES / "hgx-h100-server.json")
+    with qtbot.waitSignal(window.checker.checked, timeout=30_000):
+        window.document.set_design(design, None)
+    link = next(iter(window.document.design.iter_links())).id
+    with qtbot.waitSignal(window.checker.checked, timeout=30_000):
+        window.editor.set_failed([link], True, "fail link")
+    assert on_ui_thread and not any(on_ui_thread)  # checked after each edit, never on the UI thread
+    expected = real(window.document.design, window.document.catalog)
+    assert expected and [f.message for f in window.checker.findings] == [f.message for f in expected]

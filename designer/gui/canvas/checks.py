@@ -1,10 +1,10 @@
 """Design rules on the canvas: re-check after edits and mark what breaks a rule.
 
-Designs up to :data:`AUTO_CHECK_DEVICES` devices are checked on the UI thread when the document's
-feed is quiet after an edit (settled, and the live analysis done with it: the check never delays
-its result; tens of milliseconds; :mod:`designer.gui.document.feed`). Larger
-designs are checked on demand (F7) in the feed's worker pool on the feed's snapshot, so an edit
-never waits for a 16k-GPU connectivity check.
+Designs up to :data:`AUTO_CHECK_DEVICES` devices are checked when the document's feed is quiet
+after an edit (settled, and the live analysis done with it: the check never delays its result;
+:mod:`designer.gui.document.feed`): on the UI thread up to :data:`IN_PLACE_CHECK_DEVICES` devices
+(a few milliseconds), else in the feed's worker pool on the feed's snapshot. Larger designs are
+checked on demand (F7), in the pool too, so an edit never waits for a 16k-GPU connectivity check.
 """
 
 from __future__ import annotations
@@ -22,7 +22,11 @@ from designer.model import Design, units
 from designer.model.catalog import Catalog
 from designer.model.snapshot import DesignSnapshot
 
+#: Designs of at most this many devices are checked after every edit; larger ones when asked (F7).
 AUTO_CHECK_DEVICES = 5000
+#: Designs of at most this many devices are checked on the UI thread (a few ms); larger ones in the
+#: feed's worker pool, from the edit's one snapshot, so that a check never holds the window up.
+IN_PLACE_CHECK_DEVICES = 1000
 #: The status bar's colours for the rule count: errors, warnings only, clean.
 ERROR_COLOUR, WARNING_COLOUR, CLEAN_COLOUR = "#D62828", "#B26A00", "#2E7D32"
 
@@ -107,7 +111,7 @@ class RuleChecker(QObject):
         """Check now: in place for a small design, in a worker thread for a large one."""
         self.generation += 1
         design = self.document.design
-        if design.device_count() <= AUTO_CHECK_DEVICES:
+        if design.device_count() <= IN_PLACE_CHECK_DEVICES:
             t0 = time.perf_counter()
             findings = check_design(design, self.document.catalog)
             self._apply(findings, time.perf_counter() - t0)
