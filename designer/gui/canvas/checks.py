@@ -49,11 +49,14 @@ class _Signals(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, generation: int, state: DesignSnapshot, catalog: Catalog, signals: _Signals) -> None:
+    def __init__(self, owner: RuleChecker, state: DesignSnapshot, catalog: Catalog, signals: _Signals) -> None:
         super().__init__()
-        self.generation, self.state, self.catalog, self.signals = generation, state, catalog, signals
+        self.owner, self.generation = owner, owner.generation
+        self.state, self.catalog, self.signals = state, catalog, signals
 
     def run(self) -> None:
+        if self.generation != self.owner.generation:
+            return  # an edit since has its own check (or none is wanted): this one would only hold the worker
         t0 = time.perf_counter()
         findings = check_design(self.state.build(), self.catalog)
         self.signals.done.emit(self.generation, findings, time.perf_counter() - t0)
@@ -117,7 +120,7 @@ class RuleChecker(QObject):
             self._apply(findings, time.perf_counter() - t0)
         else:
             self.checking.emit()
-            self.feed.pool.start(_Job(self.generation, self.feed.snapshot(), self.document.catalog, self._signals))
+            self.feed.pool.start(_Job(self, self.feed.snapshot(), self.document.catalog, self._signals))
 
     def _on_job_done(self, generation: int, findings: list[Finding], seconds: float) -> None:
         if generation == self.generation:

@@ -142,11 +142,14 @@ class _Signals(QObject):
 class _Count(QRunnable):
     """Counts a snapshot's bill of materials in a worker thread."""
 
-    def __init__(self, generation: int, state: DesignSnapshot, catalog: Catalog, signals: _Signals) -> None:
+    def __init__(self, owner: BomDock, state: DesignSnapshot, catalog: Catalog, signals: _Signals) -> None:
         super().__init__()
-        self.generation, self.state, self.catalog, self.signals = generation, state, catalog, signals
+        self.owner, self.generation = owner, owner.generation
+        self.state, self.catalog, self.signals = state, catalog, signals
 
     def run(self) -> None:
+        if self.generation != self.owner.generation:
+            return  # an edit since has its own count (or none is wanted): this one would only hold the worker
         t0 = time.perf_counter()
         result = count_bom(lambda: self.state.build(), self.catalog)
         self.signals.finished.emit(self.generation, result, time.perf_counter() - t0)
@@ -318,7 +321,7 @@ class BomDock(QWidget):
             return
         self.counting = True
         self.state.setText(f"Counting {units.count(design.device_count(), 'device')}\u2026")
-        self.feed.pool.start(_Count(self.generation, self.feed.snapshot(), catalog, self._signals))
+        self.feed.pool.start(_Count(self, self.feed.snapshot(), catalog, self._signals))
 
     def _on_count_finished(self, generation: int, result: Bom | str, seconds: float) -> None:
         if generation != self.generation:
