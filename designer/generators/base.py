@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from designer.generators.params import GeneratorError, setting
 from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
@@ -107,6 +109,8 @@ class Builder:
         self._pending: list[tuple[int, tuple[Any, ...]]] = []
         self._net_ports: dict[str, PortState] = {}
         self._place: dict[str, tuple[int, float]] = {}
+        #: Racks a row, pending links and their lengths, of the floor last laid out.
+        self._lengths: tuple[int, int, list[float]] | None = None
         self._racks: list[tuple[float, float]] = []
         self._rack_rows: list[bool] = []
         self._rack_groups: list[Group] = []
@@ -189,20 +193,37 @@ class Builder:
 
     def _make_links(self, per_row: int) -> None:
         """Lay out the floor with ``per_row`` racks a row, then make every cabled link in order."""
-        self._lay_out_floor(per_row)
+        lengths = self._pending_lengths(per_row)
         self._net_ports = {}
         links = self.links
-        for i, args in self._pending:
-            links[i] = self._make_cable_link(*args) if len(args) == 4 else self._make_port_link(*args)
+        cable, port = self._make_cable_link, self._make_port_link
+        for (i, args), length in zip(self._pending, lengths, strict=True):
+            links[i] = cable(*args, length) if len(args) == 4 else port(*args, length)
+
+    def _pending_lengths(self, per_row: int) -> list[float]:
+        """Lay out the floor with ``per_row`` racks a row; the length of every pending link on it, in order."""
+        self._lay_out_floor(per_row)
+        known = self._lengths
+        if known is not None and known[0] == per_row and known[1] == len(self._pending):
+            return known[2]
+        place = self._place
+        ends = [(place[args[1].id], place[(args[2] if len(args) == 4 else args[3]).id]) for _, args in self._pending]
+        racks = np.array(self._racks, dtype=float).reshape(-1, 2)
+        where = np.array(ends, dtype=float).reshape(-1, 2, 2)  # per link: (rack, height) of each end
+        ra, rb = where[:, 0, 0].astype(np.intp), where[:, 1, 0].astype(np.intp)
+        a = np.column_stack((racks[ra], where[:, 0, 1]))
+        b = np.column_stack((racks[rb], where[:, 1, 1]))
+        lengths = self.floor.lengths_m(a, b, ra == rb)
+        self._lengths = (per_row, len(self._pending), lengths)
+        return lengths
 
     def _some_cable_reaches(self, per_row: int) -> bool:
         """False when, on a floor of ``per_row`` racks a row, the longest cabled link is longer than
         every cable it could take there (of any rate): making the links would fail on it."""
         if self.forced_cable is not None:
             return True  # a named cable that falls short is an error of its own (cable_candidates)
-        self._lay_out_floor(per_row)
-        length = self.length_m
-        longest = max((length(args[1].id, args[2].id) for _, args in self._pending if len(args) == 4), default=0.0)
+        lengths = self._pending_lengths(per_row)
+        longest = max((n for (_, args), n in zip(self._pending, lengths, strict=True) if len(args) == 4), default=0.0)
         return bool(self._may_reach(longest))
 
     def _may_reach(self, length_m: float) -> list[Cable]:
@@ -216,13 +237,6 @@ class Builder:
 
     def place(self, device_id: str, rack: int, height_m: float) -> None:
         self._place[device_id] = (rack, height_m)
-
-    def length_m(self, a: str, b: str) -> float:
-        ra, ha = self._place[a]
-        rb, hb = self._place[b]
-        xa, ya = self._racks[ra]
-        xb, yb = self._racks[rb]
-        return self.floor.length_m((xa, ya, ha), (xb, yb, hb), ra == rb)
 
     # ---------------------------------------------------------------- records
     def group(self, group_id: str, kind: str, name: str = "", parent: str | None = None, **props: Any) -> str:
@@ -322,10 +336,9 @@ class Builder:
         self._pending.append((len(self.links), (link_id, a, b, props)))
         self.links.append(None)
 
-    def _make_cable_link(self, link_id: str, a: Device, b: Device, props: dict[str, Any]) -> Link:
+    def _make_cable_link(self, link_id: str, a: Device, b: Device, props: dict[str, Any], length: float) -> Link:
         sa, sb = self._ports(a), self._ports(b)
         rate = min(sa.speed(), sb.speed())
-        length = self.length_m(a.id, b.id)
         keyed = self._keyed(rate, length)
         cab = self._cheapest_fit(sa, sb, keyed)
         if cab is None:
@@ -432,8 +445,8 @@ class Builder:
         self._pending.append((len(self.links), (link_id, a, a_port, b, b_port, min(pa.speed_gbps, pb.speed_gbps))))
         self.links.append(None)
 
-    def _make_port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str, rate: float) -> Link:
-        length = self.length_m(a.id, b.id)
+    def _make_port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str, rate: float,
+                        length: float) -> Link:
         cab = self.choose_cable(rate, length)
         return Link(link_id, a.id, a_port, b.id, b_port, medium=cab.medium, length_m=length, cable=cab.id)
 

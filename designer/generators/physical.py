@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from designer.model import Link, PortGroup
 from designer.model.catalog import Cable
 
@@ -51,16 +53,15 @@ class FloorPlan:
             per_row = math.ceil(per_row * 1.1)
         return per_row
 
-    def length_m(self, a: tuple[float, float, float], b: tuple[float, float, float], same_rack: bool) -> float:
-        """Cable length between two (x_m, y_m, height_m) points."""
-        if same_rack:
-            raw = abs(a[2] - b[2]) + self.slack_m / 2
-        else:
-            raw = (
-                (self.tray_height_m - a[2]) + (self.tray_height_m - b[2])
-                + abs(a[0] - b[0]) + abs(a[1] - b[1]) + self.slack_m
-            )
-        return math.ceil(raw / self.round_m - 1e-9) * self.round_m
+    def lengths_m(self, a: np.ndarray, b: np.ndarray, same_rack: np.ndarray) -> list[float]:
+        """Cable lengths between the (x_m, y_m, height_m) points in the rows of ``a`` and ``b``
+        (``same_rack``: whether the two ends of a row stand in one rack)."""
+        ha, hb = a[:, 2], b[:, 2]
+        within = np.abs(ha - hb) + self.slack_m / 2
+        across = ((self.tray_height_m - ha) + (self.tray_height_m - hb)
+                  + np.abs(a[:, 0] - b[:, 0]) + np.abs(a[:, 1] - b[:, 1]) + self.slack_m)
+        raw = np.where(same_rack, within, across)
+        return (np.ceil(raw / self.round_m - 1e-9) * self.round_m).tolist()
 
 
 #: Cost of a link end that finds no room (a cage opened costs 1).

@@ -89,6 +89,17 @@ def checked_devices(rows: Iterable[tuple[Any, ...]]) -> list[Device]:
     return out
 
 
+def checked_link(lid: str, a_device: str, a_port: str, b_device: str, b_port: str, medium: str, length_m: float,
+                 cable: str, properties: dict[str, Any]) -> Link:
+    """One link (not failed) whose fields the caller has already checked against :class:`Link`'s
+    invariants, as :func:`checked_links` makes each: a valid id, a known medium, a finite float
+    length >= 0. For a builder that checks each distinct medium and length once, not per link."""
+    link = object.__new__(Link)
+    link.id, link.a_device, link.a_port, link.b_device, link.b_port = lid, a_device, a_port, b_device, b_port
+    link.medium, link.length_m, link.cable, link.failed, link.properties = medium, length_m, cable, False, properties
+    return link
+
+
 def checked_links(rows: Iterable[tuple[Any, ...]]) -> list[Link]:
     """Links from ``(id, a_device, a_port, b_device, b_port, medium, length_m, cable, failed,
     properties)`` rows the caller has already checked against :class:`Link`'s invariants (valid

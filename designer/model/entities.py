@@ -60,6 +60,9 @@ def check_id(value: object, what: str = "id") -> str:
 
 def check_finite(value: object, what: str, *, minimum: float = 0.0, strict: bool = False) -> float:
     """Return ``value`` as float if it is a finite number >= minimum (> when strict)."""
+    if value.__class__ is float and -math.inf < value < math.inf and (
+            value > minimum or not strict and value == minimum):
+        return value  # the common case, decided without the conversions below
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidValueError(f"{what} must be a number, not {value!r}")
     v = float(value)
@@ -73,6 +76,8 @@ def check_finite(value: object, what: str, *, minimum: float = 0.0, strict: bool
 
 def check_coord(value: object, what: str) -> float:
     """A canvas position: a finite number within +-:data:`MAX_COORD`."""
+    if value.__class__ is float and -MAX_COORD <= value <= MAX_COORD:
+        return value  # the common case (a float in range is finite)
     v = check_finite(value, what, minimum=-MAX_COORD)
     if v > MAX_COORD:
         raise InvalidValueError(f"{what} must be <= {MAX_COORD:g}, not {value!r}")
