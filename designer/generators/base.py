@@ -17,7 +17,7 @@ import numpy as np
 from designer.generators.params import GeneratorError, setting
 from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
-from designer.model.bulk import checked_devices
+from designer.model.bulk import checked_devices, checked_link
 from designer.model.catalog import Cable, Catalog, Component, builtin_catalog
 from designer.model.entities import check_coord, check_id
 from designer.model.errors import InvalidValueError
@@ -124,6 +124,8 @@ class Builder:
         #: Cage key of each cable id, and per (rate, length) the first candidate cable of each cage key.
         self._cage_keys: dict[str, tuple[str, str]] = {}
         self._keyed_cands: dict[tuple[float, float], tuple[tuple[tuple[str, str], Cable], ...]] = {}
+        #: (medium, type, length) of links made by ``Link`` with every check: later links of them need only an id check.
+        self._checked_fields: set[tuple[str, type, float]] = set()
 
     # ---------------------------------------------------------------- catalog
     def error(self, message: str) -> GeneratorError:
@@ -337,9 +339,12 @@ class Builder:
         self.links.append(None)
 
     def _make_cable_link(self, link_id: str, a: Device, b: Device, props: dict[str, Any], length: float) -> Link:
-        sa, sb = self._ports(a), self._ports(b)
-        rate = min(sa.speed(), sb.speed())
-        keyed = self._keyed(rate, length)
+        net = self._net_ports
+        sa = net.get(a.id) or self._ports(a)
+        sb = net.get(b.id) or self._ports(b)
+        rate_a, rate_b = sa.speed(), sb.speed()
+        rate = rate_b if rate_b < rate_a else rate_a  # min(rate_a, rate_b)
+        keyed = self._keyed_cands.get((rate, length)) or self._keyed(rate, length)
         cab = self._cheapest_fit(sa, sb, keyed)
         if cab is None:
             cab = self._fit_recaging(a, sa, b, sb, self.cable_candidates(rate, length), keyed)
@@ -350,8 +355,7 @@ class Builder:
             self._out_of_ports(a, sa)
         if pb is None:
             self._out_of_ports(b, sb)
-        link = Link(link_id, a.id, pa, b.id, pb, medium=cab.medium, length_m=length, cable=cab.id,
-                    properties=props)
+        link = self._link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
         sa.record(link)
         sb.record(link)
         return link
@@ -448,17 +452,29 @@ class Builder:
     def _make_port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str, rate: float,
                         length: float) -> Link:
         cab = self.choose_cable(rate, length)
-        return Link(link_id, a.id, a_port, b.id, b_port, medium=cab.medium, length_m=length, cable=cab.id)
+        return self._link(link_id, a.id, a_port, b.id, b_port, cab.medium, length, cab.id, {})
 
     def board_link(self, link_id: str, a: str, a_port: str, b: str, b_port: str, board: str) -> Link:
         """A board connection (medium ``nvlink`` or ``pcie``) between two named ports."""
         if board not in self._boards:
             self._boards[board] = self.catalog.choose_cable(0.0, 0.0, board=board)
         cab = self._boards[board]
-        link = Link(link_id, a, a_port, b, b_port, medium=board, length_m=BOARD_LENGTH_M,
-                    cable=cab.id if cab is not None else "")
+        link = self._link(link_id, a, a_port, b, b_port, board, BOARD_LENGTH_M, cab.id if cab is not None else "", {})
         self.links.append(link)
         return link
+
+    def _link(self, link_id: str, a: str, a_port: str, b: str, b_port: str, medium: str, length_m: float,
+              cable: str, props: dict[str, Any]) -> Link:
+        """``Link(...)`` of these fields, its medium and length checked once per distinct pair (the
+        first link of a pair is made by ``Link`` itself, so a refusal has its own message)."""
+        key = (medium, length_m.__class__, length_m)
+        if key not in self._checked_fields:
+            link = Link(link_id, a, a_port, b, b_port, medium=medium, length_m=length_m, cable=cable, properties=props)
+            if length_m.__class__ is float:
+                self._checked_fields.add(key)
+            return link
+        check_id(link_id, "link id")
+        return checked_link(link_id, a, a_port, b, b_port, medium, length_m, cable, props)
 
     def design(self, name: str, description: str, **properties: Any) -> Design:
         """The finished design (everything added in one batch)."""

@@ -112,6 +112,12 @@ class PortState:
 
     def speed(self) -> float:
         """Speed of the port group the next port comes from."""
+        gi = self.gi
+        if gi < len(self.groups):  # the common case: the current group has room
+            grp = self.groups[gi]
+            if (self.opened[gi] < grp.count if grp.per_cage <= 1
+                    else self.open[gi] or self.opened[gi] * grp.per_cage < grp.count):
+                return grp.speed_gbps
         while self.gi < len(self.groups) and not self._room(self.gi):
             self.gi += 1
         if self.gi < len(self.groups):
