@@ -10,6 +10,7 @@ the length that floor gives it. ``Builder.design()`` adds everything with one ``
 from __future__ import annotations
 
 import dataclasses
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -17,9 +18,9 @@ import numpy as np
 from designer.generators.params import GeneratorError, setting
 from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
-from designer.model.bulk import checked_devices, checked_link
+from designer.model.bulk import checked_device, checked_link
 from designer.model.catalog import Cable, Catalog, Component, builtin_catalog
-from designer.model.entities import check_coord, check_id
+from designer.model.entities import MAX_COORD, check_coord, check_id, match_id
 from designer.model.errors import InvalidValueError
 from designer.model.units import line_rate
 
@@ -119,6 +120,8 @@ class Builder:
         self._model_ports: dict[Any, tuple[PortGroup, ...]] = {}
         #: Ids of the port tuples (kept in ``_model_ports``) of the models a device has been made of with every check.
         self._made_of: set[int] = set()
+        #: id(component) -> (the component, its float ports), for the models made with every check.
+        self._comp_ports: dict[int, tuple[Component, tuple[PortGroup, ...]]] = {}
         #: Network port groups of each port tuple, by its id (devices of one model share one tuple).
         self._net_groups: dict[int, tuple[tuple[PortGroup, ...], tuple[PortGroup, ...]]] = {}
         #: Cage key of each cable id, and per (rate, length) the first candidate cable of each cage key.
@@ -209,9 +212,12 @@ class Builder:
         if known is not None and known[0] == per_row and known[1] == len(self._pending):
             return known[2]
         place = self._place
-        ends = [(place[args[1].id], place[(args[2] if len(args) == 4 else args[3]).id]) for _, args in self._pending]
+        n = len(self._pending)
+        # Per link: (rack, height) of each end.
+        ends = chain.from_iterable((place[args[1].id], place[(args[2] if len(args) == 4 else args[3]).id])
+                                   for _, args in self._pending)
+        where = np.fromiter(chain.from_iterable(ends), dtype=float, count=4 * n).reshape(n, 2, 2)
         racks = np.array(self._racks, dtype=float).reshape(-1, 2)
-        where = np.array(ends, dtype=float).reshape(-1, 2, 2)  # per link: (rack, height) of each end
         ra, rb = where[:, 0, 0].astype(np.intp), where[:, 1, 0].astype(np.intp)
         a = np.column_stack((racks[ra], where[:, 0, 1]))
         b = np.column_stack((racks[rb], where[:, 1, 1]))
@@ -248,22 +254,29 @@ class Builder:
     def device(self, comp: Component, device_id: str, *, name: str = "", tier: str = "", x: float = 0.0,
                y: float = 0.0, group: str | None = None, properties: dict[str, Any] | None = None) -> Device:
         props = properties if properties is not None else {}
-        ports = self._float_ports(comp)
+        known = self._comp_ports.get(id(comp))
+        ports = known[1] if known is not None and known[0] is comp else self._float_ports(comp)
         if id(ports) in self._made_of:
             # A model made once already passed Device's checks of its kind and ports; what varies
             # per device is checked here (any refusal is left to Device, for its own message).
+            if (device_id.__class__ is str and match_id(device_id) and x.__class__ is float
+                    and -MAX_COORD <= x <= MAX_COORD and y.__class__ is float and -MAX_COORD <= y <= MAX_COORD):
+                dev = checked_device(device_id, comp.kind, ports, comp.id, name, tier, x, y, group, props)
+                self.devices.append(dev)
+                return dev
             try:
                 check_id(device_id)
                 xf, yf = check_coord(x, "x"), check_coord(y, "y")
             except InvalidValueError:
                 pass
             else:
-                (dev,) = checked_devices([(device_id, comp.kind, ports, comp.id, name, tier, xf, yf, group, props)])
+                dev = checked_device(device_id, comp.kind, ports, comp.id, name, tier, xf, yf, group, props)
                 self.devices.append(dev)
                 return dev
         dev = comp.make_device(device_id, name=name, tier=tier, x=x, y=y, group=group, properties=props)
         dev.ports = ports
         self._made_of.add(id(ports))
+        self._comp_ports[id(comp)] = (comp, ports)
         self.devices.append(dev)
         return dev
 
@@ -355,9 +368,15 @@ class Builder:
             self._out_of_ports(a, sa)
         if pb is None:
             self._out_of_ports(b, sb)
-        link = self._link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
-        sa.record(link)
-        sb.record(link)
+        if (cab.medium, length.__class__, length) in self._checked_fields and link_id.__class__ is str \
+                and match_id(link_id):
+            link = checked_link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
+        else:
+            link = self._link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
+        if sa.last is not None:
+            sa.record(link)
+        if sb.last is not None:
+            sb.record(link)
         return link
 
     def _keyed(self, rate_gbps: float, length_m: float) -> tuple[tuple[tuple[str, str], Cable], ...]:

@@ -85,7 +85,7 @@ class PortState:
     """The network ports of one device, handed out in order; on a port group with ``per_cage`` > 1
     every cage is given to one cage key (medium and module) and filled before another opens."""
 
-    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "_last",
+    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "last",
                  "_caged_prefixes", "_names")
 
     def __init__(self, device_id: str, groups: list[PortGroup] | tuple[PortGroup, ...]) -> None:
@@ -102,7 +102,8 @@ class PortState:
         self.used = 0
         # What follows depends on the port groups alone, so devices of one model share it.
         self.total, self.caged, self._caged_prefixes, self._names = _group_facts(groups)
-        self._last: list[Any] | None = None
+        #: The cage entry of the port last taken, when that port is in a cage (for :meth:`record`).
+        self.last: list[Any] | None = None
 
     def _room(self, g: int) -> bool:
         grp = self.groups[g]
@@ -149,7 +150,14 @@ class PortState:
 
     def take(self, key: tuple[str, str]) -> str | None:
         """The next port for a link of cage key ``key``, or None if there is none."""
-        self._last = None
+        self.last = None
+        g = self.gi
+        if g < len(self.groups) and self.groups[g].per_cage <= 1:  # the common case: a port without a cage
+            n = self.opened[g]
+            if n < self.groups[g].count:
+                self.opened[g] = n + 1
+                self.used += 1
+                return self._names[g][n]
         for g in range(self.gi, len(self.groups)):
             grp = self.groups[g]
             pc = grp.per_cage
@@ -172,15 +180,15 @@ class PortState:
             if entry[1] >= min(pc, grp.count - cage * pc):
                 del self.open[g][key]
             self.used += 1
-            self._last = entry
+            self.last = entry
             return self._names[g][cage * pc + entry[1] - 1]
         return None
 
     def record(self, link: Link) -> None:
         """Remember the link given the port last taken (when that port is in a cage)."""
-        if self._last is not None:
-            self._last[2].append(link)
-            self._last = None
+        if self.last is not None:
+            self.last[2].append(link)
+            self.last = None
 
     def open_cages(self) -> list[tuple[tuple[int, int], tuple[str, str], list[Link]]]:
         """Cages with room: ((group, cage), key, links)."""

@@ -43,7 +43,8 @@ MAX_POWER_W = 1e6
 MAX_PRICE_USD = 1e9
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
-_ID_MATCH = _ID_RE.match
+#: The id pattern's match, for a caller that checks many ids inline (:func:`check_id` refuses a bad one).
+match_id = _ID_RE.match
 
 
 def check_id(value: object, what: str = "id") -> str:
@@ -52,7 +53,7 @@ def check_id(value: object, what: str = "id") -> str:
     Ids are 1-128 characters of letters, digits, ``_``, ``.`` and ``-``, starting with a letter
     or digit (``su2-node17-gpu3``). ``:`` is reserved: ``leaf3:p65`` names a port.
     """
-    if value.__class__ is str and _ID_MATCH(value):
+    if value.__class__ is str and match_id(value):
         return value  # the common case, in one call
     if not isinstance(value, str) or not _ID_RE.match(value):
         raise InvalidValueError(
