@@ -10,14 +10,17 @@ the length that floor gives it. ``Builder.design()`` adds everything with one ``
 from __future__ import annotations
 
 import dataclasses
+from itertools import chain
 from typing import Any
+
+import numpy as np
 
 from designer.generators.params import GeneratorError, setting
 from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
-from designer.model.bulk import checked_devices
+from designer.model.bulk import checked_device, checked_link
 from designer.model.catalog import Cable, Catalog, Component, builtin_catalog
-from designer.model.entities import check_coord, check_id
+from designer.model.entities import MAX_COORD, check_coord, check_id, match_id
 from designer.model.errors import InvalidValueError
 from designer.model.units import line_rate
 
@@ -107,6 +110,8 @@ class Builder:
         self._pending: list[tuple[int, tuple[Any, ...]]] = []
         self._net_ports: dict[str, PortState] = {}
         self._place: dict[str, tuple[int, float]] = {}
+        #: Racks a row, pending links and their lengths, of the floor last laid out.
+        self._lengths: tuple[int, int, list[float]] | None = None
         self._racks: list[tuple[float, float]] = []
         self._rack_rows: list[bool] = []
         self._rack_groups: list[Group] = []
@@ -115,11 +120,15 @@ class Builder:
         self._model_ports: dict[Any, tuple[PortGroup, ...]] = {}
         #: Ids of the port tuples (kept in ``_model_ports``) of the models a device has been made of with every check.
         self._made_of: set[int] = set()
+        #: id(component) -> (the component, its float ports), for the models made with every check.
+        self._comp_ports: dict[int, tuple[Component, tuple[PortGroup, ...]]] = {}
         #: Network port groups of each port tuple, by its id (devices of one model share one tuple).
         self._net_groups: dict[int, tuple[tuple[PortGroup, ...], tuple[PortGroup, ...]]] = {}
         #: Cage key of each cable id, and per (rate, length) the first candidate cable of each cage key.
         self._cage_keys: dict[str, tuple[str, str]] = {}
         self._keyed_cands: dict[tuple[float, float], tuple[tuple[tuple[str, str], Cable], ...]] = {}
+        #: (medium, type, length) of links made by ``Link`` with every check: later links of them need only an id check.
+        self._checked_fields: set[tuple[str, type, float]] = set()
 
     # ---------------------------------------------------------------- catalog
     def error(self, message: str) -> GeneratorError:
@@ -189,20 +198,40 @@ class Builder:
 
     def _make_links(self, per_row: int) -> None:
         """Lay out the floor with ``per_row`` racks a row, then make every cabled link in order."""
-        self._lay_out_floor(per_row)
+        lengths = self._pending_lengths(per_row)
         self._net_ports = {}
         links = self.links
-        for i, args in self._pending:
-            links[i] = self._make_cable_link(*args) if len(args) == 4 else self._make_port_link(*args)
+        cable, port = self._make_cable_link, self._make_port_link
+        for (i, args), length in zip(self._pending, lengths, strict=True):
+            links[i] = cable(*args, length) if len(args) == 4 else port(*args, length)
+
+    def _pending_lengths(self, per_row: int) -> list[float]:
+        """Lay out the floor with ``per_row`` racks a row; the length of every pending link on it, in order."""
+        self._lay_out_floor(per_row)
+        known = self._lengths
+        if known is not None and known[0] == per_row and known[1] == len(self._pending):
+            return known[2]
+        place = self._place
+        n = len(self._pending)
+        # Per link: (rack, height) of each end.
+        ends = chain.from_iterable((place[args[1].id], place[(args[2] if len(args) == 4 else args[3]).id])
+                                   for _, args in self._pending)
+        where = np.fromiter(chain.from_iterable(ends), dtype=float, count=4 * n).reshape(n, 2, 2)
+        racks = np.array(self._racks, dtype=float).reshape(-1, 2)
+        ra, rb = where[:, 0, 0].astype(np.intp), where[:, 1, 0].astype(np.intp)
+        a = np.column_stack((racks[ra], where[:, 0, 1]))
+        b = np.column_stack((racks[rb], where[:, 1, 1]))
+        lengths = self.floor.lengths_m(a, b, ra == rb)
+        self._lengths = (per_row, len(self._pending), lengths)
+        return lengths
 
     def _some_cable_reaches(self, per_row: int) -> bool:
         """False when, on a floor of ``per_row`` racks a row, the longest cabled link is longer than
         every cable it could take there (of any rate): making the links would fail on it."""
         if self.forced_cable is not None:
             return True  # a named cable that falls short is an error of its own (cable_candidates)
-        self._lay_out_floor(per_row)
-        length = self.length_m
-        longest = max((length(args[1].id, args[2].id) for _, args in self._pending if len(args) == 4), default=0.0)
+        lengths = self._pending_lengths(per_row)
+        longest = max((n for (_, args), n in zip(self._pending, lengths, strict=True) if len(args) == 4), default=0.0)
         return bool(self._may_reach(longest))
 
     def _may_reach(self, length_m: float) -> list[Cable]:
@@ -217,13 +246,6 @@ class Builder:
     def place(self, device_id: str, rack: int, height_m: float) -> None:
         self._place[device_id] = (rack, height_m)
 
-    def length_m(self, a: str, b: str) -> float:
-        ra, ha = self._place[a]
-        rb, hb = self._place[b]
-        xa, ya = self._racks[ra]
-        xb, yb = self._racks[rb]
-        return self.floor.length_m((xa, ya, ha), (xb, yb, hb), ra == rb)
-
     # ---------------------------------------------------------------- records
     def group(self, group_id: str, kind: str, name: str = "", parent: str | None = None, **props: Any) -> str:
         self.groups.append(Group(group_id, kind, name, parent, properties=props))
@@ -232,22 +254,29 @@ class Builder:
     def device(self, comp: Component, device_id: str, *, name: str = "", tier: str = "", x: float = 0.0,
                y: float = 0.0, group: str | None = None, properties: dict[str, Any] | None = None) -> Device:
         props = properties if properties is not None else {}
-        ports = self._float_ports(comp)
+        known = self._comp_ports.get(id(comp))
+        ports = known[1] if known is not None and known[0] is comp else self._float_ports(comp)
         if id(ports) in self._made_of:
             # A model made once already passed Device's checks of its kind and ports; what varies
             # per device is checked here (any refusal is left to Device, for its own message).
+            if (device_id.__class__ is str and match_id(device_id) and x.__class__ is float
+                    and -MAX_COORD <= x <= MAX_COORD and y.__class__ is float and -MAX_COORD <= y <= MAX_COORD):
+                dev = checked_device(device_id, comp.kind, ports, comp.id, name, tier, x, y, group, props)
+                self.devices.append(dev)
+                return dev
             try:
                 check_id(device_id)
                 xf, yf = check_coord(x, "x"), check_coord(y, "y")
             except InvalidValueError:
                 pass
             else:
-                (dev,) = checked_devices([(device_id, comp.kind, ports, comp.id, name, tier, xf, yf, group, props)])
+                dev = checked_device(device_id, comp.kind, ports, comp.id, name, tier, xf, yf, group, props)
                 self.devices.append(dev)
                 return dev
         dev = comp.make_device(device_id, name=name, tier=tier, x=x, y=y, group=group, properties=props)
         dev.ports = ports
         self._made_of.add(id(ports))
+        self._comp_ports[id(comp)] = (comp, ports)
         self.devices.append(dev)
         return dev
 
@@ -322,11 +351,13 @@ class Builder:
         self._pending.append((len(self.links), (link_id, a, b, props)))
         self.links.append(None)
 
-    def _make_cable_link(self, link_id: str, a: Device, b: Device, props: dict[str, Any]) -> Link:
-        sa, sb = self._ports(a), self._ports(b)
-        rate = min(sa.speed(), sb.speed())
-        length = self.length_m(a.id, b.id)
-        keyed = self._keyed(rate, length)
+    def _make_cable_link(self, link_id: str, a: Device, b: Device, props: dict[str, Any], length: float) -> Link:
+        net = self._net_ports
+        sa = net.get(a.id) or self._ports(a)
+        sb = net.get(b.id) or self._ports(b)
+        rate_a, rate_b = sa.speed(), sb.speed()
+        rate = rate_b if rate_b < rate_a else rate_a  # min(rate_a, rate_b)
+        keyed = self._keyed_cands.get((rate, length)) or self._keyed(rate, length)
         cab = self._cheapest_fit(sa, sb, keyed)
         if cab is None:
             cab = self._fit_recaging(a, sa, b, sb, self.cable_candidates(rate, length), keyed)
@@ -337,10 +368,15 @@ class Builder:
             self._out_of_ports(a, sa)
         if pb is None:
             self._out_of_ports(b, sb)
-        link = Link(link_id, a.id, pa, b.id, pb, medium=cab.medium, length_m=length, cable=cab.id,
-                    properties=props)
-        sa.record(link)
-        sb.record(link)
+        if (cab.medium, length.__class__, length) in self._checked_fields and link_id.__class__ is str \
+                and match_id(link_id):
+            link = checked_link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
+        else:
+            link = self._link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
+        if sa.last is not None:
+            sa.record(link)
+        if sb.last is not None:
+            sb.record(link)
         return link
 
     def _keyed(self, rate_gbps: float, length_m: float) -> tuple[tuple[tuple[str, str], Cable], ...]:
@@ -432,20 +468,32 @@ class Builder:
         self._pending.append((len(self.links), (link_id, a, a_port, b, b_port, min(pa.speed_gbps, pb.speed_gbps))))
         self.links.append(None)
 
-    def _make_port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str, rate: float) -> Link:
-        length = self.length_m(a.id, b.id)
+    def _make_port_link(self, link_id: str, a: Device, a_port: str, b: Device, b_port: str, rate: float,
+                        length: float) -> Link:
         cab = self.choose_cable(rate, length)
-        return Link(link_id, a.id, a_port, b.id, b_port, medium=cab.medium, length_m=length, cable=cab.id)
+        return self._link(link_id, a.id, a_port, b.id, b_port, cab.medium, length, cab.id, {})
 
     def board_link(self, link_id: str, a: str, a_port: str, b: str, b_port: str, board: str) -> Link:
         """A board connection (medium ``nvlink`` or ``pcie``) between two named ports."""
         if board not in self._boards:
             self._boards[board] = self.catalog.choose_cable(0.0, 0.0, board=board)
         cab = self._boards[board]
-        link = Link(link_id, a, a_port, b, b_port, medium=board, length_m=BOARD_LENGTH_M,
-                    cable=cab.id if cab is not None else "")
+        link = self._link(link_id, a, a_port, b, b_port, board, BOARD_LENGTH_M, cab.id if cab is not None else "", {})
         self.links.append(link)
         return link
+
+    def _link(self, link_id: str, a: str, a_port: str, b: str, b_port: str, medium: str, length_m: float,
+              cable: str, props: dict[str, Any]) -> Link:
+        """``Link(...)`` of these fields, its medium and length checked once per distinct pair (the
+        first link of a pair is made by ``Link`` itself, so a refusal has its own message)."""
+        key = (medium, length_m.__class__, length_m)
+        if key not in self._checked_fields:
+            link = Link(link_id, a, a_port, b, b_port, medium=medium, length_m=length_m, cable=cable, properties=props)
+            if length_m.__class__ is float:
+                self._checked_fields.add(key)
+            return link
+        check_id(link_id, "link id")
+        return checked_link(link_id, a, a_port, b, b_port, medium, length_m, cable, props)
 
     def design(self, name: str, description: str, **properties: Any) -> Design:
         """The finished design (everything added in one batch)."""

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from designer.model import Link, PortGroup
 from designer.model.catalog import Cable
 
@@ -51,16 +53,15 @@ class FloorPlan:
             per_row = math.ceil(per_row * 1.1)
         return per_row
 
-    def length_m(self, a: tuple[float, float, float], b: tuple[float, float, float], same_rack: bool) -> float:
-        """Cable length between two (x_m, y_m, height_m) points."""
-        if same_rack:
-            raw = abs(a[2] - b[2]) + self.slack_m / 2
-        else:
-            raw = (
-                (self.tray_height_m - a[2]) + (self.tray_height_m - b[2])
-                + abs(a[0] - b[0]) + abs(a[1] - b[1]) + self.slack_m
-            )
-        return math.ceil(raw / self.round_m - 1e-9) * self.round_m
+    def lengths_m(self, a: np.ndarray, b: np.ndarray, same_rack: np.ndarray) -> list[float]:
+        """Cable lengths between the (x_m, y_m, height_m) points in the rows of ``a`` and ``b``
+        (``same_rack``: whether the two ends of a row stand in one rack)."""
+        ha, hb = a[:, 2], b[:, 2]
+        within = np.abs(ha - hb) + self.slack_m / 2
+        across = ((self.tray_height_m - ha) + (self.tray_height_m - hb)
+                  + np.abs(a[:, 0] - b[:, 0]) + np.abs(a[:, 1] - b[:, 1]) + self.slack_m)
+        raw = np.where(same_rack, within, across)
+        return (np.ceil(raw / self.round_m - 1e-9) * self.round_m).tolist()
 
 
 #: Cost of a link end that finds no room (a cage opened costs 1).
@@ -84,7 +85,7 @@ class PortState:
     """The network ports of one device, handed out in order; on a port group with ``per_cage`` > 1
     every cage is given to one cage key (medium and module) and filled before another opens."""
 
-    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "_last",
+    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "last",
                  "_caged_prefixes", "_names")
 
     def __init__(self, device_id: str, groups: list[PortGroup] | tuple[PortGroup, ...]) -> None:
@@ -101,7 +102,8 @@ class PortState:
         self.used = 0
         # What follows depends on the port groups alone, so devices of one model share it.
         self.total, self.caged, self._caged_prefixes, self._names = _group_facts(groups)
-        self._last: list[Any] | None = None
+        #: The cage entry of the port last taken, when that port is in a cage (for :meth:`record`).
+        self.last: list[Any] | None = None
 
     def _room(self, g: int) -> bool:
         grp = self.groups[g]
@@ -111,6 +113,12 @@ class PortState:
 
     def speed(self) -> float:
         """Speed of the port group the next port comes from."""
+        gi = self.gi
+        if gi < len(self.groups):  # the common case: the current group has room
+            grp = self.groups[gi]
+            if (self.opened[gi] < grp.count if grp.per_cage <= 1
+                    else self.open[gi] or self.opened[gi] * grp.per_cage < grp.count):
+                return grp.speed_gbps
         while self.gi < len(self.groups) and not self._room(self.gi):
             self.gi += 1
         if self.gi < len(self.groups):
@@ -142,7 +150,14 @@ class PortState:
 
     def take(self, key: tuple[str, str]) -> str | None:
         """The next port for a link of cage key ``key``, or None if there is none."""
-        self._last = None
+        self.last = None
+        g = self.gi
+        if g < len(self.groups) and self.groups[g].per_cage <= 1:  # the common case: a port without a cage
+            n = self.opened[g]
+            if n < self.groups[g].count:
+                self.opened[g] = n + 1
+                self.used += 1
+                return self._names[g][n]
         for g in range(self.gi, len(self.groups)):
             grp = self.groups[g]
             pc = grp.per_cage
@@ -165,15 +180,15 @@ class PortState:
             if entry[1] >= min(pc, grp.count - cage * pc):
                 del self.open[g][key]
             self.used += 1
-            self._last = entry
+            self.last = entry
             return self._names[g][cage * pc + entry[1] - 1]
         return None
 
     def record(self, link: Link) -> None:
         """Remember the link given the port last taken (when that port is in a cage)."""
-        if self._last is not None:
-            self._last[2].append(link)
-            self._last = None
+        if self.last is not None:
+            self.last[2].append(link)
+            self.last = None
 
     def open_cages(self) -> list[tuple[tuple[int, int], tuple[str, str], list[Link]]]:
         """Cages with room: ((group, cage), key, links)."""

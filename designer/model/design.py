@@ -26,6 +26,7 @@ from designer.model.entities import (
     Group,
     Link,
     PortGroup,
+    _port_index,
     check_coord,
     check_finite,
     check_id,
@@ -515,24 +516,51 @@ class Design(GroupHierarchy):
             for g in groups:
                 self.add_group(g)
             self._extend_devices(devices)
-            check = None if validated else self.check_link
-            port_link = self._port_link
-            device_links = self._device_links
-            table = self._links
-            emit = self.link_added.emit if len(self.link_added) else None
-            for link in links:
-                if check is not None:
-                    check(link)
-                elif link.id in table.by_id:
-                    raise DuplicateIdError(f"a link named {link.id!r} already exists")
-                index = table.insert(link, None)
-                port_link[(link.a_device, link.a_port)] = link.id
-                port_link[(link.b_device, link.b_port)] = link.id
-                device_links[link.a_device][link.id] = None
-                device_links[link.b_device][link.id] = None
-                if emit is not None:
-                    emit(link, index)
-                self._batch_dirty = True
+            self._extend_links(links, validated)
+
+    def _extend_links(self, links: Iterable[Link], validated: bool) -> None:
+        """Append links as :meth:`add_link` does each, inside a batch.
+
+        The checks of :meth:`check_link` run inline, on each device's port ids looked up once per
+        port tuple (devices of one model share theirs); a link that fails any of them goes through
+        :meth:`check_link` itself, which refuses it with its own message.
+        """
+        port_link = self._port_link
+        device_links = self._device_links
+        devices = self._devices.by_id
+        by_id = self._links.by_id
+        order = self._links.order
+        emit = self.link_added.emit if len(self.link_added) else None
+        #: id(port tuple) -> (the tuple, its port ids); the tuple is kept so its id stays its own.
+        port_ids: dict[int, tuple[tuple[PortGroup, ...], Any]] = {}
+        for link in links:
+            lid = link.id
+            a, b = link.a_device, link.b_device
+            ka, kb = (a, link.a_port), (b, link.b_port)
+            if validated:
+                if lid in by_id:
+                    raise DuplicateIdError(f"a link named {lid!r} already exists")
+            else:
+                da, db = devices.get(a), devices.get(b)
+                if lid in by_id or a == b or da is None or db is None or ka in port_link or kb in port_link:
+                    self.check_link(link)
+                known_a = port_ids.get(id(da.ports))
+                if known_a is None or known_a[0] is not da.ports:
+                    known_a = port_ids[id(da.ports)] = (da.ports, _port_index(da.ports))
+                known_b = port_ids.get(id(db.ports))
+                if known_b is None or known_b[0] is not db.ports:
+                    known_b = port_ids[id(db.ports)] = (db.ports, _port_index(db.ports))
+                if ka[1] not in known_a[1] or kb[1] not in known_b[1]:
+                    self.check_link(link)
+            order.append(link)
+            by_id[lid] = link
+            port_link[ka] = lid
+            port_link[kb] = lid
+            device_links[a][lid] = None
+            device_links[b][lid] = None
+            if emit is not None:
+                emit(link, len(order) - 1)
+            self._batch_dirty = True
 
     def _extend_devices(self, devices: Iterable[Device]) -> None:
         """Append devices as :meth:`add_device` does each (same checks and events), inside a batch."""

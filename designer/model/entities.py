@@ -43,6 +43,8 @@ MAX_POWER_W = 1e6
 MAX_PRICE_USD = 1e9
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
+#: The id pattern's match, for a caller that checks many ids inline (:func:`check_id` refuses a bad one).
+match_id = _ID_RE.match
 
 
 def check_id(value: object, what: str = "id") -> str:
@@ -51,6 +53,8 @@ def check_id(value: object, what: str = "id") -> str:
     Ids are 1-128 characters of letters, digits, ``_``, ``.`` and ``-``, starting with a letter
     or digit (``su2-node17-gpu3``). ``:`` is reserved: ``leaf3:p65`` names a port.
     """
+    if value.__class__ is str and match_id(value):
+        return value  # the common case, in one call
     if not isinstance(value, str) or not _ID_RE.match(value):
         raise InvalidValueError(
             f"invalid {what} {value!r}: use 1-128 letters, digits, '_', '.', '-', starting with a letter or digit"
@@ -60,6 +64,9 @@ def check_id(value: object, what: str = "id") -> str:
 
 def check_finite(value: object, what: str, *, minimum: float = 0.0, strict: bool = False) -> float:
     """Return ``value`` as float if it is a finite number >= minimum (> when strict)."""
+    if value.__class__ is float and -math.inf < value < math.inf and (
+            value > minimum or not strict and value == minimum):
+        return value  # the common case, decided without the conversions below
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidValueError(f"{what} must be a number, not {value!r}")
     v = float(value)
@@ -73,6 +80,8 @@ def check_finite(value: object, what: str, *, minimum: float = 0.0, strict: bool
 
 def check_coord(value: object, what: str) -> float:
     """A canvas position: a finite number within +-:data:`MAX_COORD`."""
+    if value.__class__ is float and -MAX_COORD <= value <= MAX_COORD:
+        return value  # the common case (a float in range is finite)
     v = check_finite(value, what, minimum=-MAX_COORD)
     if v > MAX_COORD:
         raise InvalidValueError(f"{what} must be <= {MAX_COORD:g}, not {value!r}")
