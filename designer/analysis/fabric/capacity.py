@@ -292,14 +292,10 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
 _NODE_PROPS = frozenset(("protocol", "sharp", "nvls", "latency_ns", "based_on", *_NVLINK_PROPS))
 
 
-def _node_signature(d) -> tuple:
-    """What sets a device's row of :class:`_Nodes`: its kind, model, port groups and the properties
-    :func:`_node_values` reads (their types too: ``nvlink_gen`` True is not 1)."""
-    props = d.properties
-    if not props or _NODE_PROPS.isdisjoint(props):
-        return (d.kind, d.model, id(d.ports))
-    own = tuple((k, type(props[k]), props[k]) for k in sorted(_NODE_PROPS.intersection(props)))
-    return (d.kind, d.model, id(d.ports), own)
+def _own_signature(props: dict) -> tuple:
+    """The properties of a device that :func:`_node_values` reads, with their types (``nvlink_gen``
+    True is not 1): with its kind, model and port groups, what sets its row of :class:`_Nodes`."""
+    return tuple((k, type(props[k]), props[k]) for k in sorted(_NODE_PROPS.intersection(props)))
 
 
 def _node_values(d, catalog: Catalog) -> tuple[int, float, bool, bool, int, float, int]:
@@ -334,14 +330,19 @@ def _node_arrays(devices: list, catalog: Catalog) -> _Nodes:
 
     A device's catalog specs with its own ``protocol``, ``sharp``, ``nvls`` and ``latency_ns``
     properties over them; a switch without a latency gets its protocol's default. Devices of one
-    signature (:func:`_node_signature`: a fabric has a handful) are worked out once and the values
-    broadcast; the devices keep their port tuples alive, so their ids stay unique meanwhile.
+    signature (kind, model, port groups and :func:`_own_signature`: a fabric has a handful) are
+    worked out once and the values broadcast; the devices keep their port tuples alive, so their
+    ids stay unique meanwhile.
     """
     codes: dict[Any, int] = {}
     first: list[int] = []  # per signature, its first device
     per_device = []
     for i, d in enumerate(devices):
-        key = _node_signature(d)
+        props = d.properties
+        if not props or _NODE_PROPS.isdisjoint(props):
+            key = (d.kind, d.model, id(d.ports))
+        else:
+            key = (d.kind, d.model, id(d.ports), _own_signature(props))
         try:
             c = codes.get(key)
         except TypeError:  # an unhashable property value: the device is a signature of its own
