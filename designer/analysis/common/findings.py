@@ -11,7 +11,9 @@ lacks), :func:`is_zero_capacity` with :data:`ZERO_CAPACITY`, :data:`ZERO_LENGTH`
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 
 from designer.analysis.common import constants as K
 from designer.model import BOARD_MEDIA, Design, Link
@@ -92,16 +94,21 @@ def catalog_gaps(design: Design, catalog: Catalog) -> CatalogGaps:
     The one check behind the ``unknown-model`` and ``unknown-cable`` rules and the notes of the
     analysis and the bill of materials. An empty ``model`` or ``cable`` is not unknown.
     """
-    models: dict[str, list[str]] = defaultdict(list)
-    cables: dict[str, list[str]] = defaultdict(list)
-    comps, cabs = catalog.components, catalog.cables
-    for dev in design.iter_devices():
-        if dev.model and dev.model not in comps:
-            models[dev.model].append(dev.id)
-    for link in design.iter_links():
-        if link.cable and link.cable not in cabs:
-            cables[link.cable].append(link.id)
-    return CatalogGaps({k: tuple(v) for k, v in models.items()}, {k: tuple(v) for k, v in cables.items()})
+    return CatalogGaps(_unknown(design.iter_devices(), "model", catalog.components),
+                       _unknown(design.iter_links(), "cable", catalog.cables))
+
+
+def _unknown(items: Iterable, attr: str, known: Mapping) -> dict[str, tuple[str, ...]]:
+    """The non-empty ``attr`` values of ``items`` not in ``known`` (first appearance first), each with
+    the ids of the items naming it. The distinct values are checked first: most designs have none."""
+    items = list(items)
+    names = list(map(attrgetter(attr), items))
+    missing: dict[str, list[str]] = {x: [] for x in dict.fromkeys(names) if x and x not in known}
+    if missing:
+        for item, name in zip(items, names, strict=True):
+            if name in missing:
+                missing[name].append(item.id)
+    return {k: tuple(v) for k, v in missing.items()}
 
 
 def zero_length_message(link: Link, catalog: Catalog) -> str:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -248,7 +250,8 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     if catalog is None:
         catalog = builtin_catalog()
     devices, links = design.devices, design.links
-    index = {d.id: i for i, d in enumerate(devices)}
+    node_ids = tuple(map(attrgetter("id"), devices))
+    index = dict(zip(node_ids, range(len(node_ids)), strict=True))
     nodes = _node_arrays(devices, catalog)
     notes = _catalog_gap_notes(design, catalog)
     lk = _link_arrays(devices, links, index, catalog)
@@ -265,12 +268,12 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     a, b = lk.a[keep], lk.b[keep]
     link_eff = _link_efficiency(catalog, proto_k, a, b, nodes, notes)
     return CapacityGraph(
-        node_ids=tuple(d.id for d in devices),
+        node_ids=node_ids,
         node_kind=nodes.kind,
         node_latency_s=nodes.latency_s,
         node_sharp=nodes.sharp,
         node_nvls=nodes.nvls,
-        link_ids=tuple(link.id for link, kp in zip(links, keep, strict=True) if kp),
+        link_ids=tuple(compress(map(attrgetter("id"), links), keep.tolist())),
         a=a,
         b=b,
         line_bytes_per_s=line,
@@ -285,53 +288,75 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     )
 
 
+#: The device properties :func:`_node_arrays` reads (over the catalog model's specs).
+_NODE_PROPS = frozenset(("protocol", "sharp", "nvls", "latency_ns", "based_on", *_NVLINK_PROPS))
+
+
+def _own_signature(props: dict) -> tuple:
+    """The properties of a device that :func:`_node_values` reads, with their types (``nvlink_gen``
+    True is not 1): with its kind, model and port groups, what sets its row of :class:`_Nodes`."""
+    return tuple((k, type(props[k]), props[k]) for k in sorted(_NODE_PROPS.intersection(props)))
+
+
+def _node_values(d, catalog: Catalog) -> tuple[int, float, bool, bool, int, float, int]:
+    """One device's (kind, switch latency, SHARP, NVLS, switch protocol, NVLink efficiency, NVLink
+    generation): see :func:`_node_arrays`."""
+    nvl_eff, nvl_gen = K.NVLINK_EFFICIENCY, 0
+    if d.kind in ("gpu", "nvswitch"):
+        own = {k: d.properties[k] for k in _NVLINK_PROPS if k in d.properties}
+        base = _component(catalog, d.model) or _component(catalog, str(d.properties.get("based_on") or ""))
+        specs_ = {**(base.specs if base is not None else {}), **own}
+        nvl_eff, nvl_gen = nvlink_efficiency(specs_, d.ports), nvlink_generation(specs_, d.ports) or 0
+    comp = _component(catalog, d.model)
+    specs = dict(comp.specs) if comp is not None else {}
+    specs.update({k: v for k, v in d.properties.items() if k in ("protocol", "sharp", "nvls", "latency_ns")})
+    proto = specs.get("protocol")
+    node_proto = PROTOCOL_NAMES.index(proto) if proto in ("infiniband", "ethernet") else -1
+    # SHARP is an InfiniBand (Quantum-class) switch feature: never on an Ethernet switch.
+    sharp = bool(specs.get("sharp", False)) and d.kind == "switch" and proto == "infiniband"
+    nvls = bool(specs.get("nvls", False)) and d.kind == "nvswitch"
+    lat_ns = specs.get("latency_ns", comp.latency_ns if comp is not None else 0.0)
+    latency = 0.0
+    if d.kind == "switch":
+        default = K.DEFAULT_SWITCH_LATENCY_S["infiniband" if proto == "infiniband" else "ethernet"]
+        latency = float(lat_ns) * K.NS if lat_ns else default
+    elif d.kind == "nvswitch":
+        latency = float(lat_ns or 0.0) * K.NS
+    return KIND_NAMES.index(d.kind), latency, sharp, nvls, node_proto, nvl_eff, nvl_gen
+
+
 def _node_arrays(devices: list, catalog: Catalog) -> _Nodes:
     """Each device's kind, switch latency, SHARP and NVLS, switch protocol and NVLink efficiency.
 
     A device's catalog specs with its own ``protocol``, ``sharp``, ``nvls`` and ``latency_ns``
-    properties over them; a switch without a latency gets its protocol's default.
+    properties over them; a switch without a latency gets its protocol's default. Devices of one
+    signature (kind, model, port groups and :func:`_own_signature`: a fabric has a handful) are
+    worked out once and the values broadcast; the devices keep their port tuples alive, so their
+    ids stay unique meanwhile.
     """
-    n = len(devices)
-    kind = np.array([KIND_NAMES.index(d.kind) for d in devices], dtype=np.int8)
-    node_latency = np.zeros(n)
-    sharp = np.zeros(n, dtype=bool)
-    nvls = np.zeros(n, dtype=bool)
-    node_proto = np.full(n, -1, dtype=np.int8)
-    nvl_eff = np.full(n, K.NVLINK_EFFICIENCY)
-    nvl_gen = np.zeros(n, dtype=np.int8)
-    # Memoised per model and port tuple; the tuples are kept alive so that their ids stay unique.
-    nvl_memo: dict[tuple[str, int], tuple[float, int]] = {}
-    keep_ports = []
+    codes: dict[Any, int] = {}
+    first: list[int] = []  # per signature, its first device
+    per_device = []
     for i, d in enumerate(devices):
-        if d.kind in ("gpu", "nvswitch"):
-            own = {k: d.properties[k] for k in _NVLINK_PROPS if k in d.properties}
-            key = (d.model or str(d.properties.get("based_on", "")), id(d.ports))
-            got = None if own else nvl_memo.get(key)
-            if got is None:
-                base = _component(catalog, d.model) or _component(catalog, str(d.properties.get("based_on") or ""))
-                specs_ = {**(base.specs if base is not None else {}), **own}
-                got = (nvlink_efficiency(specs_, d.ports), nvlink_generation(specs_, d.ports) or 0)
-                if not own:
-                    nvl_memo[key] = got
-                    keep_ports.append(d.ports)
-            nvl_eff[i], nvl_gen[i] = got
-        comp = _component(catalog, d.model)
-        specs = dict(comp.specs) if comp is not None else {}
-        specs.update({k: v for k, v in d.properties.items() if k in ("protocol", "sharp", "nvls", "latency_ns")})
-        proto = specs.get("protocol")
-        if proto in ("infiniband", "ethernet"):
-            node_proto[i] = PROTOCOL_NAMES.index(proto)
-        # SHARP is an InfiniBand (Quantum-class) switch feature: never on an Ethernet switch.
-        sharp[i] = bool(specs.get("sharp", False)) and d.kind == "switch" and proto == "infiniband"
-        nvls[i] = bool(specs.get("nvls", False)) and d.kind == "nvswitch"
-        lat_ns = specs.get("latency_ns", comp.latency_ns if comp is not None else 0.0)
-        if d.kind == "switch":
-            default = K.DEFAULT_SWITCH_LATENCY_S["infiniband" if proto == "infiniband" else "ethernet"]
-            node_latency[i] = float(lat_ns) * K.NS if lat_ns else default
-        elif d.kind == "nvswitch":
-            node_latency[i] = float(lat_ns or 0.0) * K.NS
-    del keep_ports
-    return _Nodes(kind, node_latency, sharp, nvls, node_proto, nvl_eff, nvl_gen)
+        props = d.properties
+        if not props or _NODE_PROPS.isdisjoint(props):
+            key = (d.kind, d.model, id(d.ports))
+        else:
+            key = (d.kind, d.model, id(d.ports), _own_signature(props))
+        try:
+            c = codes.get(key)
+        except TypeError:  # an unhashable property value: the device is a signature of its own
+            key = ("device", i)
+            c = None
+        if c is None:
+            c = codes[key] = len(first)
+            first.append(i)
+        per_device.append(c)
+    rows = [_node_values(devices[i], catalog) for i in first]
+    sig = np.array(per_device, dtype=np.int64)
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 7
+    dtypes = (np.int8, float, bool, bool, np.int8, float, np.int8)
+    return _Nodes(*(np.array(col, dtype=t)[sig] for col, t in zip(cols, dtypes, strict=True)))
 
 
 def _catalog_gap_notes(design: Design, catalog: Catalog) -> list[str]:
@@ -347,67 +372,66 @@ def _catalog_gap_notes(design: Design, catalog: Catalog) -> list[str]:
     return notes
 
 
+def _codes(values: list) -> tuple[np.ndarray, list]:
+    """Each of ``values`` numbered by its distinct value (in order of first appearance), and those values."""
+    distinct = list(dict.fromkeys(values))
+    number = {v: j for j, v in enumerate(distinct)}
+    return np.fromiter(map(number.__getitem__, values), dtype=np.int64, count=len(values)), distinct
+
+
 def _link_arrays(devices: list, links: list, index: dict[str, int], catalog: Catalog) -> _Links:
-    """The per-link arrays of ``links``: port lookups and cables are cached, not repeated per link."""
+    """The per-link arrays of ``links``, read a column at a time. A port is looked up once per
+    distinct (port groups, port id): devices of one model share their port-group tuple."""
     m_all = len(links)
-    # Devices of one model share their port-group tuple: cache port lookups per (groups, port).
-    port_cache: dict[tuple[int, str], tuple[int, int]] = {}
-    speed_code: dict[float, int] = {}  # distinct port speeds, numbered
-    keep_alive = [d.ports for d in devices]  # ids stay unique while the tuples live
+
+    def column(name: str) -> list:
+        return list(map(attrgetter(name), links))
+
+    ia_l = np.fromiter(map(index.__getitem__, column("a_device")), dtype=np.int64, count=m_all)
+    ib_l = np.fromiter(map(index.__getitem__, column("b_device")), dtype=np.int64, count=m_all)
+    # The devices keep their port tuples alive: the ids stay unique while they are numbered.
+    groups_of, _ = _codes(list(map(id, map(attrgetter("ports"), devices))))
+    holder = dict(zip(groups_of.tolist(), range(len(devices)), strict=True))  # a device per port tuple
+    port_of, port_ids = _codes(column("a_port") + column("b_port"))
+    pair, inverse = np.unique(groups_of[np.concatenate([ia_l, ib_l])] * len(port_ids) + port_of,
+                              return_inverse=True)
     kind_code = {"nvlink": P_NVLINK, "pcie": P_PCIE}
-
-    def port_info(dev, port_id: str) -> tuple[int, int]:
-        """(port kind code, speed code) of a device's port."""
-        key = (id(dev.ports), port_id)
-        got = port_cache.get(key)
-        if got is None:
-            spec = dev.port(port_id)
-            speed = spec.speed_gbps if spec is not None else 0.0
-            got = (kind_code.get(spec.kind, -1) if spec is not None else -1,
-                   speed_code.setdefault(speed, len(speed_code)))
-            port_cache[key] = got
-        return got
-
-    ia_l = [index[x.a_device] for x in links]
-    ib_l = [index[x.b_device] for x in links]
-    pa = [port_info(devices[i], x.a_port) for i, x in zip(ia_l, links, strict=True)]
-    pb = [port_info(devices[i], x.b_port) for i, x in zip(ib_l, links, strict=True)]
-    cables = catalog.cables
-    cab_code: dict[str, int] = {}
-    cab_list = []
-    cab_lat = []
-    for cid in {x.cable for x in links}:
-        cab = cables.get(cid) if cid else None
-        cab_code[cid] = len(cab_list)
-        cab_list.append(cab)
-        cab_lat.append(np.nan if cab is None else cab.latency_ns_per_m * K.NS)
-    ccode = np.array([cab_code[x.cable] for x in links], dtype=np.int64).reshape(m_all)
-    result = _Links(
-        a=np.array(ia_l, dtype=np.int64).reshape(m_all),
-        b=np.array(ib_l, dtype=np.int64).reshape(m_all),
-        port_kind_a=np.array([x[0] for x in pa], dtype=np.int8).reshape(m_all),
-        port_kind_b=np.array([x[0] for x in pb], dtype=np.int8).reshape(m_all),
-        speed_a=np.array([x[1] for x in pa], dtype=np.int64).reshape(m_all),
-        speed_b=np.array([x[1] for x in pb], dtype=np.int64).reshape(m_all),
+    speed_code: dict[float, int] = {}  # distinct port speeds, numbered
+    pair_kind, pair_speed = [], []
+    for g, p in zip(*np.divmod(pair, max(len(port_ids), 1)), strict=True):
+        spec = devices[holder[int(g)]].port(port_ids[int(p)])
+        pair_kind.append(kind_code.get(spec.kind, -1) if spec is not None else -1)
+        pair_speed.append(speed_code.setdefault(spec.speed_gbps if spec is not None else 0.0, len(speed_code)))
+    inverse = inverse.reshape(-1)
+    kind_ab = np.array(pair_kind, dtype=np.int8)[inverse]
+    speed_ab = np.array(pair_speed, dtype=np.int64)[inverse]
+    ccode, cids = _codes(column("cable"))
+    cab_list = [catalog.cables.get(cid) if cid else None for cid in cids]
+    cab_lat = [np.nan if cab is None else cab.latency_ns_per_m * K.NS for cab in cab_list]
+    return _Links(
+        a=ia_l,
+        b=ib_l,
+        port_kind_a=kind_ab[:m_all],
+        port_kind_b=kind_ab[m_all:],
+        speed_a=speed_ab[:m_all],
+        speed_b=speed_ab[m_all:],
         speeds=list(speed_code),
-        medium=np.array([kind_code.get(x.medium, -1) for x in links], dtype=np.int8).reshape(m_all),
-        length_m=np.array([x.length_m for x in links], dtype=float).reshape(m_all),
-        failed=np.array([x.failed for x in links], dtype=bool).reshape(m_all),
+        medium=np.fromiter(map(kind_code.get, column("medium"), repeat(-1)), dtype=np.int8, count=m_all),
+        length_m=np.array(column("length_m"), dtype=float).reshape(m_all),
+        failed=np.array(column("failed"), dtype=bool).reshape(m_all),
         cable=ccode,
         cables=cab_list,
         cable_latency_s_per_m=np.array(cab_lat, dtype=float)[ccode] if m_all else np.zeros(0),
     )
-    del keep_alive
-    return result
 
 
 def _link_rates(links: list, lk: _Links, notes: list[str]) -> np.ndarray:
     """Per link, its line rate in Gb/s: the rule of its ports and cable, no more than it negotiated,
     capped at ``MAX_LINK_GBPS`` (a note in ``notes`` says how many were)."""
     rate = _line_rates(lk.speed_a, lk.speed_b, lk.speeds, lk.cable, lk.cables)
-    for k, x in enumerate(links):
-        if x.properties and "negotiated_gbps" in x.properties:
-            neg = negotiated_gbps(x)
+    for k, props in enumerate(map(attrgetter("properties"), links)):
+        if props and "negotiated_gbps" in props:
+            neg = negotiated_gbps(links[k])
             if neg is not None and neg < rate[k]:
                 rate[k] = neg
     fast = rate > K.MAX_LINK_GBPS

@@ -87,8 +87,10 @@ def build_context(design: Design, catalog: Catalog | None = None) -> Context:
     cap = build_capacity_graph(design, catalog)
     devices = design.devices
     gpu_nodes = cap.nodes_of_kind("gpu")
-    rail = np.array([_int_prop(devices[i].properties.get("rail", -1)) for i in gpu_nodes], dtype=np.int64)
-    su = np.array([_int_prop(devices[i].properties.get("su", -1)) for i in gpu_nodes], dtype=np.int64)
+    props = [devices[i].properties for i in gpu_nodes.tolist()]
+    rail = np.array([v if type(v) is int else _int_prop(v) for v in (p.get("rail", -1) for p in props)],
+                    dtype=np.int64)
+    su = np.array([v if type(v) is int else _int_prop(v) for v in (p.get("su", -1) for p in props)], dtype=np.int64)
     fabric = build_fabric(cap, rail)
     router = CoreRouter(fabric)
     router.arc_label_source = lambda: core_arc_ports(design, cap, fabric)

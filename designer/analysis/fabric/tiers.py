@@ -42,8 +42,9 @@ def link_tiers(design: Design, cap: CapacityGraph) -> np.ndarray:
     kind = cap.node_kind
     ka, kb = kind[cap.a], kind[cap.b]
     devices = design.devices
-    level = np.array([_LEVEL.get(devices[i].tier.lower(), 0) if kind[i] == K_SWITCH else 0
-                      for i in range(cap.n_nodes)], dtype=np.int64)
+    level = np.zeros(cap.n_nodes, dtype=np.int64)
+    switches = np.flatnonzero(kind == K_SWITCH)
+    level[switches] = [_LEVEL.get(devices[i].tier.lower(), 0) for i in switches.tolist()]
     la, lb = level[cap.a], level[cap.b]
     lo, hi = np.minimum(la, lb), np.maximum(la, lb)
     endpoint = (K_GPU, K_NIC, K_STORAGE)

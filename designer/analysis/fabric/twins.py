@@ -114,20 +114,30 @@ class CoreRouter(Symmetries):
             np.maximum.at(eta, me, ls[rep_idx])
             omega += np.bincount(me, weights=wn[t] * ls[rep_idx], minlength=nm)
         # twins: u -> y -> t through the common neighbours, split by links
-        for c, g in enumerate(classes):
-            if len(g) < 2:
-                continue
-            for u in g.tolist():
-                arcs = self._out_arc[self._out_ptr[u] : self._out_ptr[u + 1]]
-                deg = float(self.mult[arcs].sum())
-                amount = wn[u] * (wc[c] - wn[u])
-                y = self.mdst[arcs]
-                mload[arcs] += amount * self.mult[arcs] / deg
-                back = self._macro(y, np.full(len(y), u))
-                mload[back] += amount * self.mult[arcs] / deg
-                np.maximum.at(eta, arcs, 1.0 / deg)
-                omega[arcs] += (wc[c] - wn[u]) / deg
+        u, c, row, arcs = self._twin_arcs(classes, np.arange(len(classes)))
+        if len(u):
+            deg = np.bincount(row, weights=self.mult[arcs], minlength=len(u))  # whole link counts: exact
+            amount = wn[u] * (wc[c] - wn[u])
+            part = amount[row] * self.mult[arcs] / deg[row]
+            back = self._macro(self.mdst[arcs], u[row])
+            _add_in_order(mload, row, arcs, back, part, part)
+            np.maximum.at(eta, arcs, (1.0 / deg)[row])
+            omega[arcs] += ((wc[c] - wn[u]) / deg)[row]
         return self._to_links(mload), lost, eta, omega
+
+    def _twin_arcs(self, classes: list[np.ndarray], which: np.ndarray):
+        """The members ``u`` of the classes ``which`` that have twins (in class order), each one's
+        class ``c``, and their out arcs ``arcs`` with ``row`` the index into ``u`` of each."""
+        multi = [int(c) for c in which.tolist() if len(classes[c]) > 1]
+        if not multi:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty, empty
+        u = np.concatenate([classes[c] for c in multi]).astype(np.int64)
+        c = np.repeat(np.array(multi, dtype=np.int64), [len(classes[k]) for k in multi])
+        k = self._out_ptr[u + 1] - self._out_ptr[u]
+        row = np.repeat(np.arange(len(u)), k)
+        off = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+        return u, c, row, self._out_arc[self._out_ptr[u][row] + off]
 
     def forward_bound_classes(self, cores: np.ndarray, weight: np.ndarray, eta: np.ndarray):
         """:meth:`forward_bound` with one forward pass per twin class (same result, tested); one
@@ -161,14 +171,14 @@ class CoreRouter(Symmetries):
             row += np.bincount(e[valid], weights=wc[c[valid]] * Q[su[valid]] * eta[e[valid]], minlength=nm)
             Qr = Q.reshape(r_n, n)
             qmax = np.maximum(qmax, Qr.max(axis=0))
-            for j, cj in enumerate(cc.tolist()):
-                for m in classes[cj].tolist():
-                    arcs = self._out_arc[self._out_ptr[m] : self._out_ptr[m + 1]]
-                    row[arcs] += wn[m] * eta[arcs]
-                    y = self.mdst[arcs]
-                    back = self._macro(y, np.full(len(y), m))
-                    ok = usable[back]
-                    row[back[ok]] += (wc[cj] - wn[m]) * Qr[j, y[ok]] * eta[back[ok]]
+            m, cm, mrow, arcs = self._twin_arcs(classes, cc)
+            if len(m):
+                y = self.mdst[arcs]
+                back = self._macro(y, m[mrow])
+                ok = usable[back]
+                jm = (cm - i)[mrow]
+                _add_in_order(row, mrow, arcs, back[ok], wn[m][mrow] * eta[arcs],
+                              (wc[cm] - wn[m])[mrow][ok] * Qr[jm[ok], y[ok]] * eta[back[ok]], second_row=mrow[ok])
         qmax[cores] = 1.0
         return row, qmax
 
@@ -399,3 +409,13 @@ class CoreRouter(Symmetries):
         if hit:
             mload += np.bincount(np.concatenate(hit), weights=np.concatenate(put), minlength=nm)
         return peak
+
+
+def _add_in_order(total: np.ndarray, row: np.ndarray, first: np.ndarray, second: np.ndarray, first_v: np.ndarray,
+                  second_v: np.ndarray, *, second_row: np.ndarray | None = None) -> None:
+    """``total[first] += first_v`` then ``total[second] += second_v``, member by member (``row``, sorted,
+    names each entry's member): the additions in the order of a loop over the members, so that the
+    sums round as that loop's do."""
+    rows = np.concatenate([2 * row, 2 * (row if second_row is None else second_row) + 1])
+    order = np.argsort(rows, kind="stable")
+    np.add.at(total, np.concatenate([first, second])[order], np.concatenate([first_v, second_v])[order])
