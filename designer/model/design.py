@@ -26,10 +26,10 @@ from designer.model.entities import (
     Group,
     Link,
     PortGroup,
-    _port_index,
     check_coord,
     check_finite,
     check_id,
+    port_index,
 )
 from designer.model.errors import (
     DuplicateIdError,
@@ -546,10 +546,10 @@ class Design(GroupHierarchy):
                     self.check_link(link)
                 known_a = port_ids.get(id(da.ports))
                 if known_a is None or known_a[0] is not da.ports:
-                    known_a = port_ids[id(da.ports)] = (da.ports, _port_index(da.ports))
+                    known_a = port_ids[id(da.ports)] = (da.ports, port_index(da.ports))
                 known_b = port_ids.get(id(db.ports))
                 if known_b is None or known_b[0] is not db.ports:
-                    known_b = port_ids[id(db.ports)] = (db.ports, _port_index(db.ports))
+                    known_b = port_ids[id(db.ports)] = (db.ports, port_index(db.ports))
                 if ka[1] not in known_a[1] or kb[1] not in known_b[1]:
                     self.check_link(link)
             order.append(link)

@@ -140,7 +140,7 @@ class PortGroup:
 
 
 @lru_cache(maxsize=8192)
-def _port_index(ports: tuple[PortGroup, ...]) -> dict[str, PortSpec]:
+def port_index(ports: tuple[PortGroup, ...]) -> dict[str, PortSpec]:
     """Port id -> PortSpec for a tuple of port groups (shared by every device with these ports)."""
     index: dict[str, PortSpec] = {}
     for gi, g in enumerate(ports):
@@ -196,13 +196,13 @@ class Device:
     def port(self, port_id: str) -> PortSpec | None:
         """The port named ``port_id``, or None if the device has no such port."""
         if self._indexed is not self.ports:
-            self._index = _port_index(self.ports)
+            self._index = port_index(self.ports)
             self._indexed = self.ports
         return self._index.get(port_id)
 
     def iter_ports(self) -> list[PortSpec]:
         if self._indexed is not self.ports:
-            self._index = _port_index(self.ports)
+            self._index = port_index(self.ports)
             self._indexed = self.ports
         return list(self._index.values())
 
