@@ -49,8 +49,13 @@ def _records(raw: list[Any], known: frozenset[str] | set[str]) -> bool:
 
 def _valid_ids(ids: list[Any]) -> bool:
     """Every entry a valid id and no two alike."""
-    return (set(map(type, ids)) <= _STR and len(set(ids)) == len(ids)
-            and (not ids or _IDS.fullmatch("\n".join(ids)) is not None))
+    if not (set(map(type, ids)) <= _STR and len(set(ids)) == len(ids)):
+        return False
+    if not ids:
+        return True
+    joined = "\n".join(ids)
+    # One line per id: an id holding a line break would read as two valid ids.
+    return joined.count("\n") == len(ids) - 1 and _IDS.fullmatch(joined) is not None
 
 
 def _hashable(values: list[Any]) -> bool:

@@ -50,6 +50,8 @@ def test_a_regular_sample_takes_the_table_path():
         (lambda d: d["links"][5].update(id=d["links"][4]["id"]), "links[5].id: link"),
         (lambda d: d["links"][5].update(id="bad id"), "invalid link id 'bad id'"),
         (lambda d: d["links"][6].update(b=d["links"][6]["a"].split(":")[0] + ":p999"), "has no port 'p999'"),
+        (lambda d: d["links"][5].update(id="x\ny"), "links[5]: invalid link id 'x\\ny'"),
+        (lambda d: d["devices"][3].update(id="x\ny"), "devices[3]: invalid device id 'x\\ny'"),
         (lambda d: d["links"][6].update(a=d["links"][6]["a"] + ":x"), "links[6].a: must look like 'device:port'"),
         (lambda d: d["links"][6].update(a=d["links"][6]["a"].replace(":", "\n:")), "links[6].a: no device"),
         (lambda d: d["links"][6].update(length_m=10**400), "links[6].length_m: must be at most 100000 m"),
