@@ -8,8 +8,6 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from designer.model.text import unsafe, visible
-
 if TYPE_CHECKING:
     from designer.model.catalog import Catalog
 
@@ -131,6 +129,8 @@ _MAYBE_UNSAFE = re.compile(r"[^\x20-\x7e\n\t]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
+    from designer.model.text import unsafe  # not at the top: --help and --version import no model
+
     ch = match.group()
     if not unsafe(ch):
         return ch
@@ -163,6 +163,8 @@ def terminal_text(text: str) -> str:
     >>> terminal_text("rack\u202e1\x1b[2J\tok\n")
     'rack\\u202e1\\x1b[2J\tok\n'
     """
+    from designer.model.text import visible  # not at the top: --help and --version import no model
+
     return visible(text)
 
 

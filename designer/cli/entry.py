@@ -14,7 +14,6 @@ import sys
 from designer import __version__
 from designer.cli.commands import COMMANDS, MODULE_OF, MODULES
 from designer.cli.common import CATALOG_HELP, add_catalog_option, catalog_paths, terminal_text
-from designer.model import DesignError
 
 PROG = "topo-designer"
 
@@ -104,6 +103,14 @@ def _find_command(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[lis
     return argv, None
 
 
+def _design_error() -> type[Exception]:
+    """The model's error class, imported when an exception is being matched (``except`` evaluates it
+    then): ``--help`` and ``--version`` import no model."""
+    from designer.model import DesignError
+
+    return DesignError
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -117,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return open_window(None, catalog_paths(args))
         return int(args.func(args))
-    except DesignError as e:
+    except _design_error() as e:
         print(terminal_text(f"{PROG}: {e}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
