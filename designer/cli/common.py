@@ -142,6 +142,8 @@ def write_json_text(text: str, dest: str) -> None:
 
 #: What may need an escape: anything but printable ASCII, newline and tab (then checked by ``unsafe``).
 _MAYBE_UNSAFE = re.compile(r"[^\x20-\x7e\n\t]")
+#: The bytes ``_MAYBE_UNSAFE`` leaves alone: printable ASCII, newline and tab.
+_PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -166,6 +168,8 @@ def _json_escaped(text: str) -> str:
     >>> _json_escaped('{"name": "rack\u202e1\x85", "ok": "é"}\n')
     '{"name": "rack\\u202e1\\u0085", "ok": "é"}\n'
     """
+    if text.isascii() and not text.encode("ascii").translate(None, _PLAIN_ASCII):
+        return text  # nothing to escape: found by one pass in C over the bytes (a search of the text is slower)
     return _MAYBE_UNSAFE.sub(_json_escape, text)
 
 
