@@ -1,4 +1,4 @@
-"""The parser comes from a static table: --version and --help import no command module, nor the
+"""The parser comes from a static table: --version and --help import no command module, nor the model,
 analysis, scipy, networkx or Qt; a command imports its own module only."""
 
 import subprocess
@@ -19,7 +19,8 @@ try:
     main({argv!r})
 except SystemExit:
     pass
-heavy = ("scipy", "networkx", "PySide6", "pyqtgraph", "designer.analysis", "designer.generators", "designer.io")
+heavy = ("scipy", "networkx", "PySide6", "pyqtgraph", "designer.analysis", "designer.generators", "designer.io",
+         "designer.model")
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in {{"scipy", "networkx", "PySide6", "pyqtgraph"}}
                 or m.startswith(heavy) or m.startswith("designer.cli.") and m.rsplit(".", 1)[1] in {modules!r})
 print("LOADED", *loaded)

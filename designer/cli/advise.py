@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, decimal_number, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, command_design, decimal_number, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -88,14 +88,13 @@ def run(args: argparse.Namespace) -> int:
     from designer.analysis.training.scaling import advise
     from designer.cli.fabric_family import rebuild
     from designer.cli.workloads import workload_arg
-    from designer.io import load_design
     from designer.model.units import figures
     from designer.present.scaling_text import advice_lines, advice_to_dict
 
     if not 0 < args.more_gpus <= 1000:
         raise AnalysisError(f"--more-gpus {args.more_gpus:g}: a percentage above 0 and at most 1000")
     workload = workload_arg(args.workload)
-    design = load_design(args.file)
+    design = command_design(args.file)
     catalog = command_catalog(args)
     base = rebuild(design, 1.0, catalog)
     more = rebuild(design, 1 + args.more_gpus / 100.0, catalog)

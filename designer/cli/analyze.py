@@ -10,7 +10,15 @@ from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HAS
 from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVES
 from designer.analysis.common.errors import AnalysisError
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, count_option, echo, guard_outputs, write_json, write_json_text
+from designer.cli.common import (
+    command_catalog,
+    command_design,
+    count_option,
+    echo,
+    guard_outputs,
+    write_json,
+    write_json_text,
+)
 from designer.cli.workloads import workload_arg
 from designer.model import units
 from designer.model.units import SIZE_HELP, duration
@@ -126,7 +134,6 @@ def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload,
                                                 "the serving workload file": args.serve})
     from designer.analysis.report import analyze
-    from designer.io import load_design
     from designer.present.report_json import report_to_json
     from designer.present.report_text import explain_lines, summary_lines
 
@@ -147,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
 
         serve = load_serving(args.serve)
     layout = _layout(args, workload)
-    design = load_design(args.file)
+    design = command_design(args.file)
     catalog = command_catalog(args)
     ctx = None
     if layout is not None:  # the concurrent timing shares the report's context (routes, embedded models)

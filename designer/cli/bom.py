@@ -6,8 +6,7 @@ import argparse
 
 from designer.analysis.bom.bill import bill_of_materials
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, echo, guard_outputs, write_json
-from designer.io import load_design
+from designer.cli.common import command_catalog, command_design, echo, guard_outputs, write_json
 from designer.present.bom_text import format_bom
 from designer.present.documents import bom_to_dict
 
@@ -28,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"--json": args.json}, {"the design file": args.file})
-    design = load_design(args.file)
+    design = command_design(args.file)
     bom = bill_of_materials(design, command_catalog(args))
     if args.json:
         write_json(bom_to_dict(bom), args.json)

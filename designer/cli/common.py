@@ -8,9 +8,8 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from designer.model.text import unsafe, visible
-
 if TYPE_CHECKING:
+    from designer.model import Design
     from designer.model.catalog import Catalog
 
 CATALOG_HELP = (
@@ -51,6 +50,21 @@ def command_catalog(args: argparse.Namespace) -> Catalog:
         catalog = load_catalog(catalog_paths(args))
         args._loaded_catalog = catalog
     return catalog
+
+
+def command_design(path: str) -> Design:
+    """The design file a command reads (:func:`designer.io.load_design`), kept to the end of the command.
+
+    Its records (about a million objects for 16,384 GPUs) are built without the cyclic collector
+    and then exempted from its scans (:func:`designer.model.bulk.built_to_keep`): otherwise every
+    later collection while the command runs would scan them again. A design holds no reference
+    cycles, so dropping it still frees it.
+    """
+    from designer.io import load_design  # not at the top: --help and --version import no design I/O
+    from designer.model.bulk import built_to_keep
+
+    with built_to_keep():
+        return load_design(path)
 
 
 def guard_outputs(args: argparse.Namespace, outputs: dict[str, str | None],
@@ -128,9 +142,13 @@ def write_json_text(text: str, dest: str) -> None:
 
 #: What may need an escape: anything but printable ASCII, newline and tab (then checked by ``unsafe``).
 _MAYBE_UNSAFE = re.compile(r"[^\x20-\x7e\n\t]")
+#: The bytes ``_MAYBE_UNSAFE`` leaves alone: printable ASCII, newline and tab.
+_PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
 
 
 def _json_escape(match: re.Match[str]) -> str:
+    from designer.model.text import unsafe  # not at the top: --help and --version import no model
+
     ch = match.group()
     if not unsafe(ch):
         return ch
@@ -150,6 +168,8 @@ def _json_escaped(text: str) -> str:
     >>> _json_escaped('{"name": "rack\u202e1\x85", "ok": "é"}\n')
     '{"name": "rack\\u202e1\\u0085", "ok": "é"}\n'
     """
+    if text.isascii() and not text.encode("ascii").translate(None, _PLAIN_ASCII):
+        return text  # nothing to escape: found by one pass in C over the bytes (a search of the text is slower)
     return _MAYBE_UNSAFE.sub(_json_escape, text)
 
 
@@ -163,6 +183,8 @@ def terminal_text(text: str) -> str:
     >>> terminal_text("rack\u202e1\x1b[2J\tok\n")
     'rack\\u202e1\\x1b[2J\tok\n'
     """
+    from designer.model.text import visible  # not at the top: --help and --version import no model
+
     return visible(text)
 
 

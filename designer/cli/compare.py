@@ -7,7 +7,7 @@ import argparse
 from designer.analysis.common.errors import AnalysisError
 from designer.analysis.measured.runs import MEASURED_COLLECTIVES
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, decimal_number, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, command_design, decimal_number, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +53,6 @@ def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"--json": args.json, "--fit": args.fit, "--html": args.html},
                   {"the design file": args.design, **{f"the input {path}": path for path in files}})
     from designer.analysis.fabric.context import build_context
-    from designer.io import load_design
     from designer.present.measured_json import compare_to_dict, counters_to_dict
     from designer.present.measured_text import comparison_lines, counters_lines, fit_lines
 
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise AnalysisError(f"--interval {args.interval:g}: the seconds between samples must be positive")
     runs = _read_runs(args)
     fabric_samples = _read_counters(args)
-    design = load_design(args.design)
+    design = command_design(args.design)
     catalog = command_catalog(args)
     fabric = None
     if fabric_samples is not None:

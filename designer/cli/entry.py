@@ -14,7 +14,6 @@ import sys
 from designer import __version__
 from designer.cli.commands import COMMANDS, MODULE_OF, MODULES
 from designer.cli.common import CATALOG_HELP, add_catalog_option, catalog_paths, terminal_text
-from designer.model import DesignError
 
 PROG = "topo-designer"
 
@@ -73,6 +72,22 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     return parser
 
 
+def _command_parser(command: str | None) -> argparse.ArgumentParser:
+    """:func:`build_parser` for the command that runs, its module imported with the collector paused.
+
+    Importing a command's module (the analysis: numpy, scipy) creates a few hundred thousand
+    objects that live as long as the program; the collector would scan them about a hundred times
+    while they are created, and again in every later full collection. They are built without it
+    and then exempted from its scans (:func:`designer.model.bulk.built_to_keep`).
+    """
+    if command is None:  # --help, --version: no command module, no model
+        return build_parser(None)
+    from designer.model.bulk import built_to_keep
+
+    with built_to_keep():
+        return build_parser(command)
+
+
 def _split_command(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``argv`` with ``gui`` inserted before a bare FILE, so ``topo-designer FILE`` opens it."""
     return _find_command(parser, argv)[0]
@@ -104,12 +119,20 @@ def _find_command(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[lis
     return argv, None
 
 
+def _design_error() -> type[Exception]:
+    """The model's error class, imported when an exception is being matched (``except`` evaluates it
+    then): ``--help`` and ``--version`` import no model."""
+    from designer.model import DesignError
+
+    return DesignError
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
             argv, command = _find_command(build_parser(None), argv)
-            args = build_parser(command).parse_args(argv)
+            args = _command_parser(command).parse_args(argv)
         except SystemExit as e:  # --help or --version (0), or a usage error (2): argparse printed it
             return e.code if isinstance(e.code, int) else 2
         if args.command is None:
@@ -117,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return open_window(None, catalog_paths(args))
         return int(args.func(args))
-    except DesignError as e:
+    except _design_error() as e:
         print(terminal_text(f"{PROG}: {e}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from designer.cli.analyze import SIZE_HELP, parse_sizes
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, decimal_number, echo, guard_outputs, whole_number
+from designer.cli.common import command_catalog, command_design, decimal_number, echo, guard_outputs, whole_number
 from designer.model import units
 from designer.present.export import DEFAULT_SIZES, ExportError, check_folder, check_output
 
@@ -66,7 +66,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from designer.io import load_design
     from designer.present.export import prepare
 
     outputs = {k: getattr(args, k) for k in ("png", "panels", "report", "html", "cabling", "graphml")}
@@ -104,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         from designer.io.workload_file import load_serving
 
         serve = load_serving(args.serve)
-    design = load_design(args.file)
+    design = command_design(args.file)
     source = "<stdin>" if args.file == "-" else args.file
     timings: list[tuple[str, float]] = []
     catalog = command_catalog(args)

@@ -6,7 +6,7 @@ import argparse
 from argparse import ArgumentTypeError
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, decimal_number, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, command_design, decimal_number, echo, guard_outputs, write_json
 
 FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -45,12 +45,11 @@ def run(args: argparse.Namespace) -> int:
     from designer.analysis.training.scaling import growth_headroom, scale_projection
     from designer.cli.fabric_family import family_params, rebuild
     from designer.cli.workloads import workload_arg
-    from designer.io import load_design
     from designer.present.scaling_text import scaling_lines, scaling_to_dict
 
     factors = _factors(args.factors)
     workload = workload_arg(args.workload)
-    design = load_design(args.file)
+    design = command_design(args.file)
     family_params(design)  # refuses hand-drawn designs before any work
     # Every size, the design's own included, is rebuilt from the same parameters, so they compare alike.
     catalog = command_catalog(args)

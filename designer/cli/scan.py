@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, count_option, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, command_design, count_option, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -28,11 +28,10 @@ def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload})
     from designer.analysis.training.failures import n1_scan, single_points
     from designer.cli.workloads import workload_arg
-    from designer.io import load_design
     from designer.present.failures_text import scan_lines, scan_to_dict
 
     workload = workload_arg(args.workload) if args.workload else None
-    design = load_design(args.file)
+    design = command_design(args.file)
     scan = n1_scan(design, links=args.links, workload=workload, catalog=command_catalog(args))
     spof = single_points(design)
     if args.json:

@@ -6,8 +6,7 @@ import argparse
 
 from designer.analysis.rules.check import check_design
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, display_name, echo, guard_outputs, write_json
-from designer.io import load_design
+from designer.cli.common import command_catalog, command_design, display_name, echo, guard_outputs, write_json
 from designer.present.documents import findings_to_dict
 from designer.present.findings_text import findings_lines
 
@@ -31,7 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"--json": args.json}, {"the design file": args.file})
-    design = load_design(args.file)
+    design = command_design(args.file)
     source = display_name(args.file)
     findings = check_design(design, command_catalog(args))
     if args.json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.cli.commands import SUMMARIES
-from designer.cli.common import command_catalog, echo, guard_outputs, write_json
+from designer.cli.common import command_catalog, command_design, echo, guard_outputs, write_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -28,12 +28,11 @@ def run(args: argparse.Namespace) -> int:
     guard_outputs(args, {"--json": args.json}, {"the design file": args.file, "the workload file": args.workload})
     from designer.analysis.training.failures import whatif
     from designer.cli.workloads import workload_arg
-    from designer.io import load_design
     from designer.present.failures_text import whatif_lines, whatif_to_dict
 
     ids = [x.strip() for item in args.fail for x in item.split(",") if x.strip()]
     workload = workload_arg(args.workload) if args.workload else None
-    result = whatif(load_design(args.file), ids, workload, command_catalog(args))
+    result = whatif(command_design(args.file), ids, workload, command_catalog(args))
     if args.json:
         write_json(whatif_to_dict(result), args.json)
         if args.json == "-":

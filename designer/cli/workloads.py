@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from designer.analysis.serving.workload import Phase, ServingWorkload
 from designer.analysis.training.workload import DIMENSIONS, Workload, WorkloadError
 from designer.cli.commands import SUMMARIES
 from designer.cli.common import echo, guard_outputs, write_json
 from designer.model.units import count, figures
+
+if TYPE_CHECKING:  # the serving presets are read only by the workloads command itself
+    from designer.analysis.serving.workload import Phase, ServingWorkload
 
 
 def workload_arg(value: str, placement: str | None = None) -> Workload:

@@ -1,7 +1,7 @@
 """A design file's device and link tables checked and built as whole tables.
 
 A generated or saved design is regular: every record has the usual fields with the usual types.
-Each check here runs over a whole column at once (one comprehension, one set, one regular
+Each check here runs over a whole column at once (one ``map`` of a built-in, one set, one regular
 expression over all the ids), and the records are then built without their per-record checks
 (:func:`designer.model.bulk.checked_devices`, :func:`~designer.model.bulk.checked_links`). The
 checks are those of the careful path in :mod:`designer.io.design_records` and of the model's own
@@ -12,11 +12,14 @@ before, and a regular file of 16,384 GPUs is built without a Python call per rec
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
+from itertools import chain, compress, repeat
+from operator import attrgetter, not_
 from typing import Any
 
-from designer.io.property_rules import DEVICE_PROPERTY_RULES, check_properties
+from designer.io.property_rules import DEVICE_PROPERTY_RULES, Rule
 from designer.model import DEVICE_KINDS, MEDIA, Device, Link, PortGroup
 from designer.model.bulk import checked_devices, checked_links
 from designer.model.entities import MAX_COORD, MAX_LINK_LENGTH_M
@@ -26,15 +29,33 @@ from designer.model.fields import FieldError
 _IDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}(?:\n[A-Za-z0-9][A-Za-z0-9_.\-]{0,127})*")
 _DEVICE_KINDS = frozenset(DEVICE_KINDS)
 _MEDIA = frozenset(MEDIA)
+_DICT = frozenset((dict,))
 _NUMBERS = frozenset((int, float))
 _STR = frozenset((str,))
+_STR_OR_NONE = frozenset((str, type(None)))
+_BOOL = frozenset((bool,))
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _column(raw: list[dict[str, Any]], key: str, default: Any = None) -> list[Any]:
+    """``[r.get(key, default) for r in raw]`` without a Python step per record."""
+    return list(map(dict.get, raw, repeat(key), repeat(default)))
+
+
+def _records(raw: list[Any], known: frozenset[str] | set[str]) -> bool:
+    """Every entry an object with no field outside ``known``."""
+    return set(map(type, raw)) <= _DICT and all(map(known.issuperset, raw))
 
 
 def _valid_ids(ids: list[Any]) -> bool:
     """Every entry a valid id and no two alike."""
-    return (set(map(type, ids)) <= _STR and len(set(ids)) == len(ids)
-            and (not ids or _IDS.fullmatch("\n".join(ids)) is not None))
+    if not (set(map(type, ids)) <= _STR and len(set(ids)) == len(ids)):
+        return False
+    if not ids:
+        return True
+    joined = "\n".join(ids)
+    # One line per id: an id holding a line break would read as two valid ids.
+    return joined.count("\n") == len(ids) - 1 and _IDS.fullmatch(joined) is not None
 
 
 def _hashable(values: list[Any]) -> bool:
@@ -47,8 +68,44 @@ def _texts(values: list[Any], limit: int) -> bool:
 
 
 def _numbers(values: list[Any], low: float, high: float) -> bool:
-    # NaN fails the comparison, so it is refused with everything out of range.
-    return set(map(type, values)) <= _NUMBERS and all(low <= v <= high for v in values)
+    """Numbers (not booleans) from ``low`` to ``high``, none of them NaN."""
+    if not set(map(type, values)) <= _NUMBERS:
+        return False
+    if not values:
+        return True
+    # min and max may step over a NaN, which compares false; the range is checked first so that
+    # isnan meets no integer too large for a float.
+    return low <= min(values) and max(values) <= high and not any(map(math.isnan, values))
+
+
+def _checked_properties(props: list[dict[str, Any]], rules: dict[str, Rule]) -> bool:
+    """Check (and normalise in place, as :func:`designer.io.property_rules.check_properties`) the
+    properties ``rules`` name in every one of ``props``; False when one breaks its rule.
+
+    A rule gives the same answer for equal values of one type, so each distinct scalar value is
+    checked once; the records are visited one by one only when a value is normalised (``2.0``
+    stored as 2) or is not a scalar.
+    """
+    touched = list(compress(props, map(not_, map(rules.keys().isdisjoint, props))))
+    present = set(chain.from_iterable(touched))
+    try:
+        for key, rule in rules.items():
+            if key not in present:
+                continue
+            holders = [p for p in touched if key in p]
+            values = [p[key] for p in holders]
+            if set(map(type, values)) <= _SCALARS:
+                kept = True
+                for kind, value in set(zip(map(type, values), values, strict=True)):
+                    out = rule(value, "")
+                    kept = kept and type(out) is kind and out == value
+                if kept:
+                    continue
+            for p in holders:
+                p[key] = rule(p[key], "")
+    except FieldError:
+        return False
+    return True
 
 
 def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],
@@ -57,41 +114,37 @@ def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: di
     """The devices of ``raw`` when every record passes every check; None to read the table record by
     record. A record's ports are its model's entry in ``models``, or its own ``ports`` read by
     ``port_groups`` (the careful path's reader; None when they break the format)."""
-    if not all(type(d) is dict and d.keys() <= known for d in raw):
+    if not _records(raw, known):
         return None
-    ids = [d.get("id") for d in raw]
-    kinds = [d.get("kind") for d in raw]
-    models = [d.get("model", "") for d in raw]
-    names = [d.get("name", "") for d in raw]
-    tiers = [d.get("tier", "") for d in raw]
-    xs = [d.get("x", 0.0) for d in raw]
-    ys = [d.get("y", 0.0) for d in raw]
-    groups = [d.get("group") for d in raw]
-    props = [d.get("properties", {}) for d in raw]
-    own = [i for i, d in enumerate(raw) if "ports" in d]
-    modelled = [m for i, m in enumerate(models) if "ports" not in raw[i]] if own else models
+    ids = _column(raw, "id")
+    kinds = _column(raw, "kind")
+    models = _column(raw, "model", "")
+    names = _column(raw, "name", "")
+    tiers = _column(raw, "tier", "")
+    xs = _column(raw, "x", 0.0)
+    ys = _column(raw, "y", 0.0)
+    groups = _column(raw, "group")
+    props = _column(raw, "properties", {})
+    has_ports = list(map(dict.__contains__, raw, repeat("ports")))
+    own = list(compress(range(len(raw)), has_ports))
+    modelled = list(compress(models, map(not_, has_ports))) if own else models
     if not (_valid_ids(ids) and _hashable(kinds) and set(kinds) <= _DEVICE_KINDS and _texts(models, max_text)
             and set(modelled) <= templates.keys() and _texts(names, max_text) and _texts(tiers, max_text)
             and _numbers(xs, -MAX_COORD, MAX_COORD) and _numbers(ys, -MAX_COORD, MAX_COORD)
-            and all(type(p) is dict for p in props) and set(map(type, groups)) <= {str, type(None)}
+            and set(map(type, props)) <= _DICT and set(map(type, groups)) <= _STR_OR_NONE
             and set(groups) - {None} <= group_ids.keys()):
         return None
-    ports: list[tuple[PortGroup, ...] | None] = [templates.get(m, ()) for m in models]
+    ports: list[tuple[PortGroup, ...] | None] = list(map(templates.get, models, repeat(())))
     for i in own:
         ports[i] = port_groups(raw[i]["ports"], f"devices[{i}].ports")
     if None in ports:
         return None
-    for groups_of_ports in {id(p): p for p in ports}.values():
+    for groups_of_ports in dict(zip(map(id, ports), ports, strict=True)).values():
         prefixes = [g.prefix for g in groups_of_ports]
         if len(set(prefixes)) != len(prefixes):
             return None
-    props = [dict(p) for p in props]
-    ruled = DEVICE_PROPERTY_RULES.keys()
-    try:
-        for p in props:
-            if not ruled.isdisjoint(p):
-                check_properties(p, DEVICE_PROPERTY_RULES, "")
-    except FieldError:
+    props = list(map(dict, props))
+    if not _checked_properties(props, DEVICE_PROPERTY_RULES):
         return None
     return checked_devices(zip(ids, kinds, ports, models, names, tiers, map(float, xs), map(float, ys), groups,
                                props, strict=True))
@@ -99,50 +152,59 @@ def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: di
 
 def _port_ids(devices: list[Device]) -> dict[str, frozenset[str]]:
     """Each device's port ids (one set per distinct tuple of port groups)."""
-    by_ports: dict[int, frozenset[str]] = {}
-    out = {}
-    for dev in devices:
-        ids = by_ports.get(id(dev.ports))
-        if ids is None:
-            ids = by_ports[id(dev.ports)] = frozenset(p for g in dev.ports for p in g.port_ids())
-        out[dev.id] = ids
-    return out
+    ports = list(map(attrgetter("ports"), devices))
+    keys = list(map(id, ports))
+    distinct = dict(zip(keys, ports, strict=True))
+    sets = {key: frozenset(p for g in groups for p in g.port_ids()) for key, groups in distinct.items()}
+    return dict(zip(map(attrgetter("id"), devices), map(sets.__getitem__, keys), strict=True))
+
+
+def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
+    """The device and port of each ``device:port`` text (exactly one colon each), or None."""
+    if not refs:
+        return [], []
+    joined = "\n".join(refs)
+    # Each text holds a colon and no line break, and all of them together one colon per text: so
+    # each holds exactly one, and the texts split at colons and line breaks alternate device, port.
+    if (joined.count(":") != len(refs) or joined.count("\n") != len(refs) - 1
+            or not all(map(str.__contains__, refs, repeat(":")))):
+        return None
+    parts = joined.replace(":", "\n").split("\n")
+    return parts[0::2], parts[1::2]
 
 
 def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[Device],
                max_text: int) -> list[Link] | None:
     """The links of ``raw`` when every record passes every check (ends on existing ports of two
     different devices, each port holding one link); None to read the table record by record."""
-    if not all(type(r) is dict and r.keys() <= known for r in raw):
+    if not _records(raw, known):
         return None
-    ids = [r.get("id") for r in raw]
-    a = [r.get("a") for r in raw]
-    b = [r.get("b") for r in raw]
-    media = [r.get("medium") for r in raw]
-    lengths = [r.get("length_m") for r in raw]
-    cables = [r.get("cable", "") for r in raw]
-    failed = [r.get("failed", False) for r in raw]
-    props = [r.get("properties", {}) for r in raw]
+    ids = _column(raw, "id")
+    a = _column(raw, "a")
+    b = _column(raw, "b")
+    media = _column(raw, "medium")
+    lengths = _column(raw, "length_m")
+    cables = _column(raw, "cable", "")
+    failed = _column(raw, "failed", False)
+    props = _column(raw, "properties", {})
     if not (_valid_ids(ids) and set(map(type, a)) | set(map(type, b)) <= _STR
             and _hashable(media) and set(media) <= _MEDIA and _numbers(lengths, 0.0, MAX_LINK_LENGTH_M)
             and _texts(cables, max_text)
-            and set(map(type, failed)) <= {bool} and all(type(p) is dict for p in props)):
+            and set(map(type, failed)) <= _BOOL and set(map(type, props)) <= _DICT):
         return None
     # "device:port" names a port: the same text is the same port, so the ends are distinct ports
     # exactly when the texts are.
     if len(set(a).union(b)) != 2 * len(raw):
         return None
-    ends_a = [e.split(":") for e in a]
-    ends_b = [e.split(":") for e in b]
-    if (set(map(len, ends_a)) | set(map(len, ends_b))) - {2}:
+    ends_a, ends_b = _ends(a), _ends(b)
+    if ends_a is None or ends_b is None:
         return None
+    (dev_a, port_a), (dev_b, port_b) = ends_a, ends_b
     ports = _port_ids(devices)
     none: frozenset[str] = frozenset()
-    if not (all(p in ports.get(d, none) for d, p in ends_a) and all(p in ports.get(d, none) for d, p in ends_b)
-            and all(ea[0] != eb[0] for ea, eb in zip(ends_a, ends_b, strict=True))):
+    if not (all(map(frozenset.__contains__, map(ports.get, dev_a, repeat(none)), port_a))
+            and all(map(frozenset.__contains__, map(ports.get, dev_b, repeat(none)), port_b))
+            and not any(map(str.__eq__, dev_a, dev_b))):
         return None
-    return checked_links(
-        (lid, ea[0], ea[1], eb[0], eb[1], medium, float(length), cable, fail, dict(prop))
-        for lid, ea, eb, medium, length, cable, fail, prop
-        in zip(ids, ends_a, ends_b, media, lengths, cables, failed, props, strict=True)
-    )
+    return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, failed,
+                             map(dict, props), strict=True))

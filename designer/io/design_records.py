@@ -130,7 +130,8 @@ _NUMBER = (int, float)
 
 
 def _fine_number(v: Any, minimum: float, maximum: float = math.inf) -> bool:
-    return type(v) in _NUMBER and math.isfinite(v) and minimum <= v <= maximum
+    # The range first: an integer too large for a float is out of range, not an OverflowError.
+    return type(v) in _NUMBER and minimum <= v <= maximum and math.isfinite(v)
 
 
 def _fast_device(d: dict[str, Any], seen: dict[str, Any], templates: dict[str, tuple[PortGroup, ...]],

@@ -50,6 +50,12 @@ def test_a_regular_sample_takes_the_table_path():
         (lambda d: d["links"][5].update(id=d["links"][4]["id"]), "links[5].id: link"),
         (lambda d: d["links"][5].update(id="bad id"), "invalid link id 'bad id'"),
         (lambda d: d["links"][6].update(b=d["links"][6]["a"].split(":")[0] + ":p999"), "has no port 'p999'"),
+        (lambda d: d["links"][5].update(id="x\ny"), "links[5]: invalid link id 'x\\ny'"),
+        (lambda d: d["devices"][3].update(id="x\ny"), "devices[3]: invalid device id 'x\\ny'"),
+        (lambda d: d["links"][6].update(a=d["links"][6]["a"] + ":x"), "links[6].a: must look like 'device:port'"),
+        (lambda d: d["links"][6].update(a=d["links"][6]["a"].replace(":", "\n:")), "links[6].a: no device"),
+        (lambda d: d["links"][6].update(length_m=10**400), "links[6].length_m: must be at most 100000 m"),
+        (lambda d: d["devices"][2]["properties"].update(su="1"), "devices[2].properties.su: must be a whole number"),
     ],
 )
 def test_a_table_with_one_bad_record_is_refused_naming_it(edit, expect):
@@ -57,3 +63,12 @@ def test_a_table_with_one_bad_record_is_refused_naming_it(edit, expect):
     edit(data)
     with pytest.raises(DesignError, match=re.escape(expect)):
         design_from_text(json.dumps(data))
+
+
+def test_a_whole_number_written_as_a_float_is_stored_as_one_in_every_record():
+    data = json.loads((SAMPLE_FOLDER / "superpod-h100-1su.json").read_text())
+    for d in data["devices"][:5]:
+        d.setdefault("properties", {})["su"] = 1.0
+    design = design_from_text(json.dumps(data))
+    sus = [dev.properties["su"] for dev in list(design.iter_devices())[:5]]
+    assert sus == [1] * 5 and all(type(s) is int for s in sus)
