@@ -8,6 +8,7 @@ without a display or without PySide6. The parser comes from the static table of
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 
@@ -151,4 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         print(f"{PROG}: out of memory", file=sys.stderr)
         return 2
+    finally:
+        # What the command built and exempted from the collector's scans goes back to it: a process
+        # that calls main() more than once (a script, the tests) keeps no garbage of earlier commands.
+        gc.unfreeze()
 
