@@ -294,7 +294,7 @@ class GeneratorSpec:
     def build(self, catalog: Catalog | None = None, **params: Any) -> Design:
         """Check the parameters and build the design (``catalog`` default: the built-in one)."""
         checked = self.check(params)
-        with gc_paused():
+        with gc_paused(aged=True):
             design = self.func(catalog=catalog, **checked)
         # Every option it was built with, so that the fabric rebuilds as it was (scale, advise, sweeps);
         # figures the generator recorded itself (the oversubscription it reached) stay.
