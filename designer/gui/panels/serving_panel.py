@@ -11,13 +11,10 @@ per GPU and what bounds decode (:class:`designer.analysis.serving.model.ServingR
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
 
 from designer.analysis.serving.model import ServingReport
 from designer.gui.panels.live_runner import LiveResult
-from designer.gui.panels.plot_base import PlotPanel
+from designer.gui.panels.part_bars import PartBarsPanel
 from designer.model import units
 from designer.present.serving_text import phase_parts
 
@@ -45,7 +42,7 @@ def serving_parts(rep: ServingReport) -> list[tuple[str, str, float]]:
     return out
 
 
-class ServingPanel(PlotPanel):
+class ServingPanel(PartBarsPanel):
     """A serving workload's TTFT and TPOT, split into compute, memory and exposed communication per phase.
 
     The CSV has each bar as a pair of points (0, row) .. (seconds, row), named by kind.
@@ -54,50 +51,16 @@ class ServingPanel(PlotPanel):
     BAR_PX = 22
 
     def __init__(self) -> None:
-        super().__init__("Serving")
-        pi = self.plot.getPlotItem()
-        pi.setLabel("bottom", "time per step", units="s")
-        pi.showGrid(x=True, y=False, alpha=0.25)
-        pi.invertY(True)
-        pi.setMouseEnabled(x=True, y=False)
-        self.figures = QLabel("")
-        self.figures.setWordWrap(True)
-        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.layout_.addWidget(self.figures)
-        self.layout_.addWidget(self.plot, 1)
-        self.layout_.addWidget(self.info)
-        self.bars: dict[str, pg.PlotDataItem] = {}
-        for key, label, colour in SERVING_PARTS:
-            self.bars[key] = pi.plot(name=label, pen=pg.mkPen(colour, width=self.BAR_PX, cap=Qt.PenCapStyle.FlatCap),
-                                     connect="pairs")
-        self.categories: list[tuple[str, str, float]] = []
-        pi.getViewBox().sigResized.connect(self._fit_bars)
+        super().__init__("Serving", SERVING_PARTS)
         self.info.setText(HINT)
-
-    def _fit_bars(self, *_args) -> None:
-        rows = max(1, len(self.categories))
-        row_px = self.plot.getPlotItem().getViewBox().height() / rows
-        width = max(2.0, min(float(self.BAR_PX), 0.66 * row_px))
-        for key, _label, colour in SERVING_PARTS:
-            self.bars[key].setPen(pg.mkPen(colour, width=width, cap=Qt.PenCapStyle.FlatCap))
 
     def show_result(self, result: LiveResult | None) -> None:
         rep = result.serving if result is not None else None
-        pi = self.plot.getPlotItem()
-        self.categories = serving_parts(rep) if rep is not None else []
-        seconds = np.array([c[2] for c in self.categories])
-        for key, bar in self.bars.items():
-            rows = [i for i, c in enumerate(self.categories) if c[0] == key]
-            if not rows:
-                bar.setData([], [])
-                continue
-            bar.setData(np.ravel([(0.0, seconds[i]) for i in rows]), np.repeat(np.array(rows, dtype=float), 2))
+        categories = serving_parts(rep) if rep is not None else []
+        seconds = np.array([c[2] for c in categories])
+        top = float(seconds.max()) if len(seconds) and np.isfinite(seconds).all() else 1.0
+        self.draw_rows(categories, top)
         self.set_left_ticks([(float(i), c[1]) for i, c in enumerate(self.categories)])
-        self._fit_bars()
-        if self.categories:
-            pi.setYRange(-0.6, len(self.categories) - 0.4, padding=0)
-            top = float(seconds.max()) if np.isfinite(seconds).all() else 1.0
-            pi.setXRange(0, top * 1.05 or 1.0, padding=0)
         workload = result.traffic.serving if result is not None else None
         if rep is None:
             self.figures.setText(f"<b>{workload.name}</b> cannot be served here" if workload is not None else "")

@@ -8,12 +8,10 @@ the words of :mod:`designer.present.step_text`); shown when the analysis dock ha
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
 
 from designer.gui.panels.live_runner import LiveResult
-from designer.gui.panels.plot_base import PlotPanel, plot_pen
+from designer.gui.panels.part_bars import PartBarsPanel
+from designer.gui.panels.plot_base import plot_pen
 from designer.model import units
 from designer.present.step_text import PHASE_NAMES, left_out_text, parallelism_text, tokens, usd
 
@@ -23,7 +21,7 @@ STEP_PARTS = (("compute", "compute", "#2E7D32"), ("bubble", "pipeline bubble", "
               ("nvlink", "exposed communication, NVLink", "#6B3FA0"))
 
 
-class StepPanel(PlotPanel):
+class StepPanel(PartBarsPanel):
     """A workload's training step: where its time goes, the GPU idle fraction and what it costs.
 
     One horizontal bar per part of the step (compute, the pipeline bubble, each communicator's
@@ -32,43 +30,16 @@ class StepPanel(PlotPanel):
     (0, row) .. (seconds, row), named by kind.
     """
 
-    BAR_PX = 24
-
     def __init__(self) -> None:
-        super().__init__("Training step")
+        super().__init__("Training step", STEP_PARTS)
         pi = self.plot.getPlotItem()
-        pi.setLabel("bottom", "time per step", units="s")
         pi.getAxis("bottom").enableAutoSIPrefix(False)  # the label names the unit chosen for the step
-        pi.showGrid(x=True, y=False, alpha=0.25)
-        pi.invertY(True)
-        pi.setContentsMargins(6, 4, 10, 4)  # the longest part name clear of the edge, in pictures too
-        pi.setMouseEnabled(x=True, y=False)
-        self.figures = QLabel("")
-        self.figures.setWordWrap(True)
-        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.layout_.addWidget(self.figures)
-        self.layout_.addWidget(self.plot, 1)
-        self.layout_.addWidget(self.info)
-        self.bars: dict[str, pg.PlotDataItem] = {}
-        for key, label, colour in STEP_PARTS:
-            pen = pg.mkPen(colour, width=self.BAR_PX, cap=Qt.PenCapStyle.FlatCap)
-            self.bars[key] = pi.plot(name=label, pen=pen, connect="pairs")
         self.baseline = pi.plot(name="without failures", pen=None, symbol="|", symbolSize=self.BAR_PX + 8,
                                 symbolPen=plot_pen("#3A4350", 2))
-        self.categories: list[tuple[str, str, float]] = []  # (part key, label, seconds)
         self.tips: list[str] = []  # hover text per bar
         self.time_unit = ("s", 1.0)
-        pi.getViewBox().sigResized.connect(self._fit_bars)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
-
-    def _fit_bars(self, *_args) -> None:
-        """Bars two thirds of a row high, whatever the panel's height."""
-        rows = max(1, len(self.categories))
-        row_px = self.plot.getPlotItem().getViewBox().height() / rows
-        width = max(2.0, min(float(self.BAR_PX), 0.66 * row_px))
-        for key, _label, colour in STEP_PARTS:
-            self.bars[key].setPen(pg.mkPen(colour, width=width, cap=Qt.PenCapStyle.FlatCap))
 
     def bar_at(self, scene_pos) -> int | None:
         """The bar (row) under a scene position, if any."""
@@ -120,21 +91,15 @@ class StepPanel(PlotPanel):
     def show_result(self, result: LiveResult | None) -> None:
         step = result.step if result is not None else None
         pi = self.plot.getPlotItem()
-        self.categories = self.parts(step) if step is not None else []
+        categories = self.parts(step) if step is not None else []
         self.tips = self.bar_tips(step) if step is not None else []
         base = result.baseline_step if result is not None else None
-        top = max([c[2] for c in self.categories] + ([s for *_x, s in self.parts(base)]
-                                                      if base is not None and step is not None else []), default=0.0)
+        top = max([c[2] for c in categories] + ([s for *_x, s in self.parts(base)]
+                                                 if base is not None and step is not None else []), default=0.0)
         self.time_unit = units.time_unit(top)
         unit, scale = self.time_unit
         pi.setLabel("bottom", f"time per step ({unit})")
-        seconds = np.array([c[2] / scale for c in self.categories])
-        for key, bar in self.bars.items():
-            rows = [i for i, c in enumerate(self.categories) if c[0] == key]
-            if not rows:
-                bar.setData([], [])
-                continue
-            bar.setData(np.ravel([(0.0, seconds[i]) for i in rows]), np.repeat(np.array(rows, dtype=float), 2))
+        self.draw_rows(categories, top, scale)
         if base is not None and step is not None:
             b = {label: s / scale for _k, label, s in self.parts(base)}
             self.baseline.setData([b.get(label, 0.0) for _k, label, _s in self.categories],
@@ -142,10 +107,6 @@ class StepPanel(PlotPanel):
         else:
             self.baseline.setData([], [])
         pi.getAxis("left").setTicks([[(i, c[1]) for i, c in enumerate(self.categories)]])
-        self._fit_bars()
-        if self.categories:
-            pi.setYRange(-0.6, len(self.categories) - 0.4, padding=0)
-            pi.setXRange(0, top / scale * 1.05 or 1.0, padding=0)
         if result is None or result.traffic.workload is None:
             self.figures.setText("")
             self.info.setText("Choose a workload in the Analysis dock to see its training step on this design.")
