@@ -98,9 +98,10 @@ class CoreRouter(Symmetries):
             last = self.mdst[e] == reps[c]
             own = cls_of[self.msrc[e]] == c
             inner = ~last & ~own
-            mload += np.bincount(e[inner], weights=flow[inner], minlength=nm)
-            np.maximum.at(eta, e[inner], share[inner])
-            omega += np.bincount(e[inner], weights=wc[c[inner]] * share[inner], minlength=nm)
+            ei, si = e[inner], share[inner]
+            mload += np.bincount(ei, weights=flow[inner], minlength=nm)
+            np.maximum.at(eta, ei, si)
+            omega += np.bincount(ei, weights=wc[c[inner]] * si, minlength=nm)
             # last hop y -> representative: one copy per member t, scaled by weight[t] / weight[class]
             le, lc, lf, ls = e[last], c[last], flow[last], share[last]
             k = sizes[lc]
@@ -371,19 +372,23 @@ class CoreRouter(Symmetries):
         peak = 0
         hit: list[np.ndarray] = []  # macro arcs and their bytes, summed once at the end
         put: list[np.ndarray] = []
+        flat = D.reshape(-1) if isinstance(D, np.ndarray) else None  # a dense table: read by flat index
         while len(pid):
+            # per group first (a few), then repeated over its candidate arcs (millions)
             deg = out_ptr[u + 1] - out_ptr[u]
             rep = np.repeat(np.arange(len(pid)), deg)
             peak = max(peak, len(rep))
-            offs = np.arange(len(rep)) - np.repeat(np.cumsum(deg) - deg, deg)
-            arcs = out_arc[out_ptr[u][rep] + offs]
+            arcs = out_arc[np.arange(len(rep)) + np.repeat(out_ptr[u] - (np.cumsum(deg) - deg), deg)]
             v = self.mdst[arcs]
-            okk = D[grow[pid[rep]], v] == du[rep] - 1
+            if flat is not None:
+                okk = flat[(grow[pid] * D.shape[1])[rep] + v] == (du - 1)[rep]
+            else:
+                okk = D[grow[pid][rep], v] == (du - 1)[rep]
             rep, arcs, v = rep[okk], arcs[okk], v[okk]
             me = self.mult[arcs]
             nh = np.bincount(rep, weights=me, minlength=len(pid))
             share = f[rep] * me / nh[rep]
-            arrive = v == g_dst[pid[rep]]
+            arrive = v == g_dst[pid][rep]
             if first:
                 # first hop: from every source of the group, by its share of the bytes
                 ix, src_nodes, fr = self._spread(pid[rep], sptr, snode, sfrac)
@@ -399,7 +404,7 @@ class CoreRouter(Symmetries):
                     ix, dst_nodes, fr = self._spread(pid[rep[arrive]], tptr, tnode, tfrac)
                     hit.append(self._macro(self.msrc[aa][ix], dst_nodes))
                     put.append(ash[ix] * fr)
-            key = pid[rep] * n + v
+            key = (pid * n)[rep] + v
             uk, inv = np.unique(key, return_inverse=True)
             f = np.bincount(inv, weights=share)
             pid, u = uk // n, uk % n
