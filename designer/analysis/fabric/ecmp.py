@@ -228,6 +228,20 @@ class EcmpKernel:
             Q = q0 + np.bincount(sv, weights=Q[su] * w, minlength=r_n * n)
         return r, e, su, Q
 
+    def _next_hops(self, dt: np.ndarray, row: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """For each (destination row of ``dt``, node ``u``): the links from u on a shortest path to
+        that destination (its ECMP split), summed in arc order as :meth:`push` sums them."""
+        n = self.n
+        keys, inv = np.unique(row * n + u, return_inverse=True)
+        kr, ku = keys // n, keys % n
+        first = self._out_ptr[ku]
+        deg = self._out_ptr[ku + 1] - first
+        at = np.repeat(np.arange(len(keys)), deg)
+        arcs = self._out_arc[first[at] + np.arange(len(at)) - np.repeat(np.cumsum(deg) - deg, deg)]
+        head = dt[kr[at], self.mdst[arcs]]
+        down = (dt[kr[at], ku[at]] == head + 1) & np.isfinite(head)
+        return np.bincount(at[down], weights=self.mult[arcs[down]], minlength=len(keys))[inv.reshape(-1)]
+
     def _macro(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Macro arc index of u -> v (must exist)."""
         return np.searchsorted(self.mkey, u * max(self.n, 1) + v)
@@ -238,14 +252,45 @@ class EcmpKernel:
         out = []
         ok = np.zeros(len(s), dtype=bool)
         step = max(1, CHUNK_ELEMENTS // max(len(self.msrc), 1))
+        spread = sp.csr_matrix((1.0 / self.mult[self.macro_of], (self.macro_of, np.arange(na))),
+                               shape=(len(self.msrc), na))
         for i in range(0, len(s), step):
-            ss, tt = s[i : i + step], t[i : i + step]
-            d = self.distances(tt)
-            dem = np.zeros((len(ss), self.n))
-            dem[np.arange(len(ss)), ss] = 1.0
-            _, fl, un = self.push(d, dem, rows=True)
-            ok[i : i + step] = un == 0
-            out.append(fl)
+            flow, ok[i : i + step] = self._pair_flows(s[i : i + step], t[i : i + step])
+            out.append((flow @ spread).tocsr())
         if not out:
             return sp.csr_matrix((0, na)), ok
         return sp.vstack(out).tocsr(), ok
+
+    def _pair_flows(self, s: np.ndarray, t: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Per pair, a unit s->t flow on each macro arc (pairs x macro arcs); and whether t is reachable.
+
+        The same ECMP push as :meth:`push` of a unit demand at each s towards its t, over the arcs
+        that can carry it only: those on a shortest s-t path (``dist(s, u) + 1 + dist(v, t) ==
+        dist(s, t)``), which are exactly the arcs of t's shortest-path DAG whose tail s's flow
+        reaches. Every other DAG arc carries zero, so the sums, in the same order, are the same
+        numbers; the work is the size of the s-t paths, not of the whole DAG per pair. Each node's
+        split (its next hops towards t) is counted once per destination.
+        """
+        n, msrc, mdst, mult = self.n, self.msrc, self.mdst, self.mult
+        p_n = len(s)
+        ut, t_row = np.unique(t, return_inverse=True)
+        us, s_row = np.unique(s, return_inverse=True)
+        dt = self.distances(ut)  # hops to each destination (undirected: from it)
+        ds = self.distances(us)
+        hops = dt[t_row, s]
+        reach = np.isfinite(hops)
+        on = ((ds[:, msrc] + 1)[s_row] + dt[:, mdst][t_row] == hops[:, None]) & reach[:, None]
+        r, e = np.nonzero(on)
+        su = r * n + msrc[e]
+        sv = r * n + mdst[e]
+        w = mult[e] / self._next_hops(dt, t_row[r], msrc[e])
+        d0 = np.zeros(p_n * n)
+        d0[np.arange(p_n) * n + s] = reach
+        levels = int(np.max(np.where(np.isfinite(dt), dt, 0))) if dt.size else 0
+        if levels >= LEVEL_SWEEP_MIN:
+            F = level_sweep(dt[t_row].ravel(), su, sv, w, d0, down=True)
+        else:
+            F = d0
+            for _ in range(levels):
+                F = d0 + np.bincount(sv, weights=F[su] * w, minlength=p_n * n)
+        return sp.csr_matrix((F[su] * w, (r, e)), shape=(p_n, len(msrc))), reach
