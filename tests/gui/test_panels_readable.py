@@ -106,11 +106,14 @@ def test_a_new_result_with_the_same_curves_keeps_the_legend_and_a_new_choice_ren
     other = next(a for a in curves.curves if not selected[0].startswith(a + " "))
     from dataclasses import replace
 
+    labels = [label for _, label in curves.legend.items]
     small_window.runner.traffic = replace(small_window.runner.traffic, algorithm=other)
     small_window.runner.schedule()
     qtbot.waitUntil(lambda: small_window.runner.result is not res and not small_window.runner.running,
                     timeout=60_000)
     assert [t for _, t in legend() if t.endswith("(selected)")] == [f"{other} (selected)"]
+    # the same curves under new names: the entries are renamed in place, not built again
+    assert [label for _, label in curves.legend.items] == labels
 
 
 def test_no_panel_text_reads_minus_zero(small_window, qtbot):

@@ -59,12 +59,31 @@ def set_legend_entries(legend: pg.LegendItem, entries: list[tuple[pg.PlotDataIte
     leaves the same curves under the same names keeps the legend (rebuilding it is a third of a
     plot's redraw). Each entry's sample is painted from its item, so a new pen shows without it."""
     key = [(id(item), label) for item, label in entries]
-    if getattr(legend, "shown_entries", None) == key and len(legend.items) == len(entries):
+    shown = getattr(legend, "shown_entries", None)
+    if shown == key and len(legend.items) == len(entries):
+        return
+    if shown is not None and len(shown) == len(key) == len(legend.items) and all(
+            a[0] == b[0] for a, b in zip(shown, key, strict=True)):
+        # the same curves, new figures in their names (a live edit): the texts change in place
+        for (_sample, text_item), (_item, label) in zip(legend.items, entries, strict=True):
+            if text_item.text != label:
+                text_item.setText(label)
+        legend.updateSize()
+        legend.shown_entries = key
         return
     legend.clear()
     for item, label in entries:
         legend.addItem(item, label)
     legend.shown_entries = key
+
+
+def set_axis_label(pi: pg.PlotItem, side: str, text: str, units: str | None = None) -> None:
+    """``pi.setLabel(side, text, units=units)``, skipped when the axis already shows it: each call
+    lays the axis out again, and a panel redrawn after every live edit mostly keeps its labels."""
+    axis = pi.getAxis(side)
+    if axis.labelText == text and axis.labelUnits == (units or "") and axis.label.isVisible():
+        return
+    pi.setLabel(side, text, units=units)
 
 
 def log_ticks(lo: float, hi: float, fmt: Callable[[float], str], base: float = 10.0, every: int = 1

@@ -40,6 +40,7 @@ from designer.gui.panels.plot_base import (
     compact_legend,
     log_ticks,
     plot_pen,
+    set_axis_label,
     set_legend_entries,
 )
 from designer.gui.panels.serving_panel import ServingPanel
@@ -106,9 +107,9 @@ class UtilisationPanel(PlotPanel):
                     self._order[name] = rows[np.argsort(-util[rows], kind="stable")]
         histogram = self.mode.currentData() == "histogram"
         pi = self.plot.getPlotItem()
-        pi.setLabel("left", "links" if histogram else "utilisation (%)")
+        set_axis_label(pi, "left", "links" if histogram else "utilisation (%)")
         pi.getAxis("left").enableAutoSIPrefix(False)  # never "m%" on a nearly idle fabric
-        pi.setLabel("bottom", "utilisation (%)" if histogram else "links of the tier, busiest first (%)")
+        set_axis_label(pi, "bottom", "utilisation (%)" if histogram else "links of the tier, busiest first (%)")
         for name in list(self.curves):
             if name not in self._order:
                 pi.removeItem(self.curves.pop(name))
@@ -245,6 +246,7 @@ class CurvesPanel(PlotPanel):
         pi.addItem(self.measured)
         self._measured: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
         self._result: LiveResult | None = None
+        self._legend_under: bool | None = None  # the legend's corner: under the curves (busbw) or above
         self.plot.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
     def show_result(self, result: LiveResult | None) -> None:
@@ -281,11 +283,13 @@ class CurvesPanel(PlotPanel):
     def _redraw(self) -> None:
         pi = self.plot.getPlotItem()
         busbw = self.what.currentData() == "busbw"
-        pi.setLabel("left", "busbw (per direction)" if busbw else "time")
-        if busbw:
-            self.legend.anchor((1, 1), (1, 1), offset=(-6, -6))  # under the rising curves
-        else:
-            self.legend.anchor((0, 0), (0, 0), offset=(6, 6))  # above them
+        set_axis_label(pi, "left", "busbw (per direction)" if busbw else "time")
+        if self._legend_under != busbw:  # anchoring lays the legend out again: only when it moves
+            self._legend_under = busbw
+            if busbw:
+                self.legend.anchor((1, 1), (1, 1), offset=(-6, -6))  # under the rising curves
+            else:
+                self.legend.anchor((0, 0), (0, 0), offset=(6, 6))  # above them
         res = self._result
         rep = res.report if res is not None else None
         algos = list(dict.fromkeys(r.algorithm for r in rep.collectives)) if rep is not None else []
