@@ -7,6 +7,7 @@ Usage::
     .venv/bin/python benchmarks/bench_waits.py                 # every row but the test suite
     .venv/bin/python benchmarks/bench_waits.py start json      # chosen rows
     .venv/bin/python benchmarks/bench_waits.py --repo OLD start  # the same rows of another checkout
+    .venv/bin/python benchmarks/bench_waits.py --cold text     # each command compiling its modules
 
 Rows: ``start`` (``topo-designer --version``), ``text`` and ``json`` (``topo-designer analyze`` of the
 16,384-GPU sample, text, and ``--json -``), ``load`` (the 16k sample read into a design), ``growth``
@@ -16,22 +17,51 @@ message size), ``live`` (``bench_live.py``: edit to panels on 1,024 GPUs, UI sta
 ``python -m pytest``). Each command runs in a fresh process; a command row is the median of a
 few runs. Wall time is what a user waits; on a shared machine the CPU time (user + system, of the
 process and its children) is the steadier figure, so both are printed.
+
+Every command runs as an installed program does, with its modules' bytecode already compiled (``pip
+install`` compiles a wheel's modules; an editable install writes the bytecode on the first run): the
+checkout is compiled once into a bytecode folder of its own (``PYTHONPYCACHEPREFIX``), even where the
+environment says not to write bytecode (``PYTHONDONTWRITEBYTECODE``). ``--cold`` measures instead with
+the environment as it is, each module compiled again by every command when that variable is set.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SAMPLE_16K = "sample_designs/rail-optimized-16k-3tier.json"
 ROWS = ("start", "text", "json", "load", "growth", "live", "window")
+
+
+#: Whether commands run with compiled bytecode (see the module docstring); ``--cold`` clears it.
+_WARM = [True]
+
+
+def _env(repo: Path, **extra: str) -> dict[str, str]:
+    """The environment of a command of ``repo``: the checkout first on the path, and its own compiled
+    bytecode unless ``--cold``."""
+    env = {**os.environ, "PYTHONPATH": str(repo), **extra}
+    if _WARM[0]:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        tag = hashlib.sha256(str(repo).encode()).hexdigest()[:12]
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "topo-designer-bench-pyc" / tag)
+    return env
+
+
+def _compile(repo: Path) -> None:
+    """Compile the checkout's modules into its bytecode folder, as installing it does."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "designer"], cwd=repo, env=_env(repo),
+                   stdout=subprocess.DEVNULL, check=True)
 
 
 def _cpu_children() -> float:
@@ -41,7 +71,7 @@ def _cpu_children() -> float:
 
 def _timed(repo: Path, args: list[str], runs: int) -> tuple[float, float]:
     """Median wall and CPU seconds of ``python ARGS`` run in ``repo`` (output discarded)."""
-    env = {**os.environ, "PYTHONPATH": str(repo)}
+    env = _env(repo)
     walls, cpus = [], []
     for _ in range(runs):
         c0, t0 = _cpu_children(), time.perf_counter()
@@ -56,7 +86,7 @@ def _row(what: str, wall: float, cpu: float, goal: str) -> None:
 
 
 def _child(repo: Path, *args: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(repo)}
+    env = _env(repo)
     out = subprocess.run([sys.executable, __file__, "--child", str(repo), *args], capture_output=True, text=True,
                          cwd=repo, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -92,7 +122,7 @@ def child(repo: str, kind: str, arg: str) -> None:
 
 def _relay(repo: Path, script: str, keep: tuple[str, ...]) -> None:
     """Run another benchmark of ``repo`` and print the lines that start with ``keep``."""
-    env = {**os.environ, "PYTHONPATH": str(repo), "QT_QPA_PLATFORM": "offscreen"}
+    env = _env(repo, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, str(repo / "benchmarks" / script)], capture_output=True, text=True,
                          cwd=repo, env=env)
     lines = [ln for ln in out.stdout.splitlines() if ln.strip().startswith(keep)]
@@ -121,8 +151,13 @@ def main(argv: list[str]) -> int:
     repo = HERE.parent
     if argv[:1] == ["--repo"]:
         repo, argv = Path(argv[1]).resolve(), argv[2:]
+    if "--cold" in argv:
+        _WARM[0] = False
+        argv = [a for a in argv if a != "--cold"]
     rows = argv or list(ROWS)
-    print(f"checkout: {repo}")
+    if _WARM[0]:
+        _compile(repo)
+    print(f"checkout: {repo} ({'bytecode compiled, as installed' if _WARM[0] else 'environment as it is'})")
     if "start" in rows:
         _row("topo-designer --version", *_timed(repo, ["-m", "designer", "--version"], 5), "<= 0.3 s")
         _row("topo-designer --help", *_timed(repo, ["-m", "designer", "--help"], 5), "<= 0.3 s")
@@ -145,7 +180,7 @@ def main(argv: list[str]) -> int:
     if "suite" in rows:
         t0, c0 = time.perf_counter(), _cpu_children()
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,
-                              env={**os.environ, "PYTHONPATH": str(repo)}, capture_output=True, text=True)
+                              env=_env(repo), capture_output=True, text=True)
         tail = (done.stdout.strip().splitlines() or ["no output"])[-1]
         _row(f"test suite (python -m pytest): {tail}", time.perf_counter() - t0, _cpu_children() - c0, "<= 6 min")
     return 0
