@@ -279,7 +279,7 @@ class EcmpKernel:
         ds = self.distances(us)
         hops = dt[t_row, s]
         reach = np.isfinite(hops)
-        on = ((ds[:, msrc] + 1)[s_row] + dt[:, mdst][t_row] == hops[:, None]) & reach[:, None]
+        on = ((self._at_tails(ds) + 1)[s_row] + np.take(dt, mdst, axis=1)[t_row] == hops[:, None]) & reach[:, None]
         r, e = np.nonzero(on)
         su = r * n + msrc[e]
         sv = r * n + mdst[e]
