@@ -20,7 +20,7 @@ from designer.generators.physical import FULL, FloorPlan, PortState, cage_key
 from designer.model import BOARD_MEDIA, COPPER_MEDIA, Design, Device, Group, Link, PortGroup
 from designer.model.bulk import checked_device, checked_link
 from designer.model.catalog import Cable, Catalog, Component, builtin_catalog
-from designer.model.entities import MAX_COORD, check_coord, check_id, match_id
+from designer.model.entities import check_coord, check_id
 from designer.model.errors import InvalidValueError
 from designer.model.units import line_rate
 
@@ -259,11 +259,6 @@ class Builder:
         if id(ports) in self._made_of:
             # A model made once already passed Device's checks of its kind and ports; what varies
             # per device is checked here (any refusal is left to Device, for its own message).
-            if (device_id.__class__ is str and match_id(device_id) and x.__class__ is float
-                    and -MAX_COORD <= x <= MAX_COORD and y.__class__ is float and -MAX_COORD <= y <= MAX_COORD):
-                dev = checked_device(device_id, comp.kind, ports, comp.id, name, tier, x, y, group, props)
-                self.devices.append(dev)
-                return dev
             try:
                 check_id(device_id)
                 xf, yf = check_coord(x, "x"), check_coord(y, "y")
@@ -352,12 +347,9 @@ class Builder:
         self.links.append(None)
 
     def _make_cable_link(self, link_id: str, a: Device, b: Device, props: dict[str, Any], length: float) -> Link:
-        net = self._net_ports
-        sa = net.get(a.id) or self._ports(a)
-        sb = net.get(b.id) or self._ports(b)
-        rate_a, rate_b = sa.speed(), sb.speed()
-        rate = rate_b if rate_b < rate_a else rate_a  # min(rate_a, rate_b)
-        keyed = self._keyed_cands.get((rate, length)) or self._keyed(rate, length)
+        sa, sb = self._ports(a), self._ports(b)
+        rate = min(sa.speed(), sb.speed())
+        keyed = self._keyed(rate, length)
         cab = self._cheapest_fit(sa, sb, keyed)
         if cab is None:
             cab = self._fit_recaging(a, sa, b, sb, self.cable_candidates(rate, length), keyed)
@@ -368,15 +360,9 @@ class Builder:
             self._out_of_ports(a, sa)
         if pb is None:
             self._out_of_ports(b, sb)
-        if (cab.medium, length.__class__, length) in self._checked_fields and link_id.__class__ is str \
-                and match_id(link_id):
-            link = checked_link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
-        else:
-            link = self._link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
-        if sa.last is not None:
-            sa.record(link)
-        if sb.last is not None:
-            sb.record(link)
+        link = self._link(link_id, a.id, pa, b.id, pb, cab.medium, length, cab.id, props)
+        sa.record(link)
+        sb.record(link)
         return link
 
     def _keyed(self, rate_gbps: float, length_m: float) -> tuple[tuple[tuple[str, str], Cable], ...]:

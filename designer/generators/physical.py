@@ -85,7 +85,7 @@ class PortState:
     """The network ports of one device, handed out in order; on a port group with ``per_cage`` > 1
     every cage is given to one cage key (medium and module) and filled before another opens."""
 
-    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "last",
+    __slots__ = ("device_id", "groups", "gi", "opened", "open", "cages", "used", "total", "caged", "_last",
                  "_caged_prefixes", "_names")
 
     def __init__(self, device_id: str, groups: list[PortGroup] | tuple[PortGroup, ...]) -> None:
@@ -102,8 +102,7 @@ class PortState:
         self.used = 0
         # What follows depends on the port groups alone, so devices of one model share it.
         self.total, self.caged, self._caged_prefixes, self._names = _group_facts(groups)
-        #: The cage entry of the port last taken, when that port is in a cage (for :meth:`record`).
-        self.last: list[Any] | None = None
+        self._last: list[Any] | None = None
 
     def _room(self, g: int) -> bool:
         grp = self.groups[g]
@@ -113,12 +112,6 @@ class PortState:
 
     def speed(self) -> float:
         """Speed of the port group the next port comes from."""
-        gi = self.gi
-        if gi < len(self.groups):  # the common case: the current group has room
-            grp = self.groups[gi]
-            if (self.opened[gi] < grp.count if grp.per_cage <= 1
-                    else self.open[gi] or self.opened[gi] * grp.per_cage < grp.count):
-                return grp.speed_gbps
         while self.gi < len(self.groups) and not self._room(self.gi):
             self.gi += 1
         if self.gi < len(self.groups):
@@ -150,14 +143,7 @@ class PortState:
 
     def take(self, key: tuple[str, str]) -> str | None:
         """The next port for a link of cage key ``key``, or None if there is none."""
-        self.last = None
-        g = self.gi
-        if g < len(self.groups) and self.groups[g].per_cage <= 1:  # the common case: a port without a cage
-            n = self.opened[g]
-            if n < self.groups[g].count:
-                self.opened[g] = n + 1
-                self.used += 1
-                return self._names[g][n]
+        self._last = None
         for g in range(self.gi, len(self.groups)):
             grp = self.groups[g]
             pc = grp.per_cage
@@ -180,15 +166,15 @@ class PortState:
             if entry[1] >= min(pc, grp.count - cage * pc):
                 del self.open[g][key]
             self.used += 1
-            self.last = entry
+            self._last = entry
             return self._names[g][cage * pc + entry[1] - 1]
         return None
 
     def record(self, link: Link) -> None:
         """Remember the link given the port last taken (when that port is in a cage)."""
-        if self.last is not None:
-            self.last[2].append(link)
-            self.last = None
+        if self._last is not None:
+            self._last[2].append(link)
+            self._last = None
 
     def open_cages(self) -> list[tuple[tuple[int, int], tuple[str, str], list[Link]]]:
         """Cages with room: ((group, cage), key, links)."""

@@ -206,5 +206,5 @@ def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[D
             and all(map(frozenset.__contains__, map(ports.get, dev_b, repeat(none)), port_b))
             and not any(map(str.__eq__, dev_a, dev_b))):
         return None
-    return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, failed,
-                             map(dict, props), strict=True))
+    return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, map(dict, props),
+                             failed, strict=True))

@@ -6,6 +6,7 @@ import gc
 import itertools
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import starmap
 from typing import TYPE_CHECKING, Any
 
 from designer.model.entities import Device, Link, PortGroup
@@ -95,38 +96,13 @@ def release_gradually(design: Design, step: int = 4000) -> None:
                     del container[key]
 
 
-def checked_devices(rows: Iterable[tuple[Any, ...]]) -> list[Device]:
-    """Devices from ``(id, kind, ports, model, name, tier, x, y, group, properties)`` rows whose
-    every field the caller has already checked against :class:`Device`'s invariants (a file
-    loader that validated a whole table at once): valid distinct-enough ids, known kinds, port
-    groups with distinct prefixes, finite float ``x`` and ``y`` >= -1e9. The per-record checks of
-    ``Device.__post_init__`` are skipped; anything else must be built with ``Device(...)``.
-    """
-    new = object.__new__
-    out = []
-    for did, kind, ports, model, name, tier, x, y, group, props in rows:
-        dev = new(Device)
-        dev.id, dev.kind, dev.ports, dev.model, dev.name, dev.tier = did, kind, ports, model, name, tier
-        dev.x, dev.y, dev.group, dev.properties = x, y, group, props
-        dev._indexed, dev._index = (), {}
-        out.append(dev)
-    return out
-
-
-def checked_link(lid: str, a_device: str, a_port: str, b_device: str, b_port: str, medium: str, length_m: float,
-                 cable: str, properties: dict[str, Any]) -> Link:
-    """One link (not failed) whose fields the caller has already checked against :class:`Link`'s
-    invariants, as :func:`checked_links` makes each: a valid id, a known medium, a finite float
-    length >= 0. For a builder that checks each distinct medium and length once, not per link."""
-    link = object.__new__(Link)
-    link.id, link.a_device, link.a_port, link.b_device, link.b_port = lid, a_device, a_port, b_device, b_port
-    link.medium, link.length_m, link.cable, link.failed, link.properties = medium, length_m, cable, False, properties
-    return link
-
-
 def checked_device(did: str, kind: str, ports: tuple[PortGroup, ...], model: str, name: str, tier: str, x: float,
                    y: float, group: str | None, properties: dict[str, Any]) -> Device:
-    """One device whose fields the caller has already checked, as :func:`checked_devices` makes each."""
+    """A device whose every field the caller has already checked against :class:`Device`'s
+    invariants (a generator, or a file loader that validated a whole table at once): a valid id,
+    a known kind, port groups with distinct prefixes, finite float ``x`` and ``y`` within the
+    canvas. The per-record checks of ``Device.__post_init__`` are skipped; anything else must be
+    built with ``Device(...)``."""
     dev = object.__new__(Device)
     dev.id, dev.kind, dev.ports, dev.model, dev.name, dev.tier = did, kind, ports, model, name, tier
     dev.x, dev.y, dev.group, dev.properties = x, y, group, properties
@@ -134,16 +110,23 @@ def checked_device(did: str, kind: str, ports: tuple[PortGroup, ...], model: str
     return dev
 
 
+def checked_devices(rows: Iterable[tuple[Any, ...]]) -> list[Device]:
+    """:func:`checked_device` of each ``(id, kind, ports, model, name, tier, x, y, group, properties)`` row."""
+    return list(starmap(checked_device, rows))
+
+
+def checked_link(lid: str, a_device: str, a_port: str, b_device: str, b_port: str, medium: str, length_m: float,
+                 cable: str, properties: dict[str, Any], failed: bool = False) -> Link:
+    """A link whose every field the caller has already checked against :class:`Link`'s invariants
+    (a valid id, a known medium, a finite float length >= 0, a boolean ``failed``): for a builder
+    that checks each distinct medium and length once, or a whole table at once, not per link."""
+    link = object.__new__(Link)
+    link.id, link.a_device, link.a_port, link.b_device, link.b_port = lid, a_device, a_port, b_device, b_port
+    link.medium, link.length_m, link.cable, link.failed, link.properties = medium, length_m, cable, failed, properties
+    return link
+
+
 def checked_links(rows: Iterable[tuple[Any, ...]]) -> list[Link]:
-    """Links from ``(id, a_device, a_port, b_device, b_port, medium, length_m, cable, failed,
-    properties)`` rows the caller has already checked against :class:`Link`'s invariants (valid
-    ids, known media, finite float lengths >= 0, boolean ``failed``), as :func:`checked_devices`.
-    """
-    new = object.__new__
-    out = []
-    for lid, ad, ap, bd, bp, medium, length, cable, failed, props in rows:
-        link = new(Link)
-        link.id, link.a_device, link.a_port, link.b_device, link.b_port = lid, ad, ap, bd, bp
-        link.medium, link.length_m, link.cable, link.failed, link.properties = medium, length, cable, failed, props
-        out.append(link)
-    return out
+    """:func:`checked_link` of each ``(id, a_device, a_port, b_device, b_port, medium, length_m, cable,
+    properties, failed)`` row."""
+    return list(starmap(checked_link, rows))
