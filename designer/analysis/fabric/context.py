@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -68,6 +69,9 @@ class Context:
 
 
 def _int_prop(value: object) -> int:
+    """A whole-number property (``rail``, ``su``) as an int; -1 when it is not one."""
+    if value.__class__ is int:
+        return value  # the common case
     if isinstance(value, bool):
         return -1
     if isinstance(value, int):
@@ -88,9 +92,8 @@ def build_context(design: Design, catalog: Catalog | None = None) -> Context:
     devices = design.devices
     gpu_nodes = cap.nodes_of_kind("gpu")
     props = [devices[i].properties for i in gpu_nodes.tolist()]
-    rail = np.array([v if type(v) is int else _int_prop(v) for v in (p.get("rail", -1) for p in props)],
-                    dtype=np.int64)
-    su = np.array([v if type(v) is int else _int_prop(v) for v in (p.get("su", -1) for p in props)], dtype=np.int64)
+    rail, su = (np.fromiter(map(_int_prop, map(dict.get, props, repeat(key), repeat(-1))), dtype=np.int64,
+                            count=len(props)) for key in ("rail", "su"))
     fabric = build_fabric(cap, rail)
     router = CoreRouter(fabric)
     router.arc_label_source = lambda: core_arc_ports(design, cap, fabric)

@@ -111,6 +111,14 @@ class EcmpKernel:
             return np.zeros((0, self.n), dtype=np.float32)
         return np.stack([self._dist[int(t)] for t in targets])
 
+    def out_arcs(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every macro arc leaving each of ``nodes``, in arc order: ``(row, arcs)``, ``row`` the
+        index into ``nodes`` of each arc's tail."""
+        first = self._out_ptr[nodes]
+        deg = self._out_ptr[nodes + 1] - first
+        row = np.repeat(np.arange(len(nodes)), deg)
+        return row, self._out_arc[np.arange(len(row)) + np.repeat(first - (np.cumsum(deg) - deg), deg)]
+
     def _at_tails(self, rows: np.ndarray) -> np.ndarray:
         """``rows[:, msrc]``, by repeating each column (several times faster than the gather)."""
         return np.repeat(rows, self._out_deg, axis=1)
@@ -234,10 +242,7 @@ class EcmpKernel:
         n = self.n
         keys, inv = np.unique(row * n + u, return_inverse=True)
         kr, ku = keys // n, keys % n
-        first = self._out_ptr[ku]
-        deg = self._out_ptr[ku + 1] - first
-        at = np.repeat(np.arange(len(keys)), deg)
-        arcs = self._out_arc[first[at] + np.arange(len(at)) - np.repeat(np.cumsum(deg) - deg, deg)]
+        at, arcs = self.out_arcs(ku)
         head = dt[kr[at], self.mdst[arcs]]
         down = (dt[kr[at], ku[at]] == head + 1) & np.isfinite(head)
         return np.bincount(at[down], weights=self.mult[arcs[down]], minlength=len(keys))[inv.reshape(-1)]

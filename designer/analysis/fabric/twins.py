@@ -135,10 +135,8 @@ class CoreRouter(Symmetries):
             return empty, empty, empty, empty
         u = np.concatenate([classes[c] for c in multi]).astype(np.int64)
         c = np.repeat(np.array(multi, dtype=np.int64), [len(classes[k]) for k in multi])
-        k = self._out_ptr[u + 1] - self._out_ptr[u]
-        row = np.repeat(np.arange(len(u)), k)
-        off = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
-        return u, c, row, self._out_arc[self._out_ptr[u][row] + off]
+        row, arcs = self.out_arcs(u)
+        return u, c, row, arcs
 
     def forward_bound_classes(self, cores: np.ndarray, weight: np.ndarray, eta: np.ndarray):
         """:meth:`forward_bound` with one forward pass per twin class (same result, tested); one
@@ -281,10 +279,7 @@ class CoreRouter(Symmetries):
         tw = twin
         if tw.any():
             ss, tt, am = s[tw], t[tw], amount[tw]
-            deg = self._out_ptr[ss + 1] - self._out_ptr[ss]
-            ix = np.repeat(np.arange(len(ss)), deg)
-            off = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
-            arcs = self._out_arc[self._out_ptr[ss][ix] + off]
+            ix, arcs = self.out_arcs(ss)
             tot = np.bincount(ix, weights=self.mult[arcs], minlength=len(ss))
             part = am[ix] * self.mult[arcs] / tot[ix]
             mload += np.bincount(arcs, weights=part, minlength=nm)
@@ -364,7 +359,6 @@ class CoreRouter(Symmetries):
         n, nm = self.n, len(self.msrc)
         sptr, snode, sfrac = smarg
         tptr, tnode, tfrac = tmarg
-        out_arc, out_ptr = self._out_arc, self._out_ptr
         u = g_src[pid].copy()
         f = g_amount[pid]
         du = D[grow[pid], u]
@@ -375,10 +369,8 @@ class CoreRouter(Symmetries):
         flat = D.reshape(-1) if isinstance(D, np.ndarray) else None  # a dense table: read by flat index
         while len(pid):
             # per group first (a few), then repeated over its candidate arcs (millions)
-            deg = out_ptr[u + 1] - out_ptr[u]
-            rep = np.repeat(np.arange(len(pid)), deg)
+            rep, arcs = self.out_arcs(u)
             peak = max(peak, len(rep))
-            arcs = out_arc[np.arange(len(rep)) + np.repeat(out_ptr[u] - (np.cumsum(deg) - deg), deg)]
             v = self.mdst[arcs]
             if flat is not None:
                 okk = flat[(grow[pid] * D.shape[1])[rep] + v] == (du - 1)[rep]
