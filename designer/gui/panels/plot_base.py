@@ -55,26 +55,23 @@ def compact_legend(plot: pg.PlotWidget, offset: tuple[int, int], columns: int = 
 
 
 def set_legend_entries(legend: pg.LegendItem, entries: list[tuple[pg.PlotDataItem, str]]) -> None:
-    """Show ``entries`` (item, label) in ``legend``, rebuilt only when they changed: a live edit that
-    leaves the same curves under the same names keeps the legend (rebuilding it is a third of a
-    plot's redraw). Each entry's sample is painted from its item, so a new pen shows without it."""
-    key = [(id(item), label) for item, label in entries]
-    shown = getattr(legend, "shown_entries", None)
-    if shown == key and len(legend.items) == len(entries):
-        return
-    if shown is not None and len(shown) == len(key) == len(legend.items) and all(
-            a[0] == b[0] for a, b in zip(shown, key, strict=True)):
-        # the same curves, new figures in their names (a live edit): the texts change in place
-        for (_sample, text_item), (_item, label) in zip(legend.items, entries, strict=True):
-            if text_item.text != label:
-                text_item.setText(label)
-        legend.updateSize()
-        legend.shown_entries = key
+    """Show ``entries`` (item, label) in ``legend``. When it already shows the same items (a live
+    edit: the same curves, new figures in their names) only the changed labels are set, in place;
+    rebuilding it is a third of a plot's redraw. Each entry's sample is painted from its item, so a
+    new pen shows without it."""
+    items = [id(item) for item, _label in entries]
+    if getattr(legend, "shown_items", None) == items and len(legend.items) == len(entries):
+        changed = [(text, label) for (_sample, text), (_item, label) in zip(legend.items, entries, strict=True)
+                   if text.text != label]
+        for text, label in changed:
+            text.setText(label)
+        if changed:
+            legend.updateSize()
         return
     legend.clear()
     for item, label in entries:
         legend.addItem(item, label)
-    legend.shown_entries = key
+    legend.shown_items = items
 
 
 def set_axis_label(pi: pg.PlotItem, side: str, text: str, units: str | None = None) -> None:
