@@ -99,6 +99,11 @@ def test_large_designs_are_checked_in_a_worker(window, qtbot, monkeypatch):
     with qtbot.waitSignal(window.checker.checked, timeout=30_000):
         window.actions_by_name["check"].trigger()
         assert "checking" in window.rules_label.text()  # in the worker: no count until it is done
+        # the live analysis of this same design finishing meanwhile keeps the check running
+        window.feed.quiet.emit(frozenset({"fabric"}))
+        assert "F7" not in window.rules_label.text()
+    assert "clean" in window.rules_label.text()
+    window.feed.quiet.emit(frozenset({"fabric"}))  # nor does it make a checked design stale
     assert "clean" in window.rules_label.text()
 
 

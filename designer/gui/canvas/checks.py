@@ -80,6 +80,9 @@ class RuleChecker(QObject):
         self.findings: list[Finding] = []
         self.last_duration_s = 0.0
         self.generation = 0
+        #: the feed's revision the last check ran on (running or done): the feed turning quiet
+        #: again on that revision (the live analysis finishing after F7) changes nothing
+        self.checked_revision = -1
         self.stopped = False
         self._signals = _Signals()
         self._signals.done.connect(self._on_job_done)
@@ -104,6 +107,8 @@ class RuleChecker(QObject):
             self._check_or_say_stale()
 
     def _check_or_say_stale(self) -> None:
+        if self.checked_revision == self.feed.revision:
+            return  # this very design is checked, or its check is running: keep it
         if self.document.design.device_count() <= AUTO_CHECK_DEVICES:
             self.run()
         else:
@@ -113,6 +118,7 @@ class RuleChecker(QObject):
     def run(self) -> None:
         """Check now: in place for a small design, in a worker thread for a large one."""
         self.generation += 1
+        self.checked_revision = self.feed.revision
         design = self.document.design
         if design.device_count() <= IN_PLACE_CHECK_DEVICES:
             t0 = time.perf_counter()
