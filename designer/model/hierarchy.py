@@ -6,10 +6,28 @@ design's group table and its member and child indexes, and never changes them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import compress
+from operator import attrgetter, ne
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from designer.model.entities import Device, Group
+    from designer.model.entities import Device, Group, Link
+
+_GROUP, _A_DEVICE, _B_DEVICE = attrgetter("group"), attrgetter("a_device"), attrgetter("b_device")
+K = TypeVar("K")
+
+
+def bundled_ends(links: Sequence[Link], shown: Mapping[str, K]) -> Iterator[tuple[Link, K, K]]:
+    """``(link, shown object at end a, at end b)`` of each link whose two ends show as different
+    objects, in link order; ``shown`` maps every device id to the object that shows it (the device,
+    or the collapsed group hiding it). A link inside one collapsed group is drawn by nothing.
+
+    Looked up a column at a time: at 131,072 GPUs most of the 655,360 links lie inside collapsed groups.
+    """
+    ends_a = list(map(shown.__getitem__, map(_A_DEVICE, links)))
+    ends_b = list(map(shown.__getitem__, map(_B_DEVICE, links)))
+    return compress(zip(links, ends_a, ends_b, strict=True), map(ne, ends_a, ends_b))
 
 
 class GroupHierarchy:
@@ -67,6 +85,32 @@ class GroupHierarchy:
                 outermost = group_id
             group_id = group.parent
         return outermost
+
+    def hiding_groups(self) -> dict[str, str | None]:
+        """Each group's :meth:`outermost_collapsed_group` (None: the group is shown open), every
+        chain of ancestors walked once: the one map the canvas and its counts read what a collapse
+        hides from."""
+        by_id = self._groups.by_id
+        out: dict[str, str | None] = {}
+        for g in self._groups.order:
+            chain: list[Group] = []
+            cur: Group | None = g
+            while cur is not None and cur.id not in out:
+                chain.append(cur)
+                cur = by_id[cur.parent] if cur.parent is not None else None
+            outer = out[cur.id] if cur is not None else None
+            for c in reversed(chain):  # outermost first: an outer collapsed group wins
+                if outer is None and c.collapsed:
+                    outer = c.id
+                out[c.id] = outer
+        return out
+
+    def devices_hidden_in(self, hiding: dict[str, str | None] | None = None) -> list[str | None]:
+        """Per device in table order, the collapsed group it is hidden in (None: the device is drawn);
+        ``hiding`` is :meth:`hiding_groups` when the caller has it already."""
+        if hiding is None:
+            hiding = self.hiding_groups()
+        return list(map(hiding.get, map(_GROUP, self._devices.order)))  # no group: get(None) is None
 
     def groups_parent_first(self) -> list[Group]:
         """Groups in table order, except that a parent always comes before its sub-groups.

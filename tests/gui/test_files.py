@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -36,6 +37,7 @@ def test_save_then_reopen_gives_the_same_design(window, make_window, tmp_path):
     assert window.windowTitle().startswith("small.json")
     other = make_window()
     assert other.open_path(str(path))
+    assert gc.isenabled()  # read with the collector paused, and it runs again after
     # Same records (compared as JSON values: the catalog gives 400, a file read back gives 400.0)
     assert json.loads(design_to_text(other.document.design)) == json.loads(design_to_text(window.document.design))
     assert set(other.scene.device_items) == {"gpu-1", "nic-1", "switch-1"}
@@ -65,6 +67,7 @@ def test_bad_file_shows_the_exact_problem_and_keeps_the_design(window, dialogs, 
     assert not window.open_path(str(truncated))
     assert "truncated.json" in dialogs.shown[-1][1]
     assert design_to_text(window.document.design) == before
+    assert gc.isenabled()  # a refused file leaves the collector running too
     assert window.document.undo_stack.count() == stack_count
     assert window.document.path == good.resolve()
 

@@ -171,6 +171,32 @@ def test_outermost_collapsed_group_is_what_hides_a_device_or_a_group():
     assert d.outermost_collapsed_group("su", include_self=False) == "pod"
 
 
+def test_what_a_collapse_hides_is_read_once_for_the_whole_tree():
+    from designer.model.hierarchy import bundled_ends
+
+    d = make(5)
+    # a child re-parented under a group added after it: the table is not parents-first
+    d.add_group(Group("rack", "rack", collapsed=True))
+    d.add_group(Group("su", "su"))
+    d.add_group(Group("pod", "pod", collapsed=True))
+    d.add_group(Group("lone", "custom"))
+    d.set_group_field("rack", "parent", "su")
+    d.set_group_field("su", "parent", "pod")
+    for dev, group in (("s0", "rack"), ("s1", "rack"), ("s2", "su"), ("s3", "lone")):
+        d.set_device_group(dev, group)
+    hiding = d.hiding_groups()
+    assert hiding == {g.id: d.outermost_collapsed_group(g.id) for g in d.groups}
+    assert hiding == {"rack": "pod", "su": "pod", "pod": "pod", "lone": None}
+    assert d.devices_hidden_in() == ["pod", "pod", "pod", None, None]
+    d.set_group_field("pod", "collapsed", False)
+    assert d.devices_hidden_in() == ["rack", "rack", None, None, None]
+    for i, (a, b) in enumerate((("s0", "s1"), ("s1", "s2"), ("s3", "s4"), ("s2", "s0"))):
+        d.add_link(Link(f"l{i}", a, f"p{i + 1}", b, f"p{i + 1}"))
+    shown = {dev.id: top or dev.id for dev, top in zip(d.iter_devices(), d.devices_hidden_in(), strict=True)}
+    assert [(link.id, a, b) for link, a, b in bundled_ends(d.links, shown)] == [
+        ("l1", "rack", "s2"), ("l2", "s3", "s4"), ("l3", "s2", "rack")]  # l0 lies inside the rack
+
+
 def test_batch_emits_changed_once():
     d = make()
     count = []

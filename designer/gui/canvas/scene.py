@@ -144,14 +144,13 @@ class DesignScene(QueuedModelEvents, QGraphicsScene):
         if d is None:
             return
         # group id -> the outermost collapsed group among it and its ancestors (None: not hidden)
-        hidden_in = {g.id: d.outermost_collapsed_group(g.id) for g in d.groups}
+        hidden_in = d.hiding_groups()
         for g in d.groups:
             if g.parent is None or hidden_in[g.parent] is None:
                 self.groups.show(g, text=False)
         shown = self._shown
         group_keys: dict[str, ShownKey] = {}  # one key object per hiding group
-        for dev in d.iter_devices():
-            top = hidden_in[dev.group] if dev.group is not None else None
+        for dev, top in zip(d.iter_devices(), d.devices_hidden_in(hidden_in), strict=True):
             if top is None:
                 shown[dev.id] = ShownKey(DEVICE, dev.id)
                 self._add_device_item(dev)

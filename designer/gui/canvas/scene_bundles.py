@@ -23,6 +23,7 @@ from designer.gui.canvas.overlay import LinkMarks
 from designer.gui.canvas.shown import BundleKey, ShownKey, bundle_key
 from designer.model import Design, Link
 from designer.model.catalog import Catalog
+from designer.model.hierarchy import bundled_ends
 
 
 class BundleHost(Protocol):
@@ -75,15 +76,8 @@ class LinkBundles:
 
     def index(self, design: Design, shown: dict[str, ShownKey]) -> None:
         """Bundle every link of ``design`` by the shown objects at its ends (then :meth:`refresh_all`)."""
-        # 82k links at 16k GPUs, most of them inside collapsed groups: the ends of every link are
-        # looked up in two comprehensions, and only the links between two shown objects go on.
         key_of_link, bundle_links, touching = self._key_of_link, self._links, self._touching
-        links = design.links
-        ends_a = [shown[link.a_device] for link in links]
-        ends_b = [shown[link.b_device] for link in links]
-        for link, ra, rb in zip(links, ends_a, ends_b, strict=True):
-            if ra == rb:
-                continue
+        for link, ra, rb in bundled_ends(design.links, shown):
             key = (ra, rb) if ra < rb else (rb, ra)
             key_of_link[link.id] = key
             links = bundle_links.get(key)
