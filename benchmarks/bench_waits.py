@@ -13,8 +13,8 @@ Rows: ``start`` (``topo-designer --version``), ``text`` and ``json`` (``topo-des
 16,384-GPU sample, text, and ``--json -``), ``load`` (the 16k sample read into a design), ``growth``
 (rail-optimized generate and analyze at 16,384 and 131,072 GPUs, and the analysis' time per link x
 message size), ``live`` (``bench_live.py``: edit to panels on 1,024 GPUs, UI stall and overlay on
-16k), ``window`` (``bench_canvas.py``: the 16k sample opened collapsed), ``suite`` (the README's
-``python -m pytest``). Each command runs in a fresh process; a command row is the median of a
+16k), ``window`` (``bench_canvas.py --large``: the 16k sample and a 131,072-GPU design opened
+collapsed), ``suite`` (the README's ``python -m pytest``). Each command runs in a fresh process; a command row is the median of a
 few runs. Wall time is what a user waits; on a shared machine the CPU time (user + system, of the
 process and its children) is the steadier figure, so both are printed.
 
@@ -120,10 +120,10 @@ def child(repo: str, kind: str, arg: str) -> None:
                       "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def _relay(repo: Path, script: str, keep: tuple[str, ...]) -> None:
-    """Run another benchmark of ``repo`` and print the lines that start with ``keep``."""
+def _relay(repo: Path, script: str, keep: tuple[str, ...], *args: str) -> None:
+    """Run another benchmark of ``repo`` (with ``args``) and print the lines that start with ``keep``."""
     env = _env(repo, QT_QPA_PLATFORM="offscreen")
-    out = subprocess.run([sys.executable, str(repo / "benchmarks" / script)], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, str(repo / "benchmarks" / script), *args], capture_output=True, text=True,
                          cwd=repo, env=env)
     lines = [ln for ln in out.stdout.splitlines() if ln.strip().startswith(keep)]
     for ln in lines or [f"{script} failed: {(out.stderr.strip().splitlines() or ['no output'])[-1]}"]:
@@ -176,7 +176,7 @@ def main(argv: list[str]) -> int:
     if "live" in rows:
         _relay(repo, "bench_live.py", ("edit to panels", "16k edit", "16k result", "live:"))
     if "window" in rows:
-        _relay(repo, "bench_canvas.py", ("16k sample",))
+        _relay(repo, "bench_canvas.py", ("16k sample", "131k design"), "--large")
     if "suite" in rows:
         t0, c0 = time.perf_counter(), _cpu_children()
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from gui_helpers import send_drop
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QTimer, QUrl
+from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
 from designer.gui.document.recovery import Recovery
 from designer.io import design_to_text, load_design
@@ -70,6 +70,50 @@ def test_bad_file_shows_the_exact_problem_and_keeps_the_design(window, dialogs, 
     assert gc.isenabled()  # a refused file leaves the collector running too
     assert window.document.undo_stack.count() == stack_count
     assert window.document.path == good.resolve()
+
+
+def test_a_large_file_is_read_in_a_worker_behind_a_progress_dialog(window, make_window, monkeypatch, tmp_path, qtbot):
+    import threading
+
+    from designer.gui.window import background
+
+    build_small(window)
+    path = tmp_path / "large.json"
+    assert window._save_to(path)
+    monkeypatch.setattr(background, "BACKGROUND_READ_BYTES", 1)  # every file counts as large here
+    readers = []
+    real = background.load_designs
+    monkeypatch.setattr(background, "load_designs", lambda p: readers.append(threading.current_thread()) or real(p))
+    other = make_window()
+    assert other.open_path(str(path))
+    assert readers and readers[0] is not threading.main_thread()
+    assert design_to_text(other.document.design) == design_to_text(window.document.design)
+    assert other.document.path == path.resolve()
+    qtbot.waitUntil(lambda: not other.findChildren(QProgressDialog))  # closed and deleted
+
+
+def test_cancelling_a_large_read_keeps_the_design(window, monkeypatch, tmp_path):
+    import threading
+
+    from designer.gui.window import background
+
+    build_small(window)
+    path = tmp_path / "large.json"
+    assert window._save_to(path)
+    window.editor.place_component("h100-sxm", QPointF(300, 0))  # an edit the cancelled open must keep
+    before, steps = design_to_text(window.document.design), window.document.undo_stack.count()
+    monkeypatch.setattr(background, "BACKGROUND_READ_BYTES", 1)
+    release = threading.Event()
+    real = background.load_designs
+    monkeypatch.setattr(background, "load_designs", lambda p: release.wait(30) and real(p))
+    QTimer.singleShot(100, lambda: window.findChildren(QProgressDialog)[0].cancel())
+    try:
+        assert not window.open_path(str(path), asked=True)
+    finally:
+        release.set()  # the read finishes in its thread and is dropped
+    assert "cancelled" in window.statusBar().currentMessage()
+    assert design_to_text(window.document.design) == before and window.document.undo_stack.count() == steps
+    assert window.document.path == path.resolve() and window.document.is_modified() and gc.isenabled()
 
 
 def test_close_asks_to_save_changes(window, dialogs):

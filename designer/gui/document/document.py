@@ -12,6 +12,7 @@ marks the design modified. Saving writes every variant into the one design file
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
 
@@ -239,14 +240,16 @@ class Document(QObject):
     def new(self) -> None:
         self.set_design(Design(), None)
 
-    def open(self, path: str | Path) -> None:
-        """Load ``path`` and make it the design; raises DesignFileError and changes nothing on error."""
+    def open(self, path: str | Path, read: Callable[[Path], list[Design]] = load_designs) -> None:
+        """Load ``path`` and make it the design; raises DesignFileError (or what ``read`` raises) and
+        changes nothing on error. ``read`` reads the file into the design and its variants (the
+        window passes one that reads it in a worker thread behind a progress dialog)."""
         p = Path(path)
         # Read and shown without the collector, then exempted from its scans (the window keeps
         # its designs so, :func:`designer.model.bulk.built_to_keep`): at 131,072 GPUs a collection
         # would scan the 3 million new objects (0.5-1 s) once the canvas starts building.
         with built_to_keep():
-            designs = load_designs(p)
+            designs = read(p)
             self.set_design(designs[0], p.resolve(), variants=designs[1:])
 
     def save(self, path: str | Path | None = None) -> Path:

@@ -11,9 +11,7 @@ shown in a dialog, in the command line's words.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.gui.window.background import run_in_worker
 from designer.model import Design, DesignError, units
 from designer.present.export import DEFAULT_SIZES
 
@@ -235,14 +234,12 @@ class ExportDialog(QDialog):
     @staticmethod
     def _in_worker(progress: QProgressDialog, state: dict[str, Any], work: Callable[[], Any]) -> Any:
         """Run ``work`` in a worker thread, showing the progress it writes into ``state``."""
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(work)
-            while not future.done():
-                progress.setLabelText(state["text"])
-                progress.setValue(int(100 * (state["step"] + state["done"] / state["total"])))
-                QApplication.processEvents()
-                time.sleep(0.02)
-            return future.result()
+
+        def poll() -> None:
+            progress.setLabelText(state["text"])
+            progress.setValue(int(100 * (state["step"] + state["done"] / state["total"])))
+
+        return run_in_worker(progress, work, poll)
 
     def _analyse_and_write(self, design: Design, paths: dict[str, Path], sizes: list[int], workload: Any,
                            analysed: bool, state: dict[str, Any], written: list[str]) -> Any:

@@ -36,6 +36,7 @@ from designer.gui.panels.inspector import Inspector
 from designer.gui.panels.legend import Legend
 from designer.gui.panels.overview import Overview
 from designer.gui.panels.palette import Palette
+from designer.gui.window.background import Cancelled, design_reader
 from designer.model import Design, DesignError, units
 from designer.model.catalog import Catalog
 
@@ -295,7 +296,10 @@ class MainWindow(QMainWindow):
         if not asked and not self.maybe_save():
             return False
         try:
-            self.document.open(path)
+            self.document.open(path, design_reader(self))
+        except Cancelled:
+            self.statusBar().showMessage(f"opening {path} cancelled", 5000)
+            return False
         except DesignError as e:
             self.show_error("Cannot open design", str(e))
             if not Path(path).exists():
