@@ -1,7 +1,6 @@
 """``python -m designer`` runs the command-line entry point."""
 
-import sys
+from designer.cli import console
 
-from designer.cli import main
-
-sys.exit(main())
+if __name__ == "__main__":  # not when a worker process started by a sweep imports this module again
+    console()

@@ -42,6 +42,29 @@ def test_help_lists_the_subcommands_and_each_documents_itself():
         assert sub.choices[cmd].format_help().startswith(f"usage: topo-designer {cmd}")
 
 
+def test_the_program_exits_with_the_commands_code_and_spares_the_collector_a_last_pass(monkeypatch, tmp_path,
+                                                                                      capsys):
+    import gc
+
+    from designer.cli import console, entry
+
+    calls = []
+    real_main = entry.main
+
+    def traced_main() -> int:
+        code = real_main()
+        calls.append("returned")
+        return code
+
+    monkeypatch.setattr(entry, "main", traced_main)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(sys, "argv", ["topo-designer", "validate", str(tmp_path / "missing.json")])
+    with pytest.raises(SystemExit) as exit_:
+        console()
+    assert exit_.value.code == 2 and calls[-2:] == ["returned", "freeze"]
+    assert "missing.json" in capsys.readouterr().err
+
+
 def test_validate_exit_codes(tmp_path, capsys):
     assert main(["validate", str(small(tmp_path / "ok.json"))]) == 0
     assert "clean" in capsys.readouterr().out

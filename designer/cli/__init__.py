@@ -8,6 +8,6 @@ imported by this package: the commands other than ``gui`` run on machines withou
 without PySide6.
 """
 
-from designer.cli.entry import build_parser, main
+from designer.cli.entry import build_parser, console, main
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "console", "main"]
