@@ -42,6 +42,8 @@ def test_a_short_step_reads_in_ms_not_a_fraction_of_seconds(small_window, qtbot)
     assert unit in ("ms", "us") and label == f"time per step ({unit})"
     x, _ = panel.bars["compute"].getData()
     assert max(x) == pytest.approx(res.step.compute_s / scale)
+    # a bar ends at its value: flat ends, never the round caps pyqtgraph gives wide pens
+    assert {bar.opts["pen"].capStyle() for bar in panel.bars.values()} == {Qt.PenCapStyle.FlatCap}
 
 
 def test_the_step_names_its_parallelism_the_gpus_left_out_and_why(small_window, qtbot):

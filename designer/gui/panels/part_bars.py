@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QLabel
 
 from designer.gui.panels.plot_base import PlotPanel
@@ -47,8 +48,12 @@ class PartBarsPanel(PlotPanel):
         pi.getViewBox().sigResized.connect(self._fit_bars)
 
     @staticmethod
-    def _bar_pen(colour: str, width: float) -> pg.mkPen:
-        return pg.mkPen(colour, width=width, cap=Qt.PenCapStyle.FlatCap)
+    def _bar_pen(colour: str, width: float) -> QPen:
+        """A bar's pen: flat ends, so that a bar ends at its value (``pg.mkPen`` gives pens wider
+        than 4 px round caps, which drew a zero-length part as a dot 24 px wide)."""
+        pen = pg.mkPen(colour, width=width)
+        pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+        return pen
 
     def _fit_bars(self, *_args) -> None:
         """Bars two thirds of a row high, whatever the panel's height."""
