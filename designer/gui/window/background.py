@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEventLoop, Qt
 from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
 
 from designer.io import load_designs
@@ -24,17 +24,22 @@ T = TypeVar("T")
 
 #: How often the waiting window paints and reads input (seconds).
 POLL_S = 0.02
+_ALL = QEventLoop.ProcessEventsFlag.AllEvents
+_NO_INPUT = QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents
 
 
 class Cancelled(Exception):
     """The user cancelled the progress dialog before the work finished."""
 
 
-def run_in_worker(progress: QProgressDialog, work: Callable[[], T], poll: Callable[[], None] | None = None) -> T:
+def run_in_worker(progress: QProgressDialog, work: Callable[[], T], poll: Callable[[], None] | None = None, *,
+                  cancellable: bool = False) -> T:
     """Run ``work`` in a worker thread and return its result (or raise its exception) here.
 
-    ``poll`` updates the dialog from what the work reports, every :data:`POLL_S`. When the dialog
-    has a Cancel button and the user presses it, :class:`Cancelled` is raised at once; the work,
+    ``poll`` updates the dialog from what the work reports, every :data:`POLL_S`. Until the
+    (window-modal) dialog shows, which it does after its minimum duration, the window paints but
+    takes no clicks or keys, so nothing can edit, open or close behind the work. ``cancellable``:
+    the dialog has a Cancel button, and pressing it raises :class:`Cancelled` at once; the work,
     which cannot be stopped midway, finishes in its thread and its result is dropped.
     """
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="window-work")
@@ -43,8 +48,8 @@ def run_in_worker(progress: QProgressDialog, work: Callable[[], T], poll: Callab
         while not future.done():
             if poll is not None:
                 poll()
-            QApplication.processEvents()
-            if progress.wasCanceled():
+            QApplication.processEvents(_ALL if progress.isVisible() else _NO_INPUT)
+            if cancellable and progress.wasCanceled():
                 raise Cancelled
             time.sleep(POLL_S)
         return future.result()
@@ -78,7 +83,7 @@ def design_reader(parent: QWidget) -> Callable[[Path], list[Design]]:
         progress.setMinimumDuration(SHOW_AFTER_MS)
         progress.setValue(0)
         try:
-            return run_in_worker(progress, lambda: load_designs(path))
+            return run_in_worker(progress, lambda: load_designs(path), cancellable=True)
         finally:
             progress.close()
             progress.deleteLater()
