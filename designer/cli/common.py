@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -63,8 +65,30 @@ def command_design(path: str) -> Design:
     from designer.io import load_design  # not at the top: --help and --version import no design I/O
     from designer.model.bulk import built_to_keep
 
-    with built_to_keep():
-        return load_design(path)
+    notice = threading.Timer(READ_NOTICE_AFTER_S, _say_still_reading, (path,))
+    notice.daemon = True
+    notice.start()
+    try:
+        with built_to_keep():
+            return load_design(path)
+    finally:
+        notice.cancel()
+
+
+#: A design file still being read after this long (seconds) is announced on standard error, so that
+#: reading 131,072 GPUs (154 MB, about eight seconds) does not pass in silence.
+READ_NOTICE_AFTER_S = 3.0
+
+
+def _say_still_reading(path: str) -> None:
+    from designer.model import units
+
+    try:
+        size = f" ({units.size(os.stat(path).st_size)})" if path != "-" else ""
+    except OSError:
+        size = ""
+    name = "standard input" if path == "-" else path
+    print(terminal_text(f"topo-designer: still reading {name}{size}\u2026"), file=sys.stderr, flush=True)
 
 
 def guard_outputs(args: argparse.Namespace, outputs: dict[str, str | None],
