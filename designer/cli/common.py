@@ -7,7 +7,6 @@ import math
 import os
 import re
 import sys
-import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -62,6 +61,8 @@ def command_design(path: str) -> Design:
     later collection while the command runs would scan them again. A design holds no reference
     cycles, so dropping it still frees it.
     """
+    import threading
+
     from designer.io import load_design  # not at the top: --help and --version import no design I/O
     from designer.model.bulk import built_to_keep
 
