@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from gui_helpers import send_drop
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QTimer, QUrl
-from PySide6.QtWidgets import QMessageBox, QProgressDialog
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
+from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 
 from designer.gui.document.recovery import Recovery
 from designer.io import design_to_text, load_design
@@ -90,6 +90,17 @@ def test_a_large_file_is_read_in_a_worker_behind_a_progress_dialog(window, make_
     assert design_to_text(other.document.design) == design_to_text(window.document.design)
     assert other.document.path == path.resolve()
     qtbot.waitUntil(lambda: not other.findChildren(QProgressDialog))  # closed and deleted
+    # a read long enough to show the dialog: it then says the canvas is being drawn, under a busy
+    # cursor, until the design is shown; then both go
+    monkeypatch.setattr(background, "SHOW_AFTER_MS", 0)
+    seen = []
+    other.document.design_replaced.connect(lambda _d: seen.append(
+        ([d.labelText() for d in other.findChildren(QProgressDialog) if d.isVisible()],
+         QApplication.overrideCursor() and QApplication.overrideCursor().shape())))
+    assert other.open_path(str(path))
+    assert seen == [(["Drawing large.json\u2026"], Qt.CursorShape.WaitCursor)]
+    assert QApplication.overrideCursor() is None
+    qtbot.waitUntil(lambda: not other.findChildren(QProgressDialog))
 
 
 def test_cancelling_a_large_read_keeps_the_design(window, monkeypatch, tmp_path):

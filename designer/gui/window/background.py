@@ -17,6 +17,7 @@ from typing import TypeVar
 from PySide6.QtCore import QEventLoop, Qt
 from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
 
+from designer.gui.document.document import Document
 from designer.io import load_designs
 from designer.model import Design, units
 
@@ -65,27 +66,51 @@ BACKGROUND_READ_BYTES = 16 << 20
 SHOW_AFTER_MS = 1000
 
 
-def design_reader(parent: QWidget) -> Callable[[Path], list[Design]]:
-    """A reader for :meth:`designer.gui.document.document.Document.open`: a large file is read in a
-    worker thread while ``parent`` shows a progress dialog with its size and a Cancel button
-    (:class:`Cancelled`, nothing changed); a small one is read at once."""
+def open_design(parent: QWidget, document: Document, path: str | Path) -> None:
+    """:meth:`Document.open <designer.gui.document.document.Document.open>` of ``path``, a large file
+    read in a worker thread while ``parent`` shows a progress dialog with its size and a Cancel button
+    (:class:`Cancelled`, nothing changed); a small one read at once.
 
-    def read(path: Path) -> list[Design]:
+    Once read, the dialog says the canvas is being drawn (that part runs on the window's thread, a
+    second or two at 131,072 GPUs) and stays up, with a busy cursor, until the design is shown.
+    """
+    shown: list[QProgressDialog] = []  # the dialog, once the drawing started under it
+
+    def read(p: Path) -> list[Design]:
         try:
-            n_bytes = path.stat().st_size
+            n_bytes = p.stat().st_size
         except OSError:
             n_bytes = 0  # the reader names the problem
         if n_bytes < BACKGROUND_READ_BYTES:
-            return load_designs(path)
-        progress = QProgressDialog(f"Reading {path.name} ({units.size(n_bytes)})\u2026", "Cancel", 0, 0, parent)
-        progress.setWindowTitle("Open design")
-        progress.setWindowModality(Qt.WindowModality.WindowModal)
-        progress.setMinimumDuration(SHOW_AFTER_MS)
-        progress.setValue(0)
+            return load_designs(p)
+        dialog = QProgressDialog(f"Reading {p.name} ({units.size(n_bytes)})\u2026", "Cancel", 0, 0, parent)
+        dialog.setWindowTitle("Open design")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(SHOW_AFTER_MS)
+        dialog.setValue(0)
         try:
-            return run_in_worker(progress, lambda: load_designs(path), cancellable=True)
-        finally:
-            progress.close()
-            progress.deleteLater()
+            designs = run_in_worker(dialog, lambda: load_designs(p), cancellable=True)
+        except BaseException:
+            _drop(dialog)
+            raise
+        if not dialog.isVisible():
+            _drop(dialog)
+            return designs
+        dialog.setCancelButton(None)  # the canvas cannot be stopped halfway
+        dialog.setLabelText(f"Drawing {p.name}\u2026")
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        shown.append(dialog)
+        QApplication.processEvents(_NO_INPUT)  # the new words painted before the window is busy
+        return designs
 
-    return read
+    try:
+        document.open(path, read)
+    finally:
+        for dialog in shown:
+            QApplication.restoreOverrideCursor()
+            _drop(dialog)
+
+
+def _drop(dialog: QProgressDialog) -> None:
+    dialog.close()
+    dialog.deleteLater()

@@ -36,7 +36,7 @@ from designer.gui.panels.inspector import Inspector
 from designer.gui.panels.legend import Legend
 from designer.gui.panels.overview import Overview
 from designer.gui.panels.palette import Palette
-from designer.gui.window.background import Cancelled, design_reader
+from designer.gui.window.background import Cancelled, open_design
 from designer.model import Design, DesignError, units
 from designer.model.catalog import Catalog
 
@@ -296,7 +296,7 @@ class MainWindow(QMainWindow):
         if not asked and not self.maybe_save():
             return False
         try:
-            self.document.open(path, design_reader(self))
+            open_design(self, self.document, path)
         except Cancelled:
             self.statusBar().showMessage(f"opening {path} cancelled", 5000)
             return False
