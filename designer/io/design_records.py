@@ -45,6 +45,7 @@ from designer.model.fields import (
     as_object,
     as_text,
 )
+from designer.model.hierarchy import parents_first
 
 # The path-prefixed error of every field reader: a design record's path (``links[12].b``) first.
 RecordError = FieldError
@@ -207,7 +208,7 @@ def build_design(data: dict[str, Any]) -> Design:
 
     groups, group_ids = _read_groups(groups_raw)
     _check_group_tree(groups, group_ids)
-    ordered = _parents_first(groups, group_ids)
+    ordered = parents_first(groups, dict(zip(group_ids, groups, strict=True)))  # ids in file order
     port_groups = _port_group_reader()
     templates = _read_models(data, port_groups)
 
@@ -266,24 +267,6 @@ def _check_group_tree(groups: list[Group], group_ids: dict[str, int]) -> None:
             cur = groups[group_ids[cur]].parent
         for c in chain:
             state[c] = 2
-
-
-def _parents_first(groups: list[Group], group_ids: dict[str, int]) -> list[Group]:
-    """The groups reordered so that each parent comes before its children (the tree is checked)."""
-    ordered: list[Group] = []
-    placed: set[str] = set()
-
-    def place(g: Group) -> None:
-        if g.id in placed:
-            return
-        if g.parent is not None:
-            place(groups[group_ids[g.parent]])
-        placed.add(g.id)
-        ordered.append(g)
-
-    for g in groups:
-        place(g)
-    return ordered
 
 
 #: Reads a list of port-group records at a path of the file.

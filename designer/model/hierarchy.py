@@ -6,7 +6,7 @@ design's group table and its member and child indexes, and never changes them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import compress
 from operator import attrgetter, ne
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,6 +16,25 @@ if TYPE_CHECKING:
 
 _GROUP, _A_DEVICE, _B_DEVICE = attrgetter("group"), attrgetter("a_device"), attrgetter("b_device")
 K = TypeVar("K")
+
+
+def parents_first(groups: Iterable[Group], by_id: Mapping[str, Group]) -> list[Group]:
+    """``groups`` in their order, except that a parent always comes before its sub-groups (each
+    chain of missing ancestors is walked once, outermost placed first; ``by_id`` finds a parent,
+    and the tree holds no cycle). A loop, not a recursive helper: nothing deep to recurse into and
+    no function that refers to itself, which would keep the groups alive until the collector ran."""
+    ordered: list[Group] = []
+    placed: set[str] = set()
+    for g in groups:
+        chain = []
+        cur: Group | None = g
+        while cur is not None and cur.id not in placed:
+            chain.append(cur)
+            cur = by_id[cur.parent] if cur.parent is not None else None
+        for c in reversed(chain):
+            placed.add(c.id)
+            ordered.append(c)
+    return ordered
 
 
 def bundled_ends(links: Sequence[Link], shown: Mapping[str, K]) -> Iterator[tuple[Link, K, K]]:
@@ -87,22 +106,12 @@ class GroupHierarchy:
         return outermost
 
     def hiding_groups(self) -> dict[str, str | None]:
-        """Each group's :meth:`outermost_collapsed_group` (None: the group is shown open), every
-        chain of ancestors walked once: the one map the canvas and its counts read what a collapse
-        hides from."""
-        by_id = self._groups.by_id
+        """Each group's :meth:`outermost_collapsed_group` (None: the group is shown open), read in one
+        pass parents first: the one map the canvas and its counts read what a collapse hides from."""
         out: dict[str, str | None] = {}
-        for g in self._groups.order:
-            chain: list[Group] = []
-            cur: Group | None = g
-            while cur is not None and cur.id not in out:
-                chain.append(cur)
-                cur = by_id[cur.parent] if cur.parent is not None else None
-            outer = out[cur.id] if cur is not None else None
-            for c in reversed(chain):  # outermost first: an outer collapsed group wins
-                if outer is None and c.collapsed:
-                    outer = c.id
-                out[c.id] = outer
+        for g in self.groups_parent_first():
+            outer = out[g.parent] if g.parent is not None else None
+            out[g.id] = outer if outer is not None else g.id if g.collapsed else None
         return out
 
     def devices_hidden_in(self, hiding: dict[str, str | None] | None = None) -> list[str | None]:
@@ -118,15 +127,4 @@ class GroupHierarchy:
         (A group can be re-parented under a group added after it; files and copies list
         parents first so that they can be rebuilt in order.)
         """
-        ordered: list[Group] = []
-        placed: set[str] = set()
-        for g in self._groups.order:
-            chain = []
-            cur: Group | None = g
-            while cur is not None and cur.id not in placed:
-                chain.append(cur)
-                cur = self._groups.by_id[cur.parent] if cur.parent is not None else None
-            for c in reversed(chain):
-                placed.add(c.id)
-                ordered.append(c)
-        return ordered
+        return parents_first(self._groups.order, self._groups.by_id)
