@@ -74,6 +74,7 @@ def test_bad_file_shows_the_exact_problem_and_keeps_the_design(window, dialogs, 
 
 def test_a_large_file_is_read_in_a_worker_behind_a_progress_dialog(window, make_window, monkeypatch, tmp_path, qtbot):
     import threading
+    import time
 
     from designer.gui.window import background
 
@@ -93,6 +94,7 @@ def test_a_large_file_is_read_in_a_worker_behind_a_progress_dialog(window, make_
     # a read long enough to show the dialog: it then says the canvas is being drawn, under a busy
     # cursor, until the design is shown; then both go
     monkeypatch.setattr(background, "SHOW_AFTER_MS", 0)
+    monkeypatch.setattr(background, "load_designs", lambda p: time.sleep(0.3) or real(p))  # the dialog shows
     seen = []
     other.document.design_replaced.connect(lambda _d: seen.append(
         ([d.labelText() for d in other.findChildren(QProgressDialog) if d.isVisible()],
