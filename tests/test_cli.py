@@ -83,7 +83,7 @@ def test_a_design_still_being_read_after_a_while_is_announced(monkeypatch, tmp_p
     assert "still reading" not in capsys.readouterr().err  # a quick read says nothing
     real = designer.io.load_design
     monkeypatch.setattr(common, "READ_NOTICE_AFTER_S", 0.05)
-    monkeypatch.setattr(designer.io, "load_design", lambda p: time.sleep(0.5) or real(p))
+    monkeypatch.setattr(designer.io, "load_design", lambda p: time.sleep(1.0) or real(p))
     assert main(["validate", str(path)]) == 0
     out = capsys.readouterr()
     assert f"topo-designer: still reading {path} (" in out.err and "clean" in out.out
