@@ -59,6 +59,17 @@ NO_WORKLOAD, OPEN_WORKLOAD = "", "\0open"
 __all__ = ["AnalysisDock", "AnalysisRunner", "analyzer"]
 
 
+
+#: How the training choices read, short enough for the dock's half-width list (the serving ones
+#: read ``No serving`` / ``Serve: NAME``); the export dialog offers the same.
+NO_TRAINING = "No training"
+
+
+def training_choice(name: str) -> str:
+    """``Train: llama3-70b``: a training workload in a list of choices."""
+    return f"Train: {name}"
+
+
 class AnalysisDock(QWidget):
     """Traffic controls, run state (progress, Cancel, live or on demand) and the headline figures."""
 
@@ -134,9 +145,9 @@ class AnalysisDock(QWidget):
             combo.setMinimumContentsLength(10)
         self.workload.setToolTip("A training job to predict the step of on this design: GPU idle time, MFU, the cost "
                                  "of idle GPUs (docs/workload-format.md); the Step panel draws it")
-        self.workload.addItem("No workload", NO_WORKLOAD)
+        self.workload.addItem(NO_TRAINING, NO_WORKLOAD)
         for name in preset_names():
-            self.workload.addItem(f"Workload: {name}", name)
+            self.workload.addItem(training_choice(name), name)
         self.workload.addItem("Open workload file\u2026", OPEN_WORKLOAD)
         self._workloads: dict[str, Workload] = {}
         self._workload_key = NO_WORKLOAD
@@ -290,7 +301,7 @@ class AnalysisDock(QWidget):
                 self._show_workload_key()
                 return False
             if self.workload.findData(key) < 0:
-                self.workload.insertItem(self.workload.count() - 1, f"Workload: {self._workloads[key].name}", key)
+                self.workload.insertItem(self.workload.count() - 1, training_choice(self._workloads[key].name), key)
         self._workload_key = key
         self._show_workload_key()
         self._on_traffic_edited()

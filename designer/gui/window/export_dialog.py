@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.gui.panels.analysis_dock import NO_TRAINING, training_choice
 from designer.gui.window.background import run_in_worker
 from designer.model import Design, DesignError, units
 from designer.present.export import DEFAULT_SIZES
@@ -129,11 +130,11 @@ class ExportDialog(QDialog):
 
         ana = QFormLayout()
         self.workload = QComboBox()
-        self.workload.addItem("No workload", NO_WORKLOAD)
+        self.workload.addItem(NO_TRAINING, NO_WORKLOAD)
         from designer.io.workload_file import preset_names
 
         for name in preset_names():
-            self.workload.addItem(f"Workload: {name}", name)
+            self.workload.addItem(training_choice(name), name)
         current = _dock_workload(window)
         if current:
             i = self.workload.findData(current)
