@@ -200,6 +200,8 @@ class AnalysisDock(QWidget):
     def _lay_out(self) -> None:
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
+        grid.setColumnStretch(0, 1)  # two lists a row, half the dock each whatever they hold
+        grid.setColumnStretch(1, 1)
         grid.addWidget(self.collective, 0, 0)
         grid.addWidget(self.size, 0, 1)
         grid.addWidget(self.gpus, 1, 0)
