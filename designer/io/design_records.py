@@ -208,7 +208,7 @@ def build_design(data: dict[str, Any]) -> Design:
 
     groups, group_ids = _read_groups(groups_raw)
     _check_group_tree(groups, group_ids)
-    ordered = parents_first(groups, dict(zip(group_ids, groups, strict=True)))  # ids in file order
+    ordered = parents_first(groups, {g.id: g for g in groups})
     port_groups = _port_group_reader()
     templates = _read_models(data, port_groups)
 

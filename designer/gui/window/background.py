@@ -74,7 +74,8 @@ def open_design(parent: QWidget, document: Document, path: str | Path) -> None:
     Once read, the dialog says the canvas is being drawn (that part runs on the window's thread, a
     second or two at 131,072 GPUs) and stays up, with a busy cursor, until the design is shown.
     """
-    shown: list[QProgressDialog] = []  # the dialog, once the drawing started under it
+    dialogs: list[QProgressDialog] = []
+    busy: list[bool] = []  # the drawing started under a busy cursor
 
     def read(p: Path) -> list[Design]:
         try:
@@ -84,30 +85,26 @@ def open_design(parent: QWidget, document: Document, path: str | Path) -> None:
         if n_bytes < BACKGROUND_READ_BYTES:
             return load_designs(p)
         dialog = QProgressDialog(f"Reading {p.name} ({units.size(n_bytes)})\u2026", "Cancel", 0, 0, parent)
+        dialogs.append(dialog)
         dialog.setWindowTitle("Open design")
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(SHOW_AFTER_MS)
         dialog.setValue(0)
-        try:
-            designs = run_in_worker(dialog, lambda: load_designs(p), cancellable=True)
-        except BaseException:
-            _drop(dialog)
-            raise
-        if not dialog.isVisible():
-            _drop(dialog)
-            return designs
-        dialog.setCancelButton(None)  # the canvas cannot be stopped halfway
-        dialog.setLabelText(f"Drawing {p.name}\u2026")
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        shown.append(dialog)
-        QApplication.processEvents(_NO_INPUT)  # the new words painted before the window is busy
+        designs = run_in_worker(dialog, lambda: load_designs(p), cancellable=True)
+        if dialog.isVisible():  # a quick read showed no dialog, and shows none now
+            dialog.setCancelButton(None)  # the canvas cannot be stopped halfway
+            dialog.setLabelText(f"Drawing {p.name}\u2026")
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            busy.append(True)
+            QApplication.processEvents(_NO_INPUT)  # the new words painted before the window is busy
         return designs
 
     try:
         document.open(path, read)
     finally:
-        for dialog in shown:
+        if busy:
             QApplication.restoreOverrideCursor()
+        for dialog in dialogs:
             _drop(dialog)
 
 
