@@ -11,7 +11,7 @@ count.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -25,8 +25,11 @@ _DELTA[[ord("{"), ord("[")]] = 1
 _DELTA[[ord("}"), ord("]")]] = -1
 _STRUCTURAL = np.zeros(256, dtype=bool)
 _STRUCTURAL[[ord(c) for c in "{}[]:,"]] = True
+_BACKSLASH_BYTE = b"\\"
+#: Every byte but quotes and structural characters (what the fast way of _outside_strings drops).
+_NOT_KEPT = bytes(c for c in range(256) if chr(c) not in '"{}[]:,')
 #: Bytes measured at once: the working memory is a few dozen bytes per byte of one chunk, and a chunk
-#: of 1 MiB keeps it in the processor's caches (131,072 GPUs, 154 MB: 1.0 s against 1.2 s with 4 MiB).
+#: of 1 MiB keeps it in the processor's caches.
 CHUNK_BYTES = 1024 * 1024
 
 
@@ -82,6 +85,47 @@ def _real_quotes(part: np.ndarray, carried_backslashes: int) -> tuple[np.ndarray
     return quotes[~escaped], trailing
 
 
+def _outside_strings(raw: bytes, chunk_bytes: int) -> Iterator[np.ndarray]:
+    """The structural characters of ``raw`` that lie outside strings, one array per chunk, in order.
+
+    A chunk with no backslash (nor one carried in) takes the fast way: ``bytes.translate`` keeps
+    only quotes and structural characters, adjacent quote pairs are dropped (two quotes less before
+    every later character leave each one's side of the strings as it was), and the few strings
+    left, whose quotes now alternate open and close, are cut out as ranges. A chunk with escapes
+    finds its real quotes first (:func:`_real_quotes`).
+    """
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    in_string = False
+    backslashes = 0
+    for start in range(0, len(buf), chunk_bytes):
+        chunk = raw[start:start + chunk_bytes]
+        if backslashes == 0 and _BACKSLASH_BYTE not in chunk:
+            kept = chunk.translate(None, _NOT_KEPT)
+            if in_string:  # the string still open from the chunk before pairs with this chunk's first quote
+                kept = b'"' + kept
+            part = np.frombuffer(kept.replace(b'""', b""), dtype=np.uint8)
+            quotes = np.flatnonzero(part == _QUOTE)
+            in_string = len(quotes) % 2 == 1
+            if in_string:
+                part, quotes = part[:quotes[-1]], quotes[:-1]
+            if len(quotes):
+                opens, closes = quotes[0::2], quotes[1::2]
+                lengths = closes - opens + 1
+                firsts = np.cumsum(lengths) - lengths
+                inside = np.arange(int(lengths.sum())) + np.repeat(opens - firsts, lengths)
+                keep = np.ones(len(part), dtype=bool)
+                keep[inside] = False
+                part = part[keep]
+            yield part
+            continue
+        part = buf[start:start + chunk_bytes]
+        quotes, backslashes = _real_quotes(part, backslashes)
+        pos = np.flatnonzero(_STRUCTURAL[part])
+        outside = (np.searchsorted(quotes, pos) + in_string) % 2 == 0
+        in_string = bool((len(quotes) + in_string) % 2)
+        yield part[pos[outside]]
+
+
 def measure(raw: bytes, chunk_bytes: int = CHUNK_BYTES) -> JsonShape:
     """The shape of the JSON text ``raw``: largest object, depth, containers and values.
 
@@ -91,22 +135,11 @@ def measure(raw: bytes, chunk_bytes: int = CHUNK_BYTES) -> JsonShape:
     >>> measure(b'{"a": {"b:": 1, "c": [1, 2]}, "d\\\\"": "{,"}')
     JsonShape(largest_object=2, depth=3, containers=3, values=7)
     """
-    buf = np.frombuffer(raw, dtype=np.uint8)
-    in_string = False
-    backslashes = 0
     depth = 0
     #: Members counted so far of each open container, outermost first (objects count colons).
     open_counts: list[int] = []
     largest = max_depth = containers = commas = 0
-    for start in range(0, len(buf), chunk_bytes):
-        part = buf[start:start + chunk_bytes]
-        quotes, backslashes_next = _real_quotes(part, backslashes)
-        backslashes = backslashes_next
-        pos = np.flatnonzero(_STRUCTURAL[part])
-        outside = (np.searchsorted(quotes, pos) + in_string) % 2 == 0
-        in_string = bool((len(quotes) + in_string) % 2)
-        chars = part[pos[outside]]
-        del pos, outside, quotes
+    for chars in _outside_strings(raw, chunk_bytes):
         is_comma = chars == _COMMA
         commas += int(np.count_nonzero(is_comma))
         chars = chars[~is_comma]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.io import design_file
+from designer.io import design_file, json_shape
 from designer.io.design_file import (
     MAX_OBJECT_MEMBERS,
     DesignFileError,
@@ -238,3 +238,57 @@ def test_measuring_in_chunks_agrees_with_the_parser_on_random_json_with_hostile_
         expect = tuple(_reference_shape(obj))
         for chunk in (3, 1 << 22):
             assert tuple(measure(raw, chunk)) == expect, (raw, chunk)
+
+
+def _outside_reference(raw: bytes) -> bytes:
+    """The structural characters outside strings, one byte at a time (what measure must find): a
+    quote after an odd run of backslashes is escaped (outside a string too, where the parser stops
+    at the backslash anyway)."""
+    out = bytearray()
+    in_string = escaped = False
+    for c in raw:
+        if c == 0x22 and not escaped:
+            in_string = not in_string
+        elif c in b"{}[]:," and not in_string:
+            out.append(c)
+        escaped = c == 0x5C and not escaped
+    return bytes(out)
+
+
+def test_the_characters_outside_strings_are_found_in_any_text_and_any_chunking():
+    # Text with and without escapes (chunks without a backslash are read another way), valid JSON
+    # or not: the structural characters outside strings are those a character-by-character scan finds.
+    import random
+
+    rng = random.Random(11)
+    for alphabet in (b'"{}[]:, a', b'"{}[]:, a\\', b'""""::{a'):
+        for _ in range(200):
+            raw = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            for chunk in (1, 3, 64):
+                found = b"".join(p.tobytes() for p in json_shape._outside_strings(raw, chunk))
+                assert found == _outside_reference(raw), (raw, chunk)
+
+
+def test_measuring_text_without_escapes_agrees_with_the_parser():
+    import random
+
+    rng = random.Random(5)
+    alphabet = ["a", "{", "}", ":", ",", "[", "]", "é", " "]
+
+    def text():
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+
+    def value(depth=0):
+        r = rng.random()
+        if depth > 5 or r < 0.3:
+            return rng.choice([1, 2.5, None, True, text()])
+        if r < 0.65:
+            return {text() + str(i): value(depth + 1) for i in range(rng.randint(0, 6))}
+        return [value(depth + 1) for _ in range(rng.randint(0, 6))]
+
+    for _ in range(60):
+        obj = value()
+        raw = json.dumps(obj, ensure_ascii=False).encode()
+        assert b"\\" not in raw
+        for chunk in (2, 1 << 22):
+            assert tuple(measure(raw, chunk)) == tuple(_reference_shape(obj)), (raw, chunk)
