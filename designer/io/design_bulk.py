@@ -174,9 +174,11 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
 
 
 def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[Device],
-               max_text: int) -> list[Link] | None:
+               max_text: int) -> tuple[list[Link], dict[tuple[str, str], str]] | None:
     """The links of ``raw`` when every record passes every check (ends on existing ports of two
-    different devices, each port holding one link); None to read the table record by record."""
+    different devices, each port holding one link), with the index of their ends ``(device, port)
+    -> link id`` that :meth:`designer.model.Design.extend` takes over; None to read the table record
+    by record."""
     if not _records(raw, known):
         return None
     ids = _column(raw, "id")
@@ -192,14 +194,15 @@ def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[D
             and _texts(cables, max_text)
             and set(map(type, failed)) <= _BOOL and set(map(type, props)) <= _DICT):
         return None
-    # "device:port" names a port: the same text is the same port, so the ends are distinct ports
-    # exactly when the texts are.
-    if len(set(a).union(b)) != 2 * len(raw):
-        return None
     ends_a, ends_b = _ends(a), _ends(b)
     if ends_a is None or ends_b is None:
         return None
     (dev_a, port_a), (dev_b, port_b) = ends_a, ends_b
+    # The index of the ends holds one entry per port: two links on one port leave it short.
+    held = dict(zip(zip(dev_a, port_a, strict=True), ids, strict=True))
+    held.update(zip(zip(dev_b, port_b, strict=True), ids, strict=True))
+    if len(held) != 2 * len(raw):
+        return None
     ports = _port_ids(devices)
     none: frozenset[str] = frozenset()
     if not (all(map(frozenset.__contains__, map(ports.get, dev_a, repeat(none)), port_a))
@@ -207,4 +210,4 @@ def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[D
             and not any(map(str.__eq__, dev_a, dev_b))):
         return None
     return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, map(dict, props),
-                             failed, strict=True))
+                             failed, strict=True)), held

@@ -221,10 +221,12 @@ def build_design(data: dict[str, Any]) -> Design:
     devices = bulk_devices(devices_raw, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
     if devices is None:
         devices = _devices_one_by_one(devices_raw, templates, group_ids, port_groups)
-    links = bulk_links(links_raw, _KNOWN["link"], devices, MAX_TEXT)
-    if links is None:
+    bulk = bulk_links(links_raw, _KNOWN["link"], devices, MAX_TEXT)
+    if bulk is None:
         links = _links_one_by_one(links_raw, {dev.id: (dev, i) for i, dev in enumerate(devices)})
-    design.extend(ordered, devices, links, validated=True)  # every link was checked above
+        design.extend(ordered, devices, links, validated=True)  # every link was checked above
+    else:
+        design.extend(ordered, devices, bulk[0], validated=True, ports=bulk[1])
     return design
 
 

@@ -502,7 +502,7 @@ class Design(GroupHierarchy):
 
     # ------------------------------------------------------------------ bulk
     def extend(self, groups: Iterable[Group] = (), devices: Iterable[Device] = (), links: Iterable[Link] = (),
-               *, validated: bool = False) -> None:
+               *, validated: bool = False, ports: dict[tuple[str, str], str] | None = None) -> None:
         """Append groups, then devices, then links, inside one batch (generators, loading, copies).
 
         Same effect and events as adding each record with its primitive. ``validated=True`` is
@@ -511,15 +511,19 @@ class Design(GroupHierarchy):
         that no other link holds), as a file loader that checked them or a copy of a valid
         design does: the per-link check is then skipped, so a large design loads faster.
         Groups and devices are always checked, and a duplicate link id is always refused.
+        ``ports``, with ``validated``: the caller's index of exactly these links' ends,
+        ``(device, port) -> link id`` (a file loader builds it to find two links on one port), taken
+        over instead of being built again.
         """
         with self.batch():
             for g in groups:
                 self.add_group(g)
             self._extend_devices(devices)
-            self._extend_links(links, validated)
+            self._extend_links(links, validated, ports if validated else None)
 
-    def _extend_links(self, links: Iterable[Link], validated: bool) -> None:
-        """Append links as :meth:`add_link` does each, inside a batch.
+    def _extend_links(self, links: Iterable[Link], validated: bool,
+                      ports: dict[tuple[str, str], str] | None = None) -> None:
+        """Append links as :meth:`add_link` does each, inside a batch (``ports``: see :meth:`extend`).
 
         The checks of :meth:`check_link` run inline, on each device's port ids looked up once per
         port tuple (devices of one model share theirs); a link that fails any of them goes through
@@ -533,10 +537,13 @@ class Design(GroupHierarchy):
         emit = self.link_added.emit if len(self.link_added) else None
         #: id(port tuple) -> (the tuple, its port ids); the tuple is kept so its id stays its own.
         port_ids: dict[int, tuple[tuple[PortGroup, ...], Any]] = {}
+        ka = kb = ("", "")
+        keyed = ports is None or not validated  # the ends' keys are needed (to check or to index)
         for link in links:
             lid = link.id
             a, b = link.a_device, link.b_device
-            ka, kb = (a, link.a_port), (b, link.b_port)
+            if keyed:
+                ka, kb = (a, link.a_port), (b, link.b_port)
             if validated:
                 if lid in by_id:
                     raise DuplicateIdError(f"a link named {lid!r} already exists")
@@ -554,13 +561,19 @@ class Design(GroupHierarchy):
                     self.check_link(link)
             order.append(link)
             by_id[lid] = link
-            port_link[ka] = lid
-            port_link[kb] = lid
+            if ports is None:
+                port_link[ka] = lid
+                port_link[kb] = lid
             device_links[a][lid] = None
             device_links[b][lid] = None
             if emit is not None:
                 emit(link, len(order) - 1)
             self._batch_dirty = True
+        if ports is not None:
+            if port_link:
+                port_link.update(ports)
+            else:
+                self._port_link = ports
 
     def _extend_devices(self, devices: Iterable[Device]) -> None:
         """Append devices as :meth:`add_device` does each (same checks and events), inside a batch."""

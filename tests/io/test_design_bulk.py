@@ -23,6 +23,11 @@ def test_whole_tables_build_what_records_build(name, monkeypatch):
     monkeypatch.setattr(records, "bulk_links", lambda *a: None)
     slow = design_from_text(text)
     assert design_to_text(fast) == design_to_text(slow) == text
+    # The ends' index the table path hands over finds each port's link as the one built link by link.
+    for dev in slow.iter_devices():
+        for port in dev.iter_ports():
+            held = [d.link_at(dev.id, port.id) for d in (fast, slow)]
+            assert [lk and lk.id for lk in held] == [held[1] and held[1].id] * 2
 
 
 def test_a_regular_sample_takes_the_table_path():
@@ -33,8 +38,11 @@ def test_a_regular_sample_takes_the_table_path():
     devices = bulk_devices(data["devices"], records._KNOWN["device"], templates, groups, records.MAX_TEXT,
                            lambda raw, path: design.device("su4-ufm").ports)
     assert devices is not None and len(devices) == design.device_count()
-    links = bulk_links(data["links"], records._KNOWN["link"], devices, records.MAX_TEXT)
-    assert links is not None and [lk.id for lk in links] == [lk.id for lk in design.iter_links()]
+    bulk = bulk_links(data["links"], records._KNOWN["link"], devices, records.MAX_TEXT)
+    assert bulk is not None
+    links, ends = bulk
+    assert [lk.id for lk in links] == [lk.id for lk in design.iter_links()]
+    assert len(ends) == 2 * len(links) and ends[links[7].b_device, links[7].b_port] == links[7].id
 
 
 @pytest.mark.parametrize(

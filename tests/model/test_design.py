@@ -270,6 +270,18 @@ def test_extend_validated_skips_the_link_check_but_not_duplicate_ids():
         d.extend(links=[Link("l1", "s0", "p2", "s1", "p2")], validated=True)
 
 
+def test_extend_takes_over_the_index_of_the_ends_a_loader_built():
+    d = make()
+    d.add_link(Link("l0", "s0", "p3", "s1", "p3"))
+    links = [Link("l1", "s0", "p1", "s1", "p1"), Link("l2", "s0", "p2", "s1", "p2")]
+    ends = {(lk.a_device, lk.a_port): lk.id for lk in links} | {(lk.b_device, lk.b_port): lk.id for lk in links}
+    d.extend(links=links, validated=True, ports=ends)
+    assert [d.link_at("s1", f"p{i}").id for i in (1, 2, 3)] == ["l1", "l2", "l0"]
+    assert d.free_ports("s0") == ["p4"] and [lk.id for lk in d.links_of("s1")] == ["l0", "l1", "l2"]
+    d.remove_link("l1")
+    assert d.link_at("s0", "p1") is None and d.free_ports("s0") == ["p1", "p4"]
+
+
 def test_the_model_has_no_private_bulk_entry_point_for_loaders():
     assert not hasattr(Design, "_extend_validated")
 
