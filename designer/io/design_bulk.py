@@ -211,3 +211,64 @@ def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[D
         return None
     return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, map(dict, props),
                              failed, strict=True)), held
+
+
+#: The fields of each table's records that the format lets hold objects or arrays; every other field
+#: holds text, a number or a boolean.
+_NESTED = {"groups": ("properties",), "devices": ("properties", "ports"), "links": ("properties",)}
+_CONTAINERS = frozenset((dict, list))
+
+
+def counted_members(data: Any) -> int:
+    """The members of the objects of a parsed design file, the large tables counted a column at a time.
+
+    Exactly the members of all its objects when its records hold objects only where the format puts
+    them (``properties``, ``ports``); fewer otherwise, never more. So the count equals the members the
+    text holds (:attr:`designer.io.json_shape.JsonShape.members`) only when no object lost a member
+    to a repeated key and every object was counted: what a file read without the parser's per-object
+    duplicate check must show (:mod:`designer.io.design_file`).
+    """
+    if type(data) is not dict:
+        return _members(data)
+    total = len(data)
+    for key, value in data.items():
+        if key == "variants" and type(value) is list and set(map(type, value)) <= _DICT:
+            total += sum(map(len, value)) + sum(_table_members(v, _NESTED.get(k))
+                                                for body in value for k, v in body.items())
+        else:
+            total += _table_members(value, _NESTED.get(key))
+    return total
+
+
+def _table_members(rows: Any, nested: tuple[str, ...] | None) -> int:
+    """The members of the objects in ``rows``, a table whose records hold objects only in ``nested``
+    fields (None: not a table, every value walked)."""
+    if nested is None or type(rows) is not list or not set(map(type, rows)) <= _DICT:
+        return _members(rows)
+    total = sum(map(len, rows))
+    for key in nested:
+        held = list(filter(None, map(dict.get, rows, repeat(key))))  # an empty object or array holds none
+        if not held:
+            continue
+        if set(map(type, held)) <= _DICT:
+            total += sum(map(len, held))
+            values = list(chain.from_iterable(map(dict.values, held)))
+            if not _CONTAINERS.isdisjoint(set(map(type, values))):
+                total += _members(values)
+        else:
+            total += _members(held)
+    return total
+
+
+def _members(value: Any) -> int:
+    """The members of every object in ``value``, one container at a time (a loop: no depth limit)."""
+    total = 0
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if type(v) is dict:
+            total += len(v)
+            todo.extend(v.values())
+        elif type(v) is list:
+            todo.extend(v)
+    return total

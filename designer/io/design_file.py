@@ -30,8 +30,9 @@ from collections.abc import Set as AbstractSet
 from typing import Any, BinaryIO
 
 from designer.io.atomic import atomic_write_text
+from designer.io.design_bulk import counted_members
 from designer.io.design_records import RecordError, build_design
-from designer.io.json_shape import measure, rough_shape
+from designer.io.json_shape import JsonShape, measure, rough_shape
 from designer.io.reading import read_bounded as _read_bounded
 from designer.io.reading import read_input
 from designer.model import (
@@ -65,15 +66,16 @@ MAX_CONTAINERS = 4_000_000
 MAX_VALUES = 24_000_000
 
 
-def _check_shape(raw: bytes, source: str) -> None:
-    """Refuse, before parsing, a text that would expand into too many objects, arrays or values.
+def _check_shape(raw: bytes, source: str) -> JsonShape | None:
+    """Refuse, before parsing, a text that would expand into too many objects, arrays or values;
+    return its shape when it was measured (None: byte counts sufficed).
 
     Byte counts give an upper bound at once; the exact count (outside strings) is taken only
     when that bound is over a limit or the file is large enough to hide one huge object.
     """
     rough = rough_shape(raw)
     if len(raw) <= SHAPE_CHECK_BYTES and rough.containers <= MAX_CONTAINERS and rough.values <= MAX_VALUES:
-        return
+        return None
     shape = measure(raw)
     if shape.largest_object > MAX_OBJECT_MEMBERS:
         raise DesignFileError(f"{source}: {_too_many_members(shape.largest_object)}")
@@ -83,6 +85,7 @@ def _check_shape(raw: bytes, source: str) -> None:
     if shape.values > MAX_VALUES:
         raise DesignFileError(f"{source}: holds about {shape.values:,} JSON values; a design file allows at most "
                               f"{MAX_VALUES:,}")
+    return shape
 
 
 def _too_many_members(n: int) -> str:
@@ -225,10 +228,27 @@ def save_design(design: Design, path: str | os.PathLike[str], variants: Sequence
 
 
 # ---------------------------------------------------------------------------- reading
-def parse_json(text: str, source: str) -> Any:
+def parse_json(text: str, source: str, *, check_objects: bool = True) -> Any:
     """A design file's JSON (the rules of :func:`designer.model.fields.parse_json`, objects bounded)."""
     return parse_fields_json(text, source, "a design file", DesignFileError, max_members=MAX_OBJECT_MEMBERS,
-                             too_many=_too_many_members)
+                             too_many=_too_many_members, check_objects=check_objects)
+
+
+def _parse_counted(text: str, source: str, shape: JsonShape) -> Any | None:
+    """The JSON of a measured file, parsed without the check of each object's keys; None when the
+    careful parse must read it instead.
+
+    The measure bounded every object already; a repeated key would leave its object one member short,
+    so the members counted in what was parsed (:func:`designer.io.design_bulk.counted_members`) equal
+    the colons the measure found outside strings exactly when no key repeats. When they differ, or the
+    text is not valid JSON, None: the careful parse names the first problem, as it always has. (131,072
+    GPUs, 154 MB: 1.8 s with the check, 1.2 s without and 0.2 s to count.)
+    """
+    try:
+        data = parse_json(text, source, check_objects=False)
+    except DesignFileError:
+        return None
+    return data if counted_members(data) == shape.members else None
 
 
 def migrate(data: dict[str, Any], source: str) -> dict[str, Any]:
@@ -322,14 +342,16 @@ def _designs_from_owned_bytes(holder: list[bytes], source: str) -> list[Design]:
     raw = holder.pop()
     if not raw or raw.isspace():
         raise DesignFileError(f"{source}: file is empty")
-    _check_shape(raw, source)
+    shape = _check_shape(raw, source)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise DesignFileError(f"{source}: not UTF-8 text (byte {e.start})") from None
     del raw
     with gc_paused():
-        data = parse_json(text, source)
+        data = _parse_counted(text, source, shape) if shape is not None else None
+        if data is None:
+            data = parse_json(text, source)
         del text
         return designs_from_data(data, source)
 

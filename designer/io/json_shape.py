@@ -44,15 +44,18 @@ class JsonShape(NamedTuple):
     containers: int
     #: Values of every kind, an upper bound: commas + containers + 1 (exact when no container is empty).
     values: int
+    #: Members of all objects together (the colons outside strings).
+    members: int
 
 
 def rough_shape(raw: bytes) -> JsonShape:
-    """An upper bound of :func:`measure`'s containers and values from byte counts alone (fast).
+    """An upper bound of :func:`measure`'s containers and values from byte counts alone (fast); the
+    other figures are not counted (0).
 
     Braces and commas inside strings count too, so the figures can only be too high.
     """
     containers = raw.count(b"{") + raw.count(b"[")
-    return JsonShape(0, 0, containers, raw.count(b",") + containers + 1)
+    return JsonShape(0, 0, containers, raw.count(b",") + containers + 1, 0)
 
 
 def _real_quotes(part: np.ndarray, carried_backslashes: int) -> tuple[np.ndarray, int]:
@@ -127,28 +130,29 @@ def _outside_strings(raw: bytes, chunk_bytes: int) -> Iterator[np.ndarray]:
 
 
 def measure(raw: bytes, chunk_bytes: int = CHUNK_BYTES) -> JsonShape:
-    """The shape of the JSON text ``raw``: largest object, depth, containers and values.
+    """The shape of the JSON text ``raw``: largest object, depth, containers, values and members.
 
     Meant for text that will be parsed next: on malformed JSON the figures are only estimates,
     and the parser names the real problem.
 
     >>> measure(b'{"a": {"b:": 1, "c": [1, 2]}, "d\\\\"": "{,"}')
-    JsonShape(largest_object=2, depth=3, containers=3, values=7)
+    JsonShape(largest_object=2, depth=3, containers=3, values=7, members=4)
     """
     depth = 0
     #: Members counted so far of each open container, outermost first (objects count colons).
     open_counts: list[int] = []
-    largest = max_depth = containers = commas = 0
+    largest = max_depth = containers = commas = colons = 0
     for chars in _outside_strings(raw, chunk_bytes):
         is_comma = chars == _COMMA
         commas += int(np.count_nonzero(is_comma))
         chars = chars[~is_comma]
+        colons += int(np.count_nonzero(chars == _COLON))
         delta = _DELTA[chars]
         levels = depth + np.cumsum(delta, dtype=np.int64)
         if len(levels):
             max_depth = max(max_depth, int(levels.max()))
             if int(levels.min()) < 0:  # more closers than openers: not JSON; the parser will say so
-                return JsonShape(largest, max_depth, containers, commas + containers + 1)
+                return JsonShape(largest, max_depth, containers, commas + containers + 1, colons)
         keep = delta >= 0
         opener = delta[keep] == 1
         lv = levels[keep]
@@ -189,7 +193,7 @@ def measure(raw: bytes, chunk_bytes: int = CHUNK_BYTES) -> JsonShape:
                 if d <= end:
                     open_counts[d - 1] = int(local[op_idx[k]])
         depth = end
-    return JsonShape(largest, max_depth, containers, commas + containers + 1)
+    return JsonShape(largest, max_depth, containers, commas + containers + 1, colons)
 
 
 def parse_small_document(raw: bytes, source: str, what: str, error: Callable[[str], Exception], *,

@@ -204,15 +204,17 @@ def test_braces_and_commas_inside_names_do_not_count_against_the_limits(tmp_path
 
 
 def _reference_shape(obj, depth=1):
-    """(largest object, depth, containers, values + empty containers) of parsed JSON."""
+    """(largest object, depth, containers, values + empty containers, members) of parsed JSON."""
     if isinstance(obj, (dict, list)):
         children = list(obj.values()) if isinstance(obj, dict) else obj
-        shape = [len(obj) if isinstance(obj, dict) else 0, depth, 1, 1 + (not obj)]
+        members = len(obj) if isinstance(obj, dict) else 0
+        shape = [members, depth, 1, 1 + (not obj), members]
         for child in children:
             sub = _reference_shape(child, depth + 1)
-            shape = [max(shape[0], sub[0]), max(shape[1], sub[1]), shape[2] + sub[2], shape[3] + sub[3]]
+            shape = [max(shape[0], sub[0]), max(shape[1], sub[1]), shape[2] + sub[2], shape[3] + sub[3],
+                     shape[4] + sub[4]]
         return shape
-    return [0, depth - 1, 0, 1]
+    return [0, depth - 1, 0, 1, 0]
 
 
 def test_measuring_in_chunks_agrees_with_the_parser_on_random_json_with_hostile_strings():

@@ -1,0 +1,93 @@
+"""A measured design file is parsed without the per-object duplicate-key check, and its members are
+counted instead: every file is read as before, and refused with the same message as before."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from designer.io import design_file, load_design, load_designs, save_design
+from designer.io.design_bulk import counted_members
+from designer.io.design_file import DesignFileError
+from designer.io.json_shape import measure
+from designer.model import Group
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
+SMALL = SAMPLES / "superpod-h100-1su.json"
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Every file measured first; the list records each parse (True: with the per-object check)."""
+    monkeypatch.setattr(design_file, "SHAPE_CHECK_BYTES", 0)
+    seen = []
+    real = design_file.parse_json
+
+    def spy(text, source, *, check_objects=True):
+        seen.append(check_objects)
+        return real(text, source, check_objects=check_objects)
+
+    monkeypatch.setattr(design_file, "parse_json", spy)
+    return seen
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.json")), ids=lambda p: p.stem)
+def test_every_sample_has_all_its_members_counted(path):
+    raw = path.read_bytes()
+    assert counted_members(json.loads(raw)) == measure(raw).members
+
+
+def test_a_regular_file_with_variants_is_parsed_once_without_the_check(tmp_path, parses):
+    design = load_design(SMALL)
+    variant = design.copy()
+    variant.add_group(Group("extra", "custom", properties={"tags": ["a", {"b": [1, 2]}]}))
+    variant.set_device_property(variant.devices[0].id, "notes", {"owner": {"team": "net"}, "list": [{"x": 1}]})
+    path = tmp_path / "variants.json"
+    save_design(design, path, [variant])
+    raw = path.read_bytes()
+    assert counted_members(json.loads(raw)) == measure(raw).members
+    parses.clear()
+    main, again = load_designs(path)
+    assert parses == [False]
+    assert again.device(variant.devices[0].id).properties["notes"]["owner"] == {"team": "net"}
+
+
+def _edit(text: str, old: str, new: str) -> str:
+    assert text.count(old) >= 1, old
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        # a repeated field of a link record, of a device's properties, of the top level
+        ('"medium": "nvlink"', '"medium": "nvlink", "medium": "nvlink"', "medium"),
+        ('"properties": {"su": 1', '"properties": {"su": 1, "su": 1', "su"),
+        ('"version": 2', '"version": 2, "version": 2', "version"),
+        # in an object where the format puts none: the count misses that object, and the careful
+        # parse finds the key before any record is read
+        ('"tier": "leaf"', '"tier": {"a": 1, "a": 2}', "a"),
+    ],
+)
+def test_a_repeated_key_is_refused_as_before(tmp_path, parses, old, new, key):
+    path = tmp_path / "twice.json"
+    path.write_text(_edit(SMALL.read_text(), old, new))
+    with pytest.raises(DesignFileError, match=f"not valid JSON: duplicate key '{key}'$"):
+        load_design(path)
+    assert parses == [False, True]
+
+
+def test_the_first_problem_is_named_as_before_when_a_repeated_key_comes_before_broken_json(tmp_path, parses):
+    text = _edit(SMALL.read_text(), '"medium": "nvlink"', '"medium": "nvlink", "medium": "pcie"')
+    path = tmp_path / "both.json"
+    path.write_text(text[:-20])
+    with pytest.raises(DesignFileError, match="duplicate key 'medium'"):
+        load_design(path)
+
+
+def test_a_record_error_of_a_measured_file_reads_as_before(tmp_path, parses):
+    path = tmp_path / "bad.json"
+    path.write_text(_edit(SMALL.read_text(), '"medium": "nvlink"', '"medium": "carrier-pigeon"'))
+    with pytest.raises(DesignFileError, match=r"links\[\d+\]\.medium: must be one of"):
+        load_design(path)
+    assert parses == [False]
