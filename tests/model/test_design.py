@@ -312,3 +312,27 @@ def test_a_snapshot_builds_independent_equal_designs_and_is_what_copy_uses(monke
     real = DesignSnapshot.capture.__func__
     monkeypatch.setattr(DesignSnapshot, "capture", classmethod(lambda cls, x: calls.append(x) or real(cls, x)))
     assert d.copy().device("s0").name == "changed after capture" and calls == [d]
+
+
+def test_links_appended_in_bulk_are_found_per_device_in_the_order_they_were_added():
+    # A design whose links all came in one validated extend builds its per-device index on first use;
+    # edits before that use see the same links, in the same order, as a design built link by link.
+    def build(bulk):
+        d = make(4)
+        links = [Link(f"l{i}", f"s{i % 3}", f"p{i // 3 + 1}", "s3", f"p{i + 1}") for i in range(4)]
+        if bulk:
+            d.extend(links=links, validated=True)
+        else:
+            for lk in links:
+                d.add_link(lk)
+        d.remove_link("l1")
+        d.add_link(Link("l9", "s1", "p1", "s2", "p4"), index=0)
+        d.add_device(Device("s4", "switch", NET4))
+        return d
+
+    bulk, single = build(True), build(False)
+    for dev in ("s0", "s1", "s2", "s3", "s4"):
+        assert [lk.id for lk in bulk.links_of(dev)] == [lk.id for lk in single.links_of(dev)]
+    with pytest.raises(ModelError, match="still has 1 link"):
+        bulk.remove_device("s1")
+    bulk.remove_device("s4")
