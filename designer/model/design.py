@@ -104,9 +104,7 @@ class Design(GroupHierarchy):
         self._links = _Table()
         self._groups = _Table()
         self._port_link: dict[tuple[str, str], str] = {}
-        #: Device id -> ids of its links, in the order they were added; None until first needed after
-        #: links were appended in bulk to a design that had none (:meth:`_links_by_device`).
-        self._device_links: dict[str, dict[str, None]] | None = {}
+        self._device_links: dict[str, dict[str, None]] = {}
         self._group_members: dict[str, dict[str, None]] = {}
         self._group_children: dict[str, dict[str, None]] = {}
         self._suffix_hint: dict[str, int] = {}
@@ -195,23 +193,10 @@ class Design(GroupHierarchy):
     def device_index(self, device_id: str) -> int:
         return self._devices.order.index(self.device(device_id))
 
-    def _links_by_device(self) -> dict[str, dict[str, None]]:
-        """Device id -> ids of its links in the order they were added, built from the tables if links
-        were last appended in bulk to an empty design (a loaded file or a copy: 0.4 s of the 7 s that
-        reading 131,072 GPUs takes, spent only when an edit or a query needs it)."""
-        index = self._device_links
-        if index is None:
-            index = {device_id: {} for device_id in self._devices.by_id}
-            for link in self._links.order:
-                index[link.a_device][link.id] = None
-                index[link.b_device][link.id] = None
-            self._device_links = index
-        return index
-
     def links_of(self, device_id: str) -> list[Link]:
         """Links attached to a device, in the order they were added."""
         by_id = self._links.by_id
-        return [by_id[i] for i in self._links_by_device().get(device_id, ())]
+        return [by_id[i] for i in self._device_links.get(device_id, ())]
 
     def link_at(self, device_id: str, port_id: str) -> Link | None:
         lid = self._port_link.get((device_id, port_id))
@@ -245,10 +230,8 @@ class Design(GroupHierarchy):
     def internal_containers(self) -> list[list[Any] | dict[Any, Any]]:
         """The lists and dicts holding the records and their indexes, largest structures first
         (:func:`designer.model.bulk.release_gradually` empties them to free a copy gradually)."""
-        out: list[list[Any] | dict[Any, Any]] = [self._port_link, self._group_members, self._group_children,
-                                                 self._suffix_hint]
-        if self._device_links is not None:
-            out.insert(1, self._device_links)
+        out: list[list[Any] | dict[Any, Any]] = [self._port_link, self._device_links, self._group_members,
+                                                 self._group_children, self._suffix_hint]
         for table in (self._links, self._devices, self._groups):
             out += [table.by_id, table.order]
         return out
@@ -282,8 +265,7 @@ class Design(GroupHierarchy):
         if device.group is not None and device.group not in self._groups.by_id:
             raise UnknownIdError(f"device {device.id!r}: no group {device.group!r}")
         index = self._devices.insert(device, index)
-        if self._device_links is not None:
-            self._device_links[device.id] = {}
+        self._device_links[device.id] = {}
         if device.group is not None:
             self._group_members.setdefault(device.group, {})[device.id] = None
         self.device_added.emit(device, index)
@@ -293,12 +275,11 @@ class Design(GroupHierarchy):
     def remove_device(self, device_id: str) -> tuple[Device, int]:
         """Remove a device that has no links; return it and the index it had."""
         dev = self.device(device_id)
-        device_links = self._links_by_device()
-        if device_links.get(device_id):
-            n = len(device_links[device_id])
+        if self._device_links.get(device_id):
+            n = len(self._device_links[device_id])
             raise ModelError(f"device {device_id!r} still has {count(n, 'link')}: remove them first")
         _, index = self._devices.remove(device_id)
-        del device_links[device_id]
+        del self._device_links[device_id]
         if dev.group is not None:
             self._group_members.get(dev.group, {}).pop(device_id, None)
         self.device_removed.emit(dev, index)
@@ -336,7 +317,7 @@ class Design(GroupHierarchy):
             if not all(isinstance(g, PortGroup) for g in value):
                 raise InvalidValueError("ports must be PortGroup records")
             probe = Device(dev.id, dev.kind, value)
-            for lid in self._links_by_device()[device_id]:
+            for lid in self._device_links[device_id]:
                 link = self._links.by_id[lid]
                 for d, p in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
                     if d == device_id and probe.port(p) is None:
@@ -400,9 +381,8 @@ class Design(GroupHierarchy):
         index = self._links.insert(link, index)
         self._port_link[(link.a_device, link.a_port)] = link.id
         self._port_link[(link.b_device, link.b_port)] = link.id
-        device_links = self._links_by_device()
-        device_links[link.a_device][link.id] = None
-        device_links[link.b_device][link.id] = None
+        self._device_links[link.a_device][link.id] = None
+        self._device_links[link.b_device][link.id] = None
         self.link_added.emit(link, index)
         self._touched()
         return index
@@ -413,9 +393,8 @@ class Design(GroupHierarchy):
         link, index = self._links.remove(link_id)
         del self._port_link[(link.a_device, link.a_port)]
         del self._port_link[(link.b_device, link.b_port)]
-        device_links = self._links_by_device()
-        device_links[link.a_device].pop(link_id, None)
-        device_links[link.b_device].pop(link_id, None)
+        self._device_links[link.a_device].pop(link_id, None)
+        self._device_links[link.b_device].pop(link_id, None)
         self.link_removed.emit(link, index)
         self._touched()
         return link, index
@@ -551,15 +530,10 @@ class Design(GroupHierarchy):
         :meth:`check_link` itself, which refuses it with its own message.
         """
         port_link = self._port_link
+        device_links = self._device_links
         devices = self._devices.by_id
         by_id = self._links.by_id
         order = self._links.order
-        # Validated links appended to a design that has none: its per-device index is built when first
-        # needed, in the same order (:meth:`_links_by_device`).
-        deferred = validated and not order
-        if deferred:
-            self._device_links = None
-        device_links = self._device_links if deferred else self._links_by_device()
         emit = self.link_added.emit if len(self.link_added) else None
         #: id(port tuple) -> (the tuple, its port ids); the tuple is kept so its id stays its own.
         port_ids: dict[int, tuple[tuple[PortGroup, ...], Any]] = {}
@@ -590,9 +564,8 @@ class Design(GroupHierarchy):
             if ports is None:
                 port_link[ka] = lid
                 port_link[kb] = lid
-            if device_links is not None:
-                device_links[a][lid] = None
-                device_links[b][lid] = None
+            device_links[a][lid] = None
+            device_links[b][lid] = None
             if emit is not None:
                 emit(link, len(order) - 1)
             self._batch_dirty = True
@@ -617,8 +590,7 @@ class Design(GroupHierarchy):
             if group is not None and group not in groups:
                 raise UnknownIdError(f"device {device.id!r}: no group {group!r}")
             index = insert(device, None)
-            if device_links is not None:
-                device_links[device.id] = {}
+            device_links[device.id] = {}
             if group is not None:
                 members.setdefault(group, {})[device.id] = None
             if emit is not None:
