@@ -308,6 +308,10 @@ def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> set[str
             for g in groups:
                 design.set_group_field(g.id, "collapsed", True)
                 done.add(g.id)
+            # After the last kind there is nothing more to collapse: counting would change nothing
+            # (0.3 s of bundles at 131,072 GPUs).
+            if kind == _COLLAPSE_ORDER[-1]:
+                break
             if groups and shown_count(design) <= limit and bundle_count(design) <= 2 * limit:
                 break
     return done
