@@ -73,10 +73,12 @@ class GroupHierarchy:
         """Devices in a group or any of its sub-groups."""
         out: list[Device] = []
         stack = [group_id]
+        device = self._devices.by_id.__getitem__
+        members, children = self._group_members, self._group_children
         while stack:
             gid = stack.pop()
-            out.extend(self.members(gid))
-            stack.extend(self._group_children.get(gid, ()))
+            out.extend(map(device, members.get(gid, ())))
+            stack.extend(children.get(gid, ()))
         return out
 
     def ancestors(self, group_id: str | None) -> list[str]:
