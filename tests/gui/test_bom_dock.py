@@ -218,3 +218,43 @@ def test_the_dock_and_topo_designer_bom_print_the_same_figures(window, qtbot, ca
     assert total[0] == "total"
     assert float(total[6]) == pytest.approx(doc["totals"]["power_w"] / 1000, abs=0.005)
     assert float(total[7]) == pytest.approx(doc["totals"]["price_usd"], abs=0.5)
+
+
+def test_a_large_design_is_read_for_its_bill_without_stopping_the_window(window, qtbot, monkeypatch):
+    # The bill takes the feed's snapshot read in slices between event-loop turns, never the one read
+    # at once on the UI thread (a second at 131,072 GPUs, before the window could even appear).
+    import designer.gui.panels.bom_dock as module
+
+    monkeypatch.setattr(module, "THREAD_ABOVE", 100)
+    bom_dock = _shown(window)
+
+    def at_once():
+        raise AssertionError("the bill read the design at once on the UI thread")
+
+    monkeypatch.setattr(bom_dock.feed, "snapshot", at_once)
+    design = _open_sample(window)
+    qtbot.waitUntil(lambda: bom_dock.bom is not None and not bom_dock.counting, timeout=10000)
+    assert _table(bom_dock) == bom_rows(bill_of_materials(design, window.catalog))
+
+
+def test_an_edit_made_while_the_hidden_dock_counts_is_counted_when_it_is_shown_again(window, qtbot, monkeypatch):
+    import threading
+
+    import designer.gui.panels.bom_dock as module
+
+    monkeypatch.setattr(module, "THREAD_ABOVE", 100)
+    release = threading.Event()
+    run = module._Count.run
+    monkeypatch.setattr(module._Count, "run", lambda self: release.wait(10) and run(self))
+    bom_dock = _shown(window)
+    design = _open_sample(window)
+    qtbot.waitUntil(lambda: bom_dock.counting, timeout=10000)
+    window.docks["bom"].hide()
+    leaf = next(d for d in design.iter_devices() if d.tier == "leaf")
+    window.document.push(SetDeviceFieldCommand(window.document.design, leaf.id, "tier", "spine"))
+    release.set()
+    # The count of the design before the edit ends while the dock is hidden (it used to raise here).
+    qtbot.waitUntil(lambda: not bom_dock.counting, timeout=10000)
+    _shown(window)
+    qtbot.waitUntil(lambda: not bom_dock.counting and bom_dock.bom is not None
+                    and _table(bom_dock) == bom_rows(bill_of_materials(design, window.catalog)), timeout=10000)
