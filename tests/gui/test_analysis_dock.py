@@ -90,6 +90,11 @@ def test_large_designs_are_checked_in_a_worker(window, qtbot, monkeypatch):
 
     monkeypatch.setattr(checks, "AUTO_CHECK_DEVICES", 10)
     monkeypatch.setattr(checks, "IN_PLACE_CHECK_DEVICES", 5)
+
+    def at_once():
+        raise AssertionError("the check read the design at once on the UI thread")
+
+    monkeypatch.setattr(window.feed, "snapshot", at_once)  # read in slices between turns instead
     window.document.set_design(load_design(SAMPLES / "hgx-h100-server.json"), None)
     qtbot.waitUntil(lambda: not window.feed.timer.isActive())  # the feed has settled with the new design
     stale = []

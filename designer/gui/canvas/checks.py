@@ -126,7 +126,14 @@ class RuleChecker(QObject):
             self._apply(findings, time.perf_counter() - t0)
         else:
             self.checking.emit()
-            self.feed.pool.start(_Job(self, self.feed.snapshot(), self.document.catalog, self._signals))
+            # The design is read in slices between event-loop turns, not at once on the UI thread
+            # (a second at 131,072 GPUs); an edit meanwhile drops the reading, and its quiet checks again.
+            generation = self.generation
+            self.feed.snapshot_later(lambda _revision, snapshot: self._start(generation, snapshot))
+
+    def _start(self, generation: int, snapshot: DesignSnapshot) -> None:
+        if generation == self.generation:
+            self.feed.pool.start(_Job(self, snapshot, self.document.catalog, self._signals))
 
     def _on_job_done(self, generation: int, findings: list[Finding], seconds: float) -> None:
         if generation == self.generation:
