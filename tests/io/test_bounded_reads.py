@@ -217,11 +217,8 @@ def _reference_shape(obj, depth=1):
     return [0, depth - 1, 0, 1, 0]
 
 
-def test_measuring_in_chunks_agrees_with_the_parser_on_random_json_with_hostile_strings():
-    import random
-
-    rng = random.Random(7)
-    alphabet = ["a", '"', "\\", "{", "}", ":", ",", "[", "]", "é", "\\\\", '\\"']
+def _random_json(rng, alphabet):
+    """A random JSON value: objects, arrays and scalars nested up to 6 deep, texts from ``alphabet``."""
 
     def text():
         return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
@@ -234,8 +231,17 @@ def test_measuring_in_chunks_agrees_with_the_parser_on_random_json_with_hostile_
             return {text() + str(i): value(depth + 1) for i in range(rng.randint(0, 6))}
         return [value(depth + 1) for _ in range(rng.randint(0, 6))]
 
+    return value()
+
+
+def test_measuring_in_chunks_agrees_with_the_parser_on_random_json_with_hostile_strings():
+    import random
+
+    rng = random.Random(7)
+    alphabet = ["a", '"', "\\", "{", "}", ":", ",", "[", "]", "é", "\\\\", '\\"']
+
     for _ in range(60):
-        obj = value()
+        obj = _random_json(rng, alphabet)
         raw = json.dumps(obj, ensure_ascii=rng.random() < 0.5).encode()
         expect = tuple(_reference_shape(obj))
         for chunk in (3, 1 << 22):
@@ -277,19 +283,8 @@ def test_measuring_text_without_escapes_agrees_with_the_parser():
     rng = random.Random(5)
     alphabet = ["a", "{", "}", ":", ",", "[", "]", "é", " "]
 
-    def text():
-        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
-
-    def value(depth=0):
-        r = rng.random()
-        if depth > 5 or r < 0.3:
-            return rng.choice([1, 2.5, None, True, text()])
-        if r < 0.65:
-            return {text() + str(i): value(depth + 1) for i in range(rng.randint(0, 6))}
-        return [value(depth + 1) for _ in range(rng.randint(0, 6))]
-
     for _ in range(60):
-        obj = value()
+        obj = _random_json(rng, alphabet)
         raw = json.dumps(obj, ensure_ascii=False).encode()
         assert b"\\" not in raw
         for chunk in (2, 1 << 22):
