@@ -538,11 +538,10 @@ class Design(GroupHierarchy):
         #: id(port tuple) -> (the tuple, its port ids); the tuple is kept so its id stays its own.
         port_ids: dict[int, tuple[tuple[PortGroup, ...], Any]] = {}
         ka = kb = ("", "")
-        keyed = ports is None or not validated  # the ends' keys are needed (to check or to index)
         for link in links:
             lid = link.id
             a, b = link.a_device, link.b_device
-            if keyed:
+            if ports is None:  # the ends' keys, to check and to index (``ports`` comes only with ``validated``)
                 ka, kb = (a, link.a_port), (b, link.b_port)
             if validated:
                 if lid in by_id:

@@ -315,8 +315,8 @@ def test_a_snapshot_builds_independent_equal_designs_and_is_what_copy_uses(monke
 
 
 def test_links_appended_in_bulk_are_found_per_device_in_the_order_they_were_added():
-    # A design whose links all came in one validated extend builds its per-device index on first use;
-    # edits before that use see the same links, in the same order, as a design built link by link.
+    # Links appended in one validated extend, then edited, are found per device in the same order as
+    # in a design built link by link.
     def build(bulk):
         d = make(4)
         links = [Link(f"l{i}", f"s{i % 3}", f"p{i // 3 + 1}", "s3", f"p{i + 1}") for i in range(4)]

@@ -311,17 +311,18 @@ class BomDock(QWidget):
         """Count the bill of the design as it is now: here if small, else in the feed's worker pool."""
         design = self.document.design
         catalog = self.document.catalog
-        self._dirty = False
         self.generation += 1
         if design.device_count() + design.link_count() <= THREAD_ABOVE:
+            self._dirty = False
             t0 = time.perf_counter()
             result = count_bom(lambda: design, catalog)
             self._on_count_finished(self.generation, result, time.perf_counter() - t0)
             return
         self.counting = True
         self.state.setText(f"Counting {units.count(design.device_count(), 'device')}\u2026")
-        # Read in slices between event-loop turns (never a second on the UI thread at 131,072 GPUs);
-        # an edit before the reading ends drops it, and the quiet after that edit counts again.
+        # Read in slices between event-loop turns (never a second on the UI thread at 131,072 GPUs).
+        # Dirty until read: an edit before the reading ends drops it, and the quiet after any edit
+        # (a move too) counts again.
         self._dirty = True
         generation = self.generation
         self.feed.snapshot_later(lambda _revision, snapshot: self._count(generation, snapshot))
