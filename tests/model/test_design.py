@@ -255,6 +255,22 @@ def test_a_link_length_beyond_the_file_range_is_refused_in_memory_too():
     assert d.link("l").length_m == MAX_LINK_LENGTH_M
 
 
+def test_a_repeated_id_in_a_validated_extend_leaves_the_links_before_it_as_the_loop_did():
+    from designer.model import DuplicateIdError
+
+    for quiet in (True, False):
+        d = make()
+        d.add_link(Link("l0", "s0", "p4", "s1", "p4"))
+        if not quiet:
+            d.link_added.connect(lambda link, index: None)
+        links = [Link("l1", "s0", "p1", "s1", "p1"), Link("l2", "s0", "p2", "s1", "p2"),
+                 Link("l0", "s0", "p3", "s1", "p3")]
+        with pytest.raises(DuplicateIdError, match="'l0'"):
+            d.extend(links=links, validated=True)
+        assert [lk.id for lk in d.iter_links()] == ["l0", "l1", "l2"] and d.link("l0").a_port == "p4"
+        assert d.link_at("s1", "p2").id == "l2" and d.link_at("s0", "p3") is None
+
+
 def test_extend_validated_skips_the_link_check_but_not_duplicate_ids():
     from designer.model import DuplicateIdError, UnknownIdError
 
@@ -316,10 +332,12 @@ def test_a_snapshot_builds_independent_equal_designs_and_is_what_copy_uses(monke
 
 def test_links_appended_in_bulk_are_found_per_device_in_the_order_they_were_added():
     # Links appended in one validated extend, then edited, are found per device in the same order as
-    # in a design built link by link.
+    # in a design built link by link, a device being at the a end of some links and the b end of others.
     def build(bulk):
-        d = make(4)
+        d = make(5)
         links = [Link(f"l{i}", f"s{i % 3}", f"p{i // 3 + 1}", "s3", f"p{i + 1}") for i in range(4)]
+        links += [Link("l5", "s4", "p1", "s0", "p3"), Link("l6", "s1", "p3", "s4", "p2"),
+                  Link("l7", "s4", "p3", "s2", "p3")]
         if bulk:
             d.extend(links=links, validated=True)
         else:
@@ -327,12 +345,13 @@ def test_links_appended_in_bulk_are_found_per_device_in_the_order_they_were_adde
                 d.add_link(lk)
         d.remove_link("l1")
         d.add_link(Link("l9", "s1", "p1", "s2", "p4"), index=0)
-        d.add_device(Device("s4", "switch", NET4))
+        d.add_device(Device("s5", "switch", NET4))
         return d
 
     bulk, single = build(True), build(False)
-    for dev in ("s0", "s1", "s2", "s3", "s4"):
+    for dev in ("s0", "s1", "s2", "s3", "s4", "s5"):
         assert [lk.id for lk in bulk.links_of(dev)] == [lk.id for lk in single.links_of(dev)]
-    with pytest.raises(ModelError, match="still has 1 link"):
+    assert [lk.id for lk in bulk.links_of("s4")] == ["l5", "l6", "l7"]
+    with pytest.raises(ModelError, match="still has 2 links"):
         bulk.remove_device("s1")
-    bulk.remove_device("s4")
+    bulk.remove_device("s5")
