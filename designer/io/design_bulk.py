@@ -173,12 +173,28 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
     return parts[0::2], parts[1::2]
 
 
+def _held_ports(devices: list[Device], dev_a: list[str], port_a: list[str], dev_b: list[str], port_b: list[str],
+                ids: list[str]) -> dict[str, dict[str, str]] | None:
+    """Each device's ports holding a link, ``{port id: link id}`` in link order (the design's own index,
+    :meth:`designer.model.Design.extend`); None when an end names no device of the table or two links
+    share a port (one entry per port: the index is then short)."""
+    held: dict[str, dict[str, str]] = dict(zip(map(attrgetter("id"), devices), map(dict, repeat((), len(devices))),
+                                               strict=True))
+    try:
+        for da, pa, db, pb, lid in zip(dev_a, port_a, dev_b, port_b, ids, strict=True):
+            held[da][pa] = lid
+            held[db][pb] = lid
+    except KeyError:
+        return None
+    return held if sum(map(len, held.values())) == 2 * len(ids) else None
+
+
 def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[Device],
-               max_text: int) -> tuple[list[Link], dict[tuple[str, str], str]] | None:
+               max_text: int) -> tuple[list[Link], dict[str, dict[str, str]]] | None:
     """The links of ``raw`` when every record passes every check (ends on existing ports of two
-    different devices, each port holding one link), with the index of their ends ``(device, port)
-    -> link id`` that :meth:`designer.model.Design.extend` takes over; None to read the table record
-    by record."""
+    different devices, each port holding one link), with the index of their ends (device id ->
+    ``{port id: link id}`` in link order) that :meth:`designer.model.Design.extend` takes over;
+    None to read the table record by record."""
     if not _records(raw, known):
         return None
     ids = _column(raw, "id")
@@ -198,10 +214,8 @@ def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[D
     if ends_a is None or ends_b is None:
         return None
     (dev_a, port_a), (dev_b, port_b) = ends_a, ends_b
-    # The index of the ends holds one entry per port: two links on one port leave it short.
-    held = dict(zip(zip(dev_a, port_a, strict=True), ids, strict=True))
-    held.update(zip(zip(dev_b, port_b, strict=True), ids, strict=True))
-    if len(held) != 2 * len(raw):
+    held = _held_ports(devices, dev_a, port_a, dev_b, port_b, ids)
+    if held is None:
         return None
     ports = _port_ids(devices)
     none: frozenset[str] = frozenset()

@@ -42,7 +42,14 @@ def test_a_regular_sample_takes_the_table_path():
     assert bulk is not None
     links, ends = bulk
     assert [lk.id for lk in links] == [lk.id for lk in design.iter_links()]
-    assert len(ends) == 2 * len(links) and ends[links[7].b_device, links[7].b_port] == links[7].id
+    assert sum(map(len, ends.values())) == 2 * len(links) and ends[links[7].b_device][links[7].b_port] == links[7].id
+    assert ends == {dev.id: {p: lk.id for p, lk in zip(dev_ports(design, dev.id), design.links_of(dev.id), strict=True)}
+                    for dev in design.iter_devices()}
+
+
+def dev_ports(design, device_id):
+    """The port each of the device's links holds on it, in the order the design keeps its links."""
+    return [lk.a_port if lk.a_device == device_id else lk.b_port for lk in design.links_of(device_id)]
 
 
 @pytest.mark.parametrize(

@@ -290,7 +290,7 @@ def test_extend_takes_over_the_index_of_the_ends_a_loader_built():
     d = make()
     d.add_link(Link("l0", "s0", "p3", "s1", "p3"))
     links = [Link("l1", "s0", "p1", "s1", "p1"), Link("l2", "s0", "p2", "s1", "p2")]
-    ends = {(lk.a_device, lk.a_port): lk.id for lk in links} | {(lk.b_device, lk.b_port): lk.id for lk in links}
+    ends = {"s0": {"p1": "l1", "p2": "l2"}, "s1": {"p1": "l1", "p2": "l2"}}
     d.extend(links=links, validated=True, ports=ends)
     assert [d.link_at("s1", f"p{i}").id for i in (1, 2, 3)] == ["l1", "l2", "l0"]
     assert d.free_ports("s0") == ["p4"] and [lk.id for lk in d.links_of("s1")] == ["l0", "l1", "l2"]
