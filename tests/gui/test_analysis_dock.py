@@ -131,3 +131,55 @@ def test_mid_sized_designs_are_checked_after_each_edit_off_the_ui_thread(window,
     assert on_ui_thread and not any(on_ui_thread)  # checked after each edit, never on the UI thread
     expected = real(window.document.design, window.document.catalog)
     assert expected and [f.message for f in window.checker.findings] == [f.message for f in expected]
+
+
+def _read_in_slices(window, qtbot, monkeypatch, live):
+    """The 1-SU SuperPOD with live analysis ``live``, settled, and the feed reading 20 records a turn
+    (as a design of millions of records is read); the feed may never read it at once."""
+    import designer.gui.document.feed as feed
+
+    window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None)
+    window.runner.set_live(live)
+    qtbot.waitUntil(lambda: not window.runner.pending(), timeout=120_000)
+    monkeypatch.setattr(feed, "CAPTURE_ROWS_PER_STEP", 20)
+
+    def at_once():
+        raise AssertionError("Analyze read the design at once on the UI thread")
+
+    monkeypatch.setattr(window.feed, "snapshot", at_once)
+    return window.runner
+
+
+def test_analyze_reads_a_large_design_between_turns_of_the_event_loop(window, qtbot, monkeypatch):
+    runner = _read_in_slices(window, qtbot, monkeypatch, live=False)
+    dock = window.analysis
+    with qtbot.waitSignal(runner.result_ready, timeout=120_000):
+        window.actions_by_name["analyze"].trigger()
+        assert not runner.running and runner.pending()  # still reading: the window answers meanwhile
+        assert dock.progress.format() == "reading the design" and dock._busy.isVisibleTo(dock)
+        assert window.live.cancel_action.isEnabled()
+    assert not dock._busy.isVisibleTo(dock) and runner.report is not None
+
+
+def test_analyze_pressed_while_the_design_is_read_survives_an_edit(window, qtbot, monkeypatch):
+    runner = _read_in_slices(window, qtbot, monkeypatch, live=False)
+    design = window.document.design
+    runner.start()
+    assert runner.pending() and not runner.running
+    with qtbot.waitSignal(runner.result_ready, timeout=120_000):
+        design.set_link_field(next(design.iter_links()).id, "failed", True)  # an edit before the reading ends
+    assert runner.report is not None and not runner.is_stale()  # the edited design was analysed
+
+
+def test_cancel_while_the_design_is_read_ends_the_request(window, qtbot, monkeypatch):
+    runner = _read_in_slices(window, qtbot, monkeypatch, live=False)
+    dock = window.analysis
+    got = []
+    runner.result_ready.connect(got.append)
+    runner.start()
+    assert dock._busy.isVisibleTo(dock)
+    dock.cancel.click()
+    assert not dock._busy.isVisibleTo(dock) and not runner.pending()
+    assert not window.live.cancel_action.isEnabled()
+    qtbot.wait(300)
+    assert got == [] and not runner.running

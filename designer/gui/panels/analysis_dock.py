@@ -95,6 +95,7 @@ class AnalysisDock(QWidget):
         self.workload.activated.connect(self._on_workload_activated)
         self.serving.activated.connect(self._on_serving_activated)
         self.runner.started.connect(self._on_runner_started)
+        self.runner.reading.connect(self._on_runner_reading)
         self.runner.live_result.connect(self.show_result)
         self.runner.result_ready.connect(self._on_runner_result_ready)
         self.runner.failed.connect(self._on_runner_failed)
@@ -381,8 +382,15 @@ class AnalysisDock(QWidget):
 
     def _on_runner_started(self) -> None:
         self.state.setText("Analyzing\u2026")
+        self.progress.setRange(0, 4)
         self.progress.setValue(0)
         self.progress.setFormat("starting")
+
+    def _on_runner_reading(self) -> None:
+        self.state.setText("Analyzing\u2026")
+        self.progress.setRange(0, 0)  # busy: the reading has no count to show
+        self.progress.setFormat("reading the design")
+        self._busy.show()  # with Cancel; hidden when the run ends or is cancelled (``slow``)
 
     def _on_runner_progress(self, stage: str, done: int, total: int) -> None:
         self.progress.setRange(0, total)

@@ -240,6 +240,7 @@ class AnalysisRunner(QObject):
     """Runs the analyzer off the UI thread, live after edits or on demand, and hands out results."""
 
     started = Signal()
+    reading = Signal()  # Analyze (F5) waits for the design to be read (in slices: a large design)
     result_ready = Signal(object)  # the report
     live_result = Signal(object)  # the LiveResult (report, baseline without failures, seconds)
     failed = Signal(str)
@@ -264,6 +265,7 @@ class AnalysisRunner(QObject):
         self.rev = 0  # content revision: every edit that can change a figure
         self.struct_rev = 0  # the same without failing or restoring links
         self._awaiting = False  # a run was asked for and waits for the feed's snapshot
+        self._asked = False  # Analyze (F5) was asked for and has not started yet
         self._job_key: tuple[int, Traffic] | None = None  # the revision and traffic of the last run
         self._unsettled = False  # an edit that changes a figure, not yet settled
         self._cache = _Cache()
@@ -336,9 +338,18 @@ class AnalysisRunner(QObject):
         self.feed.snapshot_later(self._on_feed_snapshot)
 
     def start(self) -> bool:
-        """Analyse the design as it is now (F5): read it at once and run in the worker."""
-        self._awaiting = False
-        self._submit(self.feed.snapshot())
+        """Analyse the design as it is now (F5), even when it was analysed already, in the worker.
+
+        The design is the feed's reading of this revision: at once when it was read already (every
+        small design), else read in slices between event-loop turns (``reading`` is emitted), so
+        that the window answers while a large design is read (131,072 GPUs: a second). An edit
+        meanwhile does not lose the request: it runs once the edit settles.
+        """
+        self._asked = True
+        self._awaiting = True
+        self.feed.snapshot_later(self._on_feed_snapshot)
+        if self._awaiting:
+            self.reading.emit()
         return True
 
     def cancel(self) -> None:
@@ -346,11 +357,13 @@ class AnalysisRunner(QObject):
         if self._cancel is not None:
             self._cancel.set()
         self._awaiting = False
+        self._asked = False
         if self.running:
             self.generation += 1
             self._finish_run()
             self.cancelled.emit()
         else:
+            self.slow.emit(False)  # an Analyze (F5) still reading the design shows its progress until now
             self.feed.work_done()
 
     def shutdown(self) -> None:
@@ -391,15 +404,18 @@ class AnalysisRunner(QObject):
         if not aspects & {FABRIC, GROUPING, FAILURES}:
             return
         self._unsettled = False
-        if self.live and (aspects != ALL or self.document.design.device_count()):  # a new empty design: nothing
+        if self._asked:
+            self.start()  # Analyze (F5) was pressed while the design was being read, and then edited
+        elif self.live and (aspects != ALL or self.document.design.device_count()):  # a new empty design: nothing
             self.schedule()
 
     def _on_feed_snapshot(self, _revision: int, snapshot: DesignSnapshot) -> None:
         if not self._awaiting:
             return
         self._awaiting = False
+        asked, self._asked = self._asked, False
         key = (self.rev, self.traffic)
-        if self._job_key == key and (self.running or self._shown == key):
+        if not asked and self._job_key == key and (self.running or self._shown == key):
             self.feed.work_done()
             return  # this revision and traffic are being analysed or shown already (F5 came first)
         self._submit(snapshot)

@@ -192,6 +192,8 @@ class LiveAnalysis(QObject):
         r.live_changed.connect(self._on_runner_live_changed)
         r.started.connect(lambda: self.cancel_action.setEnabled(True))
         r.started.connect(self.say_waiting)
+        r.reading.connect(lambda: self.cancel_action.setEnabled(True))
+        r.reading.connect(self.say_waiting)
         r.stale.connect(self.say_waiting)
         r.cancelled.connect(self.say_waiting)
         r.slow.connect(self._on_runner_slow)
