@@ -14,7 +14,7 @@ Rows: ``start`` (``topo-designer --version``), ``text`` and ``json`` (``topo-des
 (rail-optimized generate and analyze at 16,384 and 131,072 GPUs, and the analysis' time per link x
 message size), ``live`` (``bench_live.py``: edit to panels on 1,024 GPUs, UI stall and overlay on
 16k), ``window`` (``bench_canvas.py --large``: the 16k sample and a 131,072-GPU design opened
-collapsed), ``suite`` (the README's ``python -m pytest``). Each command runs in a fresh process; a
+collapsed, a pod of each deleted and the deletion undone), ``suite`` (the README's ``python -m pytest``). Each command runs in a fresh process; a
 command row is the median of a few runs. Wall time is what a user waits; on a shared machine the CPU
 time (user + system, of the process and its children) is the steadier figure, so both are printed.
 
@@ -176,7 +176,7 @@ def main(argv: list[str]) -> int:
     if "live" in rows:
         _relay(repo, "bench_live.py", ("edit to panels", "16k edit", "16k result", "live:"))
     if "window" in rows:
-        _relay(repo, "bench_canvas.py", ("16k sample", "131k design", "131k launch"), "--large")
+        _relay(repo, "bench_canvas.py", ("16k sample", "131k design", "131k launch", "delete a pod"), "--large")
     if "suite" in rows:
         t0, c0 = time.perf_counter(), _cpu_children()
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,

@@ -42,6 +42,7 @@ from designer.model.errors import (
 )
 from designer.model.events import Signal
 from designer.model.hierarchy import GroupHierarchy
+from designer.model.table import Table
 from designer.model.units import count
 
 DEVICE_FIELDS = ("name", "model", "tier", "kind", "ports")
@@ -50,37 +51,6 @@ GROUP_FIELDS = ("name", "kind", "parent", "collapsed")
 
 _SUFFIX_RE = re.compile(r"^(.*?)-(\d+)$")
 _ID = attrgetter("id")
-
-
-class _Table:
-    """Ordered id -> object table with O(1) lookup and positional insert/remove."""
-
-    __slots__ = ("order", "by_id")
-
-    def __init__(self) -> None:
-        self.order: list[Any] = []
-        self.by_id: dict[str, Any] = {}
-
-    def insert(self, obj: Any, index: int | None) -> int:
-        if index is None or index >= len(self.order):
-            self.order.append(obj)
-            index = len(self.order) - 1
-        else:
-            if index < 0:
-                raise InvalidValueError(f"index must be >= 0, not {index}")
-            self.order.insert(index, obj)
-        self.by_id[obj.id] = obj
-        return index
-
-    def remove(self, obj_id: str) -> tuple[Any, int]:
-        obj = self.by_id.pop(obj_id)
-        # Search from the end: undo and most GUI edits touch recent objects.
-        order = self.order
-        for i in range(len(order) - 1, -1, -1):
-            if order[i] is obj:
-                del order[i]
-                return obj, i
-        raise AssertionError("table order and index disagree")  # pragma: no cover
 
 
 class Design(GroupHierarchy):
@@ -102,9 +72,9 @@ class Design(GroupHierarchy):
         self.name = name
         self.description = description
         self.properties: dict[str, Any] = {}
-        self._devices = _Table()
-        self._links = _Table()
-        self._groups = _Table()
+        self._devices = Table()
+        self._links = Table()
+        self._groups = Table()
         #: device id -> {port id: id of the link on it}, in the order the links were added
         self._device_ports: dict[str, dict[str, str]] = {}
         self._group_members: dict[str, dict[str, None]] = {}
@@ -284,6 +254,46 @@ class Design(GroupHierarchy):
         self._touched()
         return dev, index
 
+    def remove_devices(self, device_ids: Iterable[str]) -> list[tuple[Device, int]]:
+        """Remove devices that have no links, as :meth:`remove_device` of each in turn (same checks,
+        events and returns) but in one pass over the table; a refused one changes nothing."""
+        ids = list(dict.fromkeys(device_ids))
+        for did in ids:
+            self.device(did)
+            held = self._device_ports[did]
+            if held:
+                raise ModelError(f"device {did!r} still has {count(len(held), 'link')}: remove them first")
+        removed = self._devices.remove_many(ids)
+        members = self._group_members
+        for dev, index in removed:
+            del self._device_ports[dev.id]
+            if dev.group is not None:
+                members.get(dev.group, {}).pop(dev.id, None)
+            self.device_removed.emit(dev, index)
+        if removed:
+            self._touched()
+        return removed
+
+    def restore_devices(self, removed: list[tuple[Device, int]]) -> None:
+        """Put back what :meth:`remove_devices` returned, as :meth:`add_device` of each, last first
+        (same checks and events); a refused one changes nothing."""
+        ids = [dev.id for dev, _ in removed]
+        if len(set(ids)) != len(ids) or not self._devices.by_id.keys().isdisjoint(ids):
+            taken = next(i for n, i in enumerate(ids) if i in self._devices.by_id or i in ids[:n])
+            raise DuplicateIdError(f"a device named {taken!r} already exists")
+        for dev, _ in removed:
+            if dev.group is not None and dev.group not in self._groups.by_id:
+                raise UnknownIdError(f"device {dev.id!r}: no group {dev.group!r}")
+        self._devices.insert_many(removed)
+        members = self._group_members
+        for dev, index in reversed(removed):
+            self._device_ports[dev.id] = {}
+            if dev.group is not None:
+                members.setdefault(dev.group, {})[dev.id] = None
+            self.device_added.emit(dev, index)
+        if removed:
+            self._touched()
+
     def move_devices(self, positions: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
         """Move devices to new (x, y); return their previous positions (pass back to undo)."""
         old: dict[str, tuple[float, float]] = {}
@@ -390,6 +400,47 @@ class Design(GroupHierarchy):
         self.link_removed.emit(link, index)
         self._touched()
         return link, index
+
+    def remove_links(self, link_ids: Iterable[str]) -> list[tuple[Link, int]]:
+        """Remove links, as :meth:`remove_link` of each in turn (same events and returns) but in one
+        pass over the table: deleting a pod of a 131,072-GPU design takes 14,000 of its 655,360
+        links. An unknown id changes nothing."""
+        ids = list(dict.fromkeys(link_ids))
+        for lid in ids:
+            self.link(lid)
+        removed = self._links.remove_many(ids)
+        ports = self._device_ports
+        for link, index in removed:
+            del ports[link.a_device][link.a_port]
+            del ports[link.b_device][link.b_port]
+            self.link_removed.emit(link, index)
+        if removed:
+            self._touched()
+        return removed
+
+    def restore_links(self, removed: list[tuple[Link, int]]) -> None:
+        """Put back what :meth:`remove_links` returned, as :meth:`add_link` of each, last first (same
+        checks and events); a refused one changes nothing."""
+        ports = self._device_ports
+        done: list[Link] = []
+        try:
+            for link, _ in reversed(removed):
+                self.check_link(link)
+                self._links.by_id[link.id] = link  # held while the rest are checked against it
+                ports[link.a_device][link.a_port] = link.id
+                ports[link.b_device][link.b_port] = link.id
+                done.append(link)
+        except ModelError:
+            for link in done:
+                del self._links.by_id[link.id]
+                del ports[link.a_device][link.a_port]
+                del ports[link.b_device][link.b_port]
+            raise
+        self._links.insert_many(removed)
+        for link, index in reversed(removed):
+            self.link_added.emit(link, index)
+        if removed:
+            self._touched()
 
     def set_link_field(self, link_id: str, name: str, value: Any) -> Any:
         """Set ``medium``, ``length_m``, ``cable`` or ``failed``; return the old value."""

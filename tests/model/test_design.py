@@ -355,3 +355,64 @@ def test_links_appended_in_bulk_are_found_per_device_in_the_order_they_were_adde
     with pytest.raises(ModelError, match="still has 2 links"):
         bulk.remove_device("s1")
     bulk.remove_device("s5")
+
+
+def test_many_links_and_devices_removed_and_restored_at_once_as_one_at_a_time():
+    from designer.model import UnknownIdError
+    from designer.model.table import ONE_BY_ONE
+
+    def build():
+        d = make(40)
+        for i in range(39):
+            for p in (1, 2):
+                d.add_link(Link(f"l{i}-{p}", f"s{i}", f"p{p + 2}", f"s{i + 1}", f"p{p}"))
+        return d
+
+    bulk, single = build(), build()
+    events = []
+    bulk.link_removed.connect(lambda link, index: events.append(("-", link.id, index)))
+    bulk.link_added.connect(lambda link, index: events.append(("+", link.id, index)))
+    bulk.device_removed.connect(lambda dev, index: events.append(("-", dev.id, index)))
+    changes = []
+    bulk.changed.connect(lambda: changes.append(1))
+    gone = [f"l{i}-{p}" for i in [*range(38, 5, -2), *range(7, 38, 2)] for p in (2, 1)]  # not in table order
+    with pytest.raises(UnknownIdError):
+        bulk.remove_links([*gone, "nowhere"])
+    assert bulk.link_count() == 78 and not events
+    removed = bulk.remove_links(gone)
+    assert [(lk.id, i) for lk, i in removed] == [(lk.id, i) for lk, i in map(single.remove_link, gone)]
+    assert events == [("-", lk.id, i) for lk, i in removed] and changes == [1]
+    lone = [f"s{i}" for i in range(39, 5, -1) if not bulk.links_of(f"s{i}")]
+    assert len(lone) > ONE_BY_ONE  # the one-pass way
+    with pytest.raises(ModelError, match="still has"):
+        bulk.remove_devices([*lone, "s1"])
+    dropped = bulk.remove_devices(lone)
+    assert [(x.id, i) for x, i in dropped] == [(x.id, i) for x, i in map(single.remove_device, lone)]
+    for d in (bulk, single):
+        assert [x.id for x in d.iter_devices()] == [x.id for x in single.iter_devices()]
+    bulk.restore_devices(dropped)
+    bulk.restore_links(removed)
+    for dev, index in reversed(dropped):
+        single.add_device(dev, index)
+    for lk, index in reversed(removed):
+        single.add_link(lk, index)
+    assert [lk.id for lk in bulk.iter_links()] == [lk.id for lk in single.iter_links()] == [
+        lk.id for lk in build().iter_links()]
+    for i in range(40):
+        assert [lk.id for lk in bulk.links_of(f"s{i}")] == [lk.id for lk in single.links_of(f"s{i}")]
+        assert bulk.free_ports(f"s{i}") == single.free_ports(f"s{i}")
+
+
+def test_a_refused_restore_of_many_links_changes_nothing():
+    from designer.model import PortInUseError
+
+    d = make(3)
+    links = [Link(f"l{p}", "s0", f"p{p}", "s1", f"p{p}") for p in (1, 2, 3)]
+    for lk in links:
+        d.add_link(lk)
+    removed = d.remove_links(["l1", "l2", "l3"])
+    d.add_link(Link("x", "s0", "p1", "s2", "p1"))  # takes a port l1 held
+    with pytest.raises(PortInUseError):
+        d.restore_links(removed)
+    assert [lk.id for lk in d.iter_links()] == ["x"] and d.free_ports("s1") == ["p1", "p2", "p3", "p4"]
+    assert d.link_at("s0", "p1").id == "x" and not d.has_link("l2")

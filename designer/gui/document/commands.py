@@ -95,21 +95,20 @@ class AddDeviceCommand(DesignCommand):
         self.device, self.index = self.design.remove_device(self.device.id)
 
 
-class RemoveDeviceCommand(DesignCommand):
-    """Remove one device that has no links (use :func:`delete_command` for a device with links)."""
+class RemoveDevicesCommand(DesignCommand):
+    """Remove devices that have no links, in one pass over the design's table (a step of
+    :func:`delete_command`)."""
 
-    def __init__(self, design: Design, device_id: str, parent: DesignCommand | None = None) -> None:
-        super().__init__(design, f"Remove {device_id}", parent)
-        self.device_id = device_id
-        self.removed: tuple[Device, int] | None = None
+    def __init__(self, design: Design, device_ids: Iterable[str], parent: DesignCommand | None = None) -> None:
+        self.device_ids = list(device_ids)
+        super().__init__(design, f"Remove {units.count(len(self.device_ids), 'device')}", parent)
+        self.removed: list[tuple[Device, int]] = []
 
     def _redo(self) -> None:
-        self.removed = self.design.remove_device(self.device_id)
+        self.removed = self.design.remove_devices(self.device_ids)
 
     def _undo(self) -> None:
-        assert self.removed is not None
-        device, index = self.removed
-        self.design.add_device(device, index)
+        self.design.restore_devices(self.removed)
 
 
 class MoveDevicesCommand(DesignCommand):
@@ -206,19 +205,19 @@ class AddLinkCommand(DesignCommand):
         self.link, self.index = self.design.remove_link(self.link.id)
 
 
-class RemoveLinkCommand(DesignCommand):
-    def __init__(self, design: Design, link_id: str, parent: DesignCommand | None = None) -> None:
-        super().__init__(design, f"Remove link {link_id}", parent)
-        self.link_id = link_id
-        self.removed: tuple[Link, int] | None = None
+class RemoveLinksCommand(DesignCommand):
+    """Remove links in one pass over the design's table (a step of :func:`delete_command`)."""
+
+    def __init__(self, design: Design, link_ids: Iterable[str], parent: DesignCommand | None = None) -> None:
+        self.link_ids = list(link_ids)
+        super().__init__(design, f"Remove {units.count(len(self.link_ids), 'link')}", parent)
+        self.removed: list[tuple[Link, int]] = []
 
     def _redo(self) -> None:
-        self.removed = self.design.remove_link(self.link_id)
+        self.removed = self.design.remove_links(self.link_ids)
 
     def _undo(self) -> None:
-        assert self.removed is not None
-        link, index = self.removed
-        self.design.add_link(link, index)
+        self.design.restore_links(self.removed)
 
 
 class SetLinkFieldCommand(DesignCommand):
@@ -384,10 +383,10 @@ def delete_command(
     if groups:
         parts.append(units.count(len(groups), "group"))
     macro = MacroCommand(design, "Delete " + ", ".join(parts))
-    for lid in links:
-        RemoveLinkCommand(design, lid, macro)
-    for did in devices:
-        RemoveDeviceCommand(design, did, macro)
+    if links:
+        RemoveLinksCommand(design, links, macro)
+    if devices:
+        RemoveDevicesCommand(design, devices, macro)
     depth = {g: len(design.ancestors(g)) for g in groups}
     for gid in sorted(groups, key=lambda g: -depth[g]):
         RemoveGroupCommand(design, gid, macro)
