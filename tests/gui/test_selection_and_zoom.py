@@ -114,3 +114,25 @@ def test_actual_size_on_a_large_collapsed_design_names_what_it_shows(window):
     assert box.rect().translated(box.pos()).contains(visible)  # the box fills the window
     labels = window.scene.shown_titles(view)
     assert "su2" in labels
+
+
+def test_selecting_many_items_tells_the_window_once(window):
+    # Each selectionChanged makes the inspector and the status read the whole selection: one per item
+    # of a large selection made that many passes (1.3 s to select all of the 16k sample's boxes).
+    window.insert_generated(GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=8, spines=2))
+    scene = window.scene
+    scene.clearSelection()
+    heard = []
+    scene.selectionChanged.connect(lambda: heard.append(len(scene.selectedItems())))
+    window.editor.select_all()
+    design = window.document.design
+    assert len(heard) == 1 and heard[0] == len(scene.selectedItems()) > 40
+    assert scene.selected_device_ids() == [d.id for d in design.iter_devices()]
+    assert window.inspector.stack.currentWidget() is window.inspector.multi_page  # it heard the end
+    heard.clear()
+    scene.select_devices([d.id for d in design.iter_devices()][:20])
+    assert heard == [len(scene.selectedItems())] and len(scene.selected_device_ids()) == 20
+    heard.clear()
+    links = [lk.id for lk in design.iter_links()][:10]
+    scene.select_links(links)
+    assert len(heard) == 1 and set(links) <= set(scene.selected_link_ids())

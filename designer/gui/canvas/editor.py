@@ -372,9 +372,10 @@ class Editor(QObject):
 
     # ------------------------------------------------------------------ selection edits
     def select_all(self) -> None:
-        for item in self.scene.items():
-            if item.type() in (DEVICE_TYPE, BOX_TYPE, BUNDLE_TYPE, FRAME_TYPE):
-                item.setSelected(True)
+        with self.scene.selecting():
+            for item in self.scene.items():
+                if item.type() in (DEVICE_TYPE, BOX_TYPE, BUNDLE_TYPE, FRAME_TYPE):
+                    item.setSelected(True)
 
     def delete_selection(self) -> bool:
         command = cmd.delete_command(
@@ -452,11 +453,12 @@ class Editor(QObject):
         text = f"{verb} {units.count(len(devices), 'device')}"
         if self._push(cmd.InsertDesignCommand(self.design, groups, devices, links, text)):
             ids = [dv.id for dv in devices]
-            self.scene.select_devices(ids)
-            for gid in (g.id for g in groups if g.parent is None):
-                item = self.scene.frames.get(gid) or self.scene.boxes.get(gid)
-                if item is not None:
-                    item.setSelected(True)
+            with self.scene.selecting():
+                self.scene.select_devices(ids)
+                for gid in (g.id for g in groups if g.parent is None):
+                    item = self.scene.frames.get(gid) or self.scene.boxes.get(gid)
+                    if item is not None:
+                        item.setSelected(True)
             return ids
         return []
 

@@ -13,7 +13,8 @@ Model events are queued and applied when the model says ``changed`` (see
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 import shiboken6
 from PySide6.QtCore import QRectF, Signal
@@ -293,6 +294,21 @@ class DesignScene(QueuedModelEvents, QGraphicsScene):
 
     def select_devices(self, device_ids: Iterable[str]) -> None:
         self.selection.select_devices(device_ids)
+
+    @contextmanager
+    def selecting(self) -> Iterator[None]:
+        """Select or deselect many items with one ``selectionChanged`` at the end. Qt emits it for
+        every item, and each time the inspector and the status read the whole selection: selecting
+        the 112 boxes of the 16k sample one by one took 1.3 s."""
+        if self.signalsBlocked():
+            yield
+            return
+        self.blockSignals(True)
+        try:
+            yield
+        finally:
+            self.blockSignals(False)
+            self.selectionChanged.emit()
 
     def select_links(self, link_ids: Iterable[str]) -> QGraphicsItem | None:
         return self.selection.select_links(link_ids)

@@ -8,6 +8,7 @@ through :class:`QueryHost`; items themselves know only their ids.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from PySide6.QtWidgets import QGraphicsItem
@@ -33,6 +34,7 @@ class QueryHost(Protocol):
     def show_bundle(self, bundle: BundleItem) -> None: ...
     def selectedItems(self) -> list[QGraphicsItem]: ...  # noqa: N802 - Qt's name
     def clearSelection(self) -> None: ...  # noqa: N802 - Qt's name
+    def selecting(self) -> AbstractContextManager[None]: ...
 
 
 class Findings:
@@ -134,18 +136,21 @@ class Selection:
 
     def restore(self, keys: set[ShownKey | BundleKey]) -> None:
         host = self._host
-        for key in keys:
-            item: QGraphicsItem | None
-            if not isinstance(key, ShownKey):
-                item = host.bundles.items.get(key)
+        if not keys:
+            return
+        with host.selecting():
+            for key in keys:
+                item: QGraphicsItem | None
+                if not isinstance(key, ShownKey):
+                    item = host.bundles.items.get(key)
+                    if item is not None:
+                        host.show_bundle(item)  # links are out of the scene while it is sketched
+                elif key.is_device:
+                    item = host.device_items.get(key.id)
+                else:
+                    item = host.groups.frames.get(key.id) or host.groups.boxes.get(key.id)
                 if item is not None:
-                    host.show_bundle(item)  # links are out of the scene while it is sketched
-            elif key.is_device:
-                item = host.device_items.get(key.id)
-            else:
-                item = host.groups.frames.get(key.id) or host.groups.boxes.get(key.id)
-            if item is not None:
-                item.setSelected(True)
+                    item.setSelected(True)
 
     def device_ids(self) -> list[str]:
         """Selected devices, including every member of selected groups, in design order."""
@@ -185,26 +190,28 @@ class Selection:
 
     def select_devices(self, device_ids: Iterable[str]) -> None:
         """Select the shown items standing for these devices (their collapsed groups, if hidden)."""
-        self._host.clearSelection()
-        for did in device_ids:
-            item = self.item_for_device(did)
-            if item is not None:
-                item.setSelected(True)
+        with self._host.selecting():
+            self._host.clearSelection()
+            for did in device_ids:
+                item = self.item_for_device(did)
+                if item is not None:
+                    item.setSelected(True)
 
     def select_links(self, link_ids: Iterable[str]) -> QGraphicsItem | None:
         """Select the bundles holding these links (or the devices/boxes at their ends); return one item."""
         host = self._host
-        host.clearSelection()
         first: QGraphicsItem | None = None
-        for lid in link_ids:
-            key = host.bundles.key_of(lid)
-            bundle = host.bundles.items.get(key) if key is not None else None
-            if bundle is not None:
-                host.show_bundle(bundle)  # links are out of the scene while it is sketched
-            item: QGraphicsItem | None = bundle
-            if item is None and host.design is not None and host.design.has_link(lid):
-                item = self.item_for_device(host.design.link(lid).a_device)
-            if item is not None:
-                item.setSelected(True)
-                first = first or item
+        with host.selecting():
+            host.clearSelection()
+            for lid in link_ids:
+                key = host.bundles.key_of(lid)
+                bundle = host.bundles.items.get(key) if key is not None else None
+                if bundle is not None:
+                    host.show_bundle(bundle)  # links are out of the scene while it is sketched
+                item: QGraphicsItem | None = bundle
+                if item is None and host.design is not None and host.design.has_link(lid):
+                    item = self.item_for_device(host.design.link(lid).a_device)
+                if item is not None:
+                    item.setSelected(True)
+                    first = first or item
         return first
