@@ -123,16 +123,23 @@ def test_selecting_many_items_tells_the_window_once(window):
     scene = window.scene
     scene.clearSelection()
     heard = []
-    scene.selectionChanged.connect(lambda: heard.append(len(scene.selectedItems())))
-    window.editor.select_all()
-    design = window.document.design
-    assert len(heard) == 1 and heard[0] == len(scene.selectedItems()) > 40
-    assert scene.selected_device_ids() == [d.id for d in design.iter_devices()]
-    assert window.inspector.stack.currentWidget() is window.inspector.multi_page  # it heard the end
-    heard.clear()
-    scene.select_devices([d.id for d in design.iter_devices()][:20])
-    assert heard == [len(scene.selectedItems())] and len(scene.selected_device_ids()) == 20
-    heard.clear()
-    links = [lk.id for lk in design.iter_links()][:10]
-    scene.select_links(links)
-    assert len(heard) == 1 and set(links) <= set(scene.selected_link_ids())
+
+    def hear():
+        heard.append(len(scene.selectedItems()))
+
+    scene.selectionChanged.connect(hear)
+    try:
+        window.editor.select_all()
+        design = window.document.design
+        assert len(heard) == 1 and heard[0] == len(scene.selectedItems()) > 40
+        assert scene.selected_device_ids() == [d.id for d in design.iter_devices()]
+        assert window.inspector.stack.currentWidget() is window.inspector.multi_page  # it heard the end
+        heard.clear()
+        scene.select_devices([d.id for d in design.iter_devices()][:20])
+        assert heard == [len(scene.selectedItems())] and len(scene.selected_device_ids()) == 20
+        heard.clear()
+        links = [lk.id for lk in design.iter_links()][:10]
+        scene.select_links(links)
+        assert len(heard) == 1 and set(links) <= set(scene.selected_link_ids())
+    finally:
+        scene.selectionChanged.disconnect(hear)  # the scene emits it again while it is destroyed
