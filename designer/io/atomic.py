@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from designer.model.errors import DesignError
@@ -20,6 +21,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     When ``path`` is a symbolic link the file it points to is replaced (atomically, beside it) and
     the link stays a link, as editors do.
     """
+    atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> None:
+    """:func:`atomic_write_bytes` of the bytes ``chunks`` yields, written as they come: a large file is
+    never held whole, and a writer thread never holds the interpreter lock for one long copy. When
+    ``chunks`` raises, the temporary file is removed, ``path`` is untouched and the error propagates."""
     target = Path(path)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
@@ -37,7 +45,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:
             fd = None
-            fh.write(data)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is not None:
@@ -64,6 +73,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.close(dfd)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write UTF-8 ``text`` atomically (see :func:`atomic_write_bytes`)."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
+    """Write UTF-8 ``text``, or the texts it yields one after another, atomically (see
+    :func:`atomic_write_chunks`)."""
+    if isinstance(text, str):
+        atomic_write_bytes(path, text.encode("utf-8"))
+    else:
+        atomic_write_chunks(path, (part.encode("utf-8") for part in text))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ from designer.io import design_to_text, load_design
 SB = QMessageBox.StandardButton
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_designs" / "hgx-h100-server.json"
 
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
 
 def _edit(window) -> str:
     window.editor.place_component("qm9700", QPointF(0, 0))
@@ -264,3 +267,72 @@ def test_a_recent_file_that_is_gone_is_reported_and_dropped_from_the_menu(window
     assert [Path(f).name for f in window.recent_files()][:1] == ["kept.json"]
     assert str(gone.resolve()) not in window.recent_files()
     assert not any(a.text().endswith("gone.json") for a in window.recent_menu.actions())
+
+
+def _large(window, monkeypatch):
+    """A design the window autosaves from a worker thread (the threshold lowered to the sample's size),
+    edited, with the feed reading 50 records an event-loop turn."""
+    import designer.gui.document.feed as feed
+    import designer.gui.document.recovery as recovery
+
+    monkeypatch.setattr(recovery, "WRITE_IN_THREAD_ABOVE", 10)
+    monkeypatch.setattr(feed, "CAPTURE_ROWS_PER_STEP", 50)
+    window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None)
+    window.runner.set_live(False)
+    window.editor.place_component("qm9700", QPointF(300, 0))
+    return window.recovery
+
+
+def test_a_large_design_is_autosaved_by_a_worker_without_stopping_the_window(window, qtbot, monkeypatch):
+    rec = _large(window, monkeypatch)
+    monkeypatch.setattr(rec, "autosave", lambda: pytest.fail("written on the UI thread"))
+    rec._on_timer_timeout()
+    assert rec.writing() and not rec.design_path.exists()  # read between turns, then written by a worker
+    qtbot.waitUntil(lambda: not rec.writing(), timeout=30_000)
+    doc = window.document
+    # what Save writes: the groups collapsed only to fit the screen are left as they were
+    assert rec.design_path.read_text() == design_to_text(doc.design, (), [doc.view_only_collapsed(doc.design)])
+    assert json.loads(rec.meta_path.read_text())["pid"] == os.getpid() and not rec.part_path.exists()
+    stamp = rec.design_path.stat().st_mtime_ns
+    rec._on_timer_timeout()
+    assert not rec.writing() and rec.design_path.stat().st_mtime_ns == stamp  # nothing new to write
+
+
+def test_an_edit_while_the_design_is_read_for_autosave_is_written_next_time(window, qtbot, monkeypatch):
+    rec = _large(window, monkeypatch)
+    rec._on_timer_timeout()
+    window.editor.place_component("qm9700", QPointF(600, 0))  # drops the reading under way
+    qtbot.waitUntil(lambda: window.feed.idle(), timeout=30_000)
+    rec._on_timer_timeout()  # asks again
+    qtbot.waitUntil(lambda: not rec.writing() and rec.design_path.exists(), timeout=30_000)
+    assert load_design(rec.design_path).device_count() == window.document.design.device_count()
+
+
+def test_saving_while_a_worker_writes_the_recovery_file_leaves_none(window, qtbot, monkeypatch, tmp_path):
+    import threading
+
+    import designer.gui.document.recovery as recovery
+
+    rec = _large(window, monkeypatch)
+    release = threading.Event()
+    run = recovery._Write.run
+    monkeypatch.setattr(recovery._Write, "run", lambda self: release.wait(10) and run(self))
+    rec._on_timer_timeout()
+    qtbot.waitUntil(lambda: rec._started, timeout=30_000)
+    assert window._save_to(tmp_path / "saved.json")  # discards the recovery files
+    release.set()
+    qtbot.waitUntil(lambda: not rec.writing(), timeout=30_000)
+    assert not rec.design_path.exists() and not rec.meta_path.exists() and not rec.part_path.exists()
+
+
+def test_a_worker_autosave_keeps_every_variant(window, qtbot, monkeypatch):
+    from designer.io import load_designs
+
+    rec = _large(window, monkeypatch)
+    window.live.new_variant("second")
+    window.editor.place_component("qm9700", QPointF(900, 0))  # the shown variant is edited
+    rec._on_timer_timeout()
+    qtbot.waitUntil(lambda: not rec.writing() and rec.design_path.exists(), timeout=30_000)
+    doc = window.document
+    assert [d.device_count() for d in load_designs(rec.design_path)] == [d.device_count() for d in doc.variants]
+    assert doc.variants[1].device_count() == doc.variants[0].device_count() + 1

@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self.checker = RuleChecker(self.document, self.scene, self.feed)
         self.runner = AnalysisRunner(self.document, self.feed)
         kwargs = {} if autosave_ms is None else {"interval_ms": autosave_ms}
-        self.recovery = Recovery(self.document, recovery_dir, **kwargs)
+        self.recovery = Recovery(self.document, recovery_dir, feed=self.feed, **kwargs)
         self._build_docks()
         #: the menu bar's menus by name ("file", "edit", "view", "design", "analysis", "help")
         self.menus: dict[str, QMenu] = {}
