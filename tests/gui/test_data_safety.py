@@ -336,3 +336,26 @@ def test_a_worker_autosave_keeps_every_variant(window, qtbot, monkeypatch):
     doc = window.document
     assert [d.device_count() for d in load_designs(rec.design_path)] == [d.device_count() for d in doc.variants]
     assert doc.variants[1].device_count() == doc.variants[0].device_count() + 1
+
+
+def test_a_large_design_is_saved_by_a_worker_behind_a_dialog(window, monkeypatch, tmp_path, dialogs):
+    import threading
+
+    import designer.gui.window.background as background
+
+    monkeypatch.setattr(background, "BACKGROUND_SAVE_RECORDS", 10)
+    window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None)
+    window.editor.place_component("qm9700", QPointF(300, 0))
+    threads = []
+    save_copy = window.document.save_copy
+    monkeypatch.setattr(window.document, "save_copy",
+                        lambda p: threads.append(threading.current_thread()) or save_copy(p))
+    target = tmp_path / "big.json"
+    assert window._save_to(target)
+    assert threads and threads[0] is not threading.main_thread()
+    doc = window.document
+    assert target.read_text() == design_to_text(doc.design, (), [doc.view_only_collapsed(doc.design)])
+    assert not doc.is_modified() and doc.path == target.resolve()
+    window.editor.place_component("qm9700", QPointF(600, 0))
+    assert not window._save_to(tmp_path / "no such folder" / "big.json")  # the worker's error, in a dialog
+    assert "does not exist" in dialogs.shown[-1][1] and doc.is_modified() and doc.path == target.resolve()

@@ -252,12 +252,14 @@ class Document(QObject):
             designs = read(p)
             self.set_design(designs[0], p.resolve(), variants=designs[1:])
 
-    def save(self, path: str | Path | None = None) -> Path:
-        """Write the design (atomically) to ``path`` or its current file; mark it clean."""
+    def save(self, path: str | Path | None = None, write: Callable[[Path], None] | None = None) -> Path:
+        """Write the design (atomically) to ``path`` or its current file; mark it clean. ``write``
+        writes it (default :meth:`save_copy`; the window passes one that writes a large design in a
+        worker thread behind a progress dialog); what it raises leaves the document as it was."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("no file name: use save(path)")
-        self.save_copy(target)
+        (write or self.save_copy)(target)
         self.path = target.resolve()
         self._variants_edited = False
         for stack in self._stacks.values():
