@@ -14,9 +14,10 @@ Rows: ``start`` (``topo-designer --version``), ``text`` and ``json`` (``topo-des
 (rail-optimized generate and analyze at 16,384 and 131,072 GPUs, and the analysis' time per link x
 message size), ``live`` (``bench_live.py``: edit to panels on 1,024 GPUs, UI stall and overlay on
 16k), ``window`` (``bench_canvas.py --large``: the 16k sample and a 131,072-GPU design opened
-collapsed, a pod of each deleted and the deletion undone), ``suite`` (the README's ``python -m pytest``). Each command runs in a fresh process; a
-command row is the median of a few runs. Wall time is what a user waits; on a shared machine the CPU
-time (user + system, of the process and its children) is the steadier figure, so both are printed.
+collapsed, a pod of each deleted and the deletion undone), ``suite`` (the README's ``python -m
+pytest``). Each command runs in a fresh process; a command row is the median of a few runs. Wall
+time is what a user waits; on a shared machine the CPU time (user + system, of the process and its
+children) is the steadier figure, so both are printed.
 
 Every command runs as an installed program does, with its modules' bytecode already compiled (``pip
 install`` compiles a wheel's modules; an editable install writes the bytecode on the first run): the

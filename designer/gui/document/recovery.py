@@ -103,10 +103,10 @@ class Recovery(QObject):
         return self.directory / f"recovery-{self.token}.meta.json"
 
     def autosave(self) -> bool:
-        """Write the recovery file if there are unsaved changes not yet in it; return whether it wrote.
+        """Write the recovery file now, on this thread, if there are unsaved changes not yet in it;
+        return whether it wrote (the timer writes a large design with :meth:`autosave_in_background`).
 
-        An idle window with unsaved changes does not rewrite the same design every minute (a
-        16k-GPU design takes seconds to write, on the UI thread).
+        An idle window with unsaved changes does not rewrite the same design every minute.
         """
         if not self.document.is_modified() or not self._changed_since_autosave:
             return False
