@@ -272,10 +272,10 @@ def test_a_recent_file_that_is_gone_is_reported_and_dropped_from_the_menu(window
 def _large(window, monkeypatch):
     """A design the window autosaves from a worker thread (the threshold lowered to the sample's size),
     edited, with the feed reading 50 records an event-loop turn."""
+    import designer.gui.document.document as document
     import designer.gui.document.feed as feed
-    import designer.gui.document.recovery as recovery
 
-    monkeypatch.setattr(recovery, "WRITE_IN_THREAD_ABOVE", 10)
+    monkeypatch.setattr(document, "WRITE_IN_WORKER_ABOVE", 10)
     monkeypatch.setattr(feed, "CAPTURE_ROWS_PER_STEP", 50)
     window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None)
     window.runner.set_live(False)
@@ -341,9 +341,9 @@ def test_a_worker_autosave_keeps_every_variant(window, qtbot, monkeypatch):
 def test_a_large_design_is_saved_by_a_worker_behind_a_dialog(window, monkeypatch, tmp_path, dialogs):
     import threading
 
-    import designer.gui.window.background as background
+    import designer.gui.document.document as document
 
-    monkeypatch.setattr(background, "BACKGROUND_SAVE_RECORDS", 10)
+    monkeypatch.setattr(document, "WRITE_IN_WORKER_ABOVE", 10)
     window.document.set_design(load_design(SAMPLES / "superpod-h100-1su.json"), None)
     window.editor.place_component("qm9700", QPointF(300, 0))
     threads = []

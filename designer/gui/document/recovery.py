@@ -33,9 +33,6 @@ if TYPE_CHECKING:
     from designer.gui.document.feed import DesignFeed
 
 AUTOSAVE_MS = 60_000
-#: Designs with more devices and links than this are autosaved by a worker thread (with a feed):
-#: the 16,384-GPU sample (118,000 records) takes 0.55 s to write, 20,000 records about 0.1 s.
-WRITE_IN_THREAD_ABOVE = 20_000
 
 
 def default_recovery_dir() -> Path:
@@ -171,8 +168,7 @@ class Recovery(QObject):
             if self._started or (self.feed.revision == self._asked_rev and self.feed.capturing()):
                 return  # the last write is still under way
             self._writing = None  # an edit dropped the reading it waited for: ask again
-        d = self.document.design
-        if self.feed is not None and d.device_count() + d.link_count() > WRITE_IN_THREAD_ABOVE:
+        if self.feed is not None and self.document.large_to_write():
             self.autosave_in_background()
         else:
             self.autosave()

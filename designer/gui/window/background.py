@@ -108,18 +108,14 @@ def open_design(parent: QWidget, document: Document, path: str | Path) -> None:
             _drop(dialog)
 
 
-#: Designs with more devices and links than this are saved in a worker thread behind a progress dialog
-#: (the 16,384-GPU sample, 118,000 records, takes half a second to write; 131,072 GPUs four).
-BACKGROUND_SAVE_RECORDS = 20_000
-
-
-def save_design(parent: QWidget, document: Document, path: str | Path | None = None) -> Path:
-    """:meth:`Document.save <designer.gui.document.document.Document.save>`, a large design written in
-    a worker thread while ``parent`` shows a progress dialog (window-modal, with no Cancel: the
-    file is written whole or not at all) and paints; a small one written at once."""
+def save_document(parent: QWidget, document: Document, path: str | Path | None = None) -> Path:
+    """:meth:`Document.save <designer.gui.document.document.Document.save>`, a large design
+    (:meth:`~designer.gui.document.document.Document.large_to_write`) written in a worker thread
+    while ``parent`` shows a progress dialog (window-modal, with no Cancel: the file is written whole
+    or not at all) and paints; a small one written at once."""
     def write(p: Path) -> None:
         d = document.design
-        if sum(v.device_count() + v.link_count() for v in document.variants) <= BACKGROUND_SAVE_RECORDS:
+        if not document.large_to_write():
             document.save_copy(p)
             return
         dialog = QProgressDialog(f"Saving {p.name}: {units.count(d.device_count(), 'device')}\u2026", "", 0, 0,

@@ -36,8 +36,7 @@ from designer.gui.panels.inspector import Inspector
 from designer.gui.panels.legend import Legend
 from designer.gui.panels.overview import Overview
 from designer.gui.panels.palette import Palette
-from designer.gui.window.background import Cancelled, open_design
-from designer.gui.window.background import save_design as save_in_background
+from designer.gui.window.background import Cancelled, open_design, save_document
 from designer.model import Design, DesignError, units
 from designer.model.catalog import Catalog
 
@@ -340,7 +339,7 @@ class MainWindow(QMainWindow):
 
     def _save_to(self, path: Path) -> bool:
         try:
-            saved = save_in_background(self, self.document, path)
+            saved = save_document(self, self.document, path)
         except (DesignError, OSError) as e:
             self.show_error("Cannot save design", str(e))
             return False
