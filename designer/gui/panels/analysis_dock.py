@@ -387,9 +387,8 @@ class AnalysisDock(QWidget):
         self.progress.setFormat("starting")
 
     def _on_runner_reading(self) -> None:
-        self.state.setText("Analyzing\u2026")
-        self.progress.setRange(0, 0)  # busy: the reading has no count to show
-        self.progress.setFormat("reading the design")
+        self.state.setText("Analyzing: reading the design\u2026")
+        self.progress.setRange(0, 0)  # busy (a bar with no count shows no words: the state says them)
         self._busy.show()  # with Cancel; hidden when the run ends or is cancelled (``slow``)
 
     def _on_runner_progress(self, stage: str, done: int, total: int) -> None:
