@@ -15,6 +15,7 @@ import copy
 import dataclasses
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -285,14 +286,36 @@ def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -
     analysis gives a link this rate (capped at its ``MAX_LINK_GBPS``) and leaves it out under
     ``MIN_LINK_GBPS``.
     """
+    return link_rates_gbps(design, (link,), catalog)[0]
+
+
+def link_rates_gbps(design: Design, links: Iterable[Link], catalog: Catalog | None = None) -> list[float]:
+    """:func:`link_rate_gbps` of each of ``links``, in order, for many links at once (a canvas
+    bundle, a whole design): the rate of each distinct pair of port groups, ports and cable is
+    worked out once. Links whose devices share a model share their port-group tuple, so a
+    131,072-GPU fabric's 655,360 links come to a few dozen distinct rates."""
     if catalog is None:
         catalog = builtin_catalog()
-    a = design.device(link.a_device).port(link.a_port)
-    b = design.device(link.b_device).port(link.b_port)
-    cable = catalog.cables.get(link.cable) if link.cable else None
-    rate = line_rate_gbps(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, cable)
-    negotiated = negotiated_gbps(link)
-    return min(rate, negotiated) if negotiated is not None else rate
+    cables = catalog.cables
+    device = design.device
+    #: (id of a's port groups, a's port, id of b's, b's port, cable) -> rate; the tuples stay alive
+    #: in the design's devices while this runs, so their ids stay theirs.
+    known: dict[tuple[int, str, int, str, str], float] = {}
+    out: list[float] = []
+    for link in links:
+        da, db = device(link.a_device), device(link.b_device)
+        key = (id(da.ports), link.a_port, id(db.ports), link.b_port, link.cable)
+        rate = known.get(key)
+        if rate is None:
+            a, b = da.port(link.a_port), db.port(link.b_port)
+            cable = cables.get(link.cable) if link.cable else None
+            rate = known[key] = line_rate_gbps(a.speed_gbps if a else 0.0, b.speed_gbps if b else 0.0, cable)
+        if link.properties:
+            negotiated = negotiated_gbps(link)
+            if negotiated is not None:
+                rate = min(rate, negotiated)
+        out.append(rate)
+    return out
 
 
 def negotiated_gbps(link: Link) -> float | None:

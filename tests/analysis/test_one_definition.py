@@ -19,7 +19,7 @@ from designer.analysis.report import analyze
 from designer.analysis.rules.check import check_design
 from designer.generators import GENERATORS
 from designer.model import Design, Device, Link, PortGroup
-from designer.model.catalog import Catalog, builtin_catalog, line_rate_gbps, link_rate_gbps
+from designer.model.catalog import Catalog, builtin_catalog, line_rate_gbps, link_rate_gbps, link_rates_gbps
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "sample_designs").glob("*.json"))
 
@@ -64,6 +64,35 @@ def test_the_analyzer_rates_mixed_ports_and_cables_as_the_model_does(dense, monk
         d.add_device(Device(f"b{i}", "switch", (PortGroup("p", 1, rng.choice(speeds)),)))
         d.add_link(Link(f"l{i}", f"a{i}", "p1", f"b{i}", "p1", length_m=1.0, cable=rng.choice(cables)))
     assert_capacity_rates_are_link_rates(d, cat)
+
+
+def test_rates_of_many_links_at_once_are_each_links_own_rate():
+    """link_rates_gbps works each distinct (port groups, ports, cable) out once: devices sharing one
+    port-group tuple, ports of different speeds in it, cables and negotiated rates still give each
+    link the rate of its own ports, cable and negotiation."""
+    rng = random.Random(11)
+    cat = builtin_catalog()
+    cables = ["", "no-such-cable", *sorted(cat.cables)[:6]]
+    mixed = (PortGroup("fast", 4, 800.0), PortGroup("slow", 4, 100.0))  # one tuple, two speeds
+    other = (PortGroup("p", 8, 400.0),)
+    d = Design()
+    for i in range(16):
+        d.add_device(Device(f"m{i}", "switch", mixed))
+        d.add_device(Device(f"o{i}", "switch", other))
+    expected = []
+    for i in range(16):
+        for j in range(4):
+            port = rng.choice(["fast", "slow"]) + str(j + 1)
+            cable = rng.choice(cables)
+            props = {"negotiated_gbps": 50.0} if rng.random() < 0.2 else {}
+            d.add_link(Link(f"l{i}-{j}", f"m{i}", port, f"o{(i + j) % 16}", f"p{j + 1 + 4 * (i % 2)}",
+                            length_m=1.0, cable=cable, properties=props))
+            rate = line_rate_gbps(800.0 if port.startswith("fast") else 100.0, 400.0, cat.cables.get(cable))
+            expected.append(min(rate, 50.0) if props else rate)
+    links = list(d.iter_links())
+    assert link_rates_gbps(d, links, cat) == expected
+    assert [link_rate_gbps(d, lk, cat) for lk in links] == expected
+    assert link_rates_gbps(d, [], cat) == []
 
 
 def _800g_pair_with_a_400g_cable() -> tuple[Design, Catalog]:

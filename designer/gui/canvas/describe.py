@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui.canvas.items import BOX_TYPE, BUNDLE_TYPE, DEVICE_TYPE, FRAME_TYPE
-from designer.gui.canvas.linking import link_rate_gbps
 from designer.gui.style import MEDIUM_STYLES
 from designer.model import units
+from designer.model.catalog import link_rates_gbps
 
 if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
@@ -91,7 +91,7 @@ def describe_item(scene: DesignScene, item: QGraphicsItem) -> str:
         if not ids:
             return ""
         links = [d.link(i) for i in ids]
-        total = sum(link_rate_gbps(d, lk, scene.catalog) for lk in links)
+        total = sum(link_rates_gbps(d, links, scene.catalog))
         media = Counter(MEDIUM_STYLES[lk.medium].title if lk.medium in MEDIUM_STYLES else lk.medium for lk in links)
         if len(links) == 1:
             lk = links[0]

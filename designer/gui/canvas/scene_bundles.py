@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF
@@ -18,12 +19,13 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from designer.gui import style
 from designer.gui.canvas.items import BundleItem
-from designer.gui.canvas.linking import link_rate_gbps
 from designer.gui.canvas.overlay import LinkMarks
 from designer.gui.canvas.shown import BundleKey, ShownKey, bundle_key
 from designer.model import Design, Link
-from designer.model.catalog import Catalog
+from designer.model.catalog import Catalog, link_rates_gbps
 from designer.model.hierarchy import bundled_ends
+
+_ID = attrgetter("id")
 
 
 class BundleHost(Protocol):
@@ -88,6 +90,11 @@ class LinkBundles:
             links[link.id] = None
 
     def refresh_all(self) -> None:
+        d = self._host.design
+        if d is not None:  # every rate still unknown worked out in one pass (link_rates_gbps shares lookups)
+            rates = self._rates
+            missing = [d.link(lid) for links in self._links.values() for lid in links if lid not in rates]
+            rates.update(zip(map(_ID, missing), link_rates_gbps(d, missing, self._host.catalog), strict=True))
         for key in list(self._links):
             self.refresh(key)
 
@@ -171,9 +178,7 @@ class LinkBundles:
         members = [d.link(lid) for lid in links]
         missing = [link for link in members if link.id not in rates]
         if missing:
-            catalog = host.catalog
-            for link in missing:
-                rates[link.id] = link_rate_gbps(d, link, catalog)
+            rates.update(zip(map(_ID, missing), link_rates_gbps(d, missing, host.catalog), strict=True))
         total = sum(rates[lid] for lid in links)
         media = {link.medium for link in members}
         failed = all(link.failed for link in members)

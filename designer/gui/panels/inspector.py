@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.gui.canvas.describe import tooltip_html, unbroken
-from designer.gui.canvas.linking import cable_for, cable_misfit, link_rate_gbps
+from designer.gui.canvas.linking import cable_for, cable_misfit
 from designer.gui.canvas.scene import DesignScene
 from designer.gui.document import commands as cmd
 from designer.gui.document.document import Document
@@ -42,7 +42,7 @@ from designer.gui.panels.inspector_widgets import (
 )
 from designer.gui.style import MEDIUM_STYLES
 from designer.model import GROUP_KINDS, MEDIA, Design, DesignError, Link, units
-from designer.model.catalog import Cable, port_rate_gbps
+from designer.model.catalog import Cable, link_rates_gbps, port_rate_gbps
 from designer.model.entities import MAX_COORD
 
 TIERS = ("", "leaf", "spine", "core", "edge", "aggregation", "router")
@@ -357,7 +357,7 @@ class Inspector(QWidget):
         else:  # links picked from several bundles: no single pair of ends to name
             ends = units.count(len(pairs), "pair") + " of devices"
         self.l_ends.setText(ends)
-        rates = [link_rate_gbps(d, lk, self.document.catalog) for lk in links]
+        rates = link_rates_gbps(d, links, self.document.catalog)
         self.l_rate.setText(
             f"{units.line_rate(rates[0])} per direction" if n == 1
             else f"{units.line_rate(sum(rates))} per direction in total"
