@@ -150,13 +150,15 @@ def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: di
                                props, strict=True))
 
 
-def _port_ids(devices: list[Device]) -> dict[str, frozenset[str]]:
-    """Each device's port ids (one set per distinct tuple of port groups)."""
+def _ports_exist(devices: list[Device], held: dict[str, dict[str, str]]) -> bool:
+    """Every port ``held`` names (a device's ``{port id: link id}``, in the order of ``devices``) is
+    a port of its device: one subset test per device, one port-id set per distinct tuple of port
+    groups (devices of one model share theirs)."""
     ports = list(map(attrgetter("ports"), devices))
     keys = list(map(id, ports))
     distinct = dict(zip(keys, ports, strict=True))
     sets = {key: frozenset(p for g in groups for p in g.port_ids()) for key, groups in distinct.items()}
-    return dict(zip(map(attrgetter("id"), devices), map(sets.__getitem__, keys), strict=True))
+    return all(map(frozenset.issuperset, map(sets.__getitem__, keys), held.values()))
 
 
 def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
@@ -176,8 +178,9 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
 def _held_ports(devices: list[Device], dev_a: list[str], port_a: list[str], dev_b: list[str], port_b: list[str],
                 ids: list[str]) -> dict[str, dict[str, str]] | None:
     """Each device's ports holding a link, ``{port id: link id}`` in link order (the design's own index,
-    :meth:`designer.model.Design.extend`); None when an end names no device of the table or two links
-    share a port (one entry per port: the index is then short)."""
+    :meth:`designer.model.Design.extend`), the devices in the order of ``devices``; None when an end
+    names no device of the table or two links share a port (one entry per port: the index is then
+    short)."""
     held: dict[str, dict[str, str]] = dict(zip(map(attrgetter("id"), devices), map(dict, repeat((), len(devices))),
                                                strict=True))
     try:
@@ -215,13 +218,7 @@ def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[D
         return None
     (dev_a, port_a), (dev_b, port_b) = ends_a, ends_b
     held = _held_ports(devices, dev_a, port_a, dev_b, port_b, ids)
-    if held is None:
-        return None
-    ports = _port_ids(devices)
-    none: frozenset[str] = frozenset()
-    if not (all(map(frozenset.__contains__, map(ports.get, dev_a, repeat(none)), port_a))
-            and all(map(frozenset.__contains__, map(ports.get, dev_b, repeat(none)), port_b))
-            and not any(map(str.__eq__, dev_a, dev_b))):
+    if held is None or not _ports_exist(devices, held) or any(map(str.__eq__, dev_a, dev_b)):
         return None
     return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, map(dict, props),
                              failed, strict=True)), held
