@@ -61,3 +61,24 @@ def test_the_table_and_the_modules_agree():
 
 def test_the_main_help_is_the_same_lazy_or_full():
     assert build_parser(None).format_help() == build_parser().format_help()
+
+
+def test_a_bill_of_materials_imports_neither_scipy_nor_networkx_nor_the_whole_analysis():
+    """Importing one module of designer.analysis does not import the package's every module (its
+    names are imported on first use): ``bom`` prices a design without the graph libraries."""
+    loaded = loaded_by(["bom", str(ROOT / "sample_designs" / "superpod-h100-4su.json")])
+    assert "designer.analysis.bom.bill" in loaded
+    assert not [m for m in loaded if m.split(".")[0] in ("scipy", "networkx", "PySide6")]
+    assert "designer.analysis.report" not in loaded and "designer.analysis.bisection.bounds" not in loaded
+
+
+def test_the_analysis_package_names_are_those_of_their_modules():
+    import designer.analysis as analysis
+    from designer.analysis.report import analyze
+    from designer.analysis.rules.check import check_design
+
+    assert analysis.analyze is analyze and analysis.check_design is check_design
+    assert set(analysis.__all__) == set(analysis._WHERE) and set(analysis.__all__) <= set(dir(analysis))
+    assert all(getattr(analysis, name) is not None for name in analysis.__all__)
+    with pytest.raises(AttributeError):
+        analysis.no_such_name  # noqa: B018

@@ -1,12 +1,37 @@
-"""Analysis: pure functions over a design (no Qt)."""
+"""Analysis: pure functions over a design (no Qt).
 
-from designer.analysis.bisection.bounds import Bisection, bisection_bounds
-from designer.analysis.collectives.times import collective_times
-from designer.analysis.common.errors import AnalysisError
-from designer.analysis.common.findings import Finding
-from designer.analysis.fabric.context import Context, build_context
-from designer.analysis.report import Report, analyze
-from designer.analysis.rules.check import check_design
+The names below are imported on first use (PEP 562), so that importing one small module of the
+package (a finding, an error) does not import the whole analysis and scipy with it: the window
+shows before its first analysis needs them.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from designer.analysis.bisection.bounds import Bisection, bisection_bounds
+    from designer.analysis.collectives.times import collective_times
+    from designer.analysis.common.errors import AnalysisError
+    from designer.analysis.common.findings import Finding
+    from designer.analysis.fabric.context import Context, build_context
+    from designer.analysis.report import Report, analyze
+    from designer.analysis.rules.check import check_design
+
+#: Each public name and the module that defines it.
+_WHERE = {
+    "AnalysisError": "designer.analysis.common.errors",
+    "Bisection": "designer.analysis.bisection.bounds",
+    "Context": "designer.analysis.fabric.context",
+    "Finding": "designer.analysis.common.findings",
+    "Report": "designer.analysis.report",
+    "analyze": "designer.analysis.report",
+    "bisection_bounds": "designer.analysis.bisection.bounds",
+    "build_context": "designer.analysis.fabric.context",
+    "check_design": "designer.analysis.rules.check",
+    "collective_times": "designer.analysis.collectives.times",
+}
 
 __all__ = [
     "AnalysisError",
@@ -20,3 +45,16 @@ __all__ = [
     "check_design",
     "collective_times",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
