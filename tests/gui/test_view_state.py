@@ -45,3 +45,41 @@ def test_saving_an_opened_sample_keeps_its_groups_as_the_file_had_them(window, t
     window.editor.set_collapsed([auto[0], mine], True)
     doc.save(path)
     assert {g.id for g in load_design(path).groups if g.collapsed} == {auto[0], mine}
+
+
+def test_expanding_many_devices_is_drawn_under_a_busy_cursor_and_says_how_long(window, tmp_path, monkeypatch):
+    """Groups holding more than BUSY_REGROUP_DEVICES devices redraw for seconds at 16,384 GPUs: a busy
+    cursor while they do, and the status bar names what was expanded; a small expansion shows neither."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    import designer.gui.canvas.editor as editor_module
+
+    path = tmp_path / "su.json"
+    shutil.copy(BIG, path)
+    assert window.open_path(str(path))
+    doc = window.document
+    cursors, said = [], []
+    real = doc.set_collapsed
+
+    def watched(ids, collapsed):
+        cursor = QApplication.overrideCursor()
+        cursors.append(cursor.shape() if cursor is not None else None)
+        return real(ids, collapsed)
+
+    monkeypatch.setattr(doc, "set_collapsed", watched)
+    window.editor.message.connect(said.append)
+    collapsed = [g.id for g in doc.design.groups if g.collapsed]
+    holding = len({dev.id for g in collapsed for dev in doc.design.all_members(g)})
+    monkeypatch.setattr(editor_module, "BUSY_REGROUP_DEVICES", holding - 1)
+    one = min(collapsed, key=lambda g: len(doc.design.all_members(g)))
+    assert window.editor.set_collapsed([one], False)
+    assert cursors == [None] and said == []  # a few devices: at once, no words
+    rest = [g for g in collapsed if g != one]
+    monkeypatch.setattr(editor_module, "BUSY_REGROUP_DEVICES", 1)
+    window.actions_by_name["expand_all"].trigger()
+    assert cursors[1:] == [Qt.CursorShape.WaitCursor] and QApplication.overrideCursor() is None
+    count = len({dev.id for g in rest for dev in doc.design.all_members(g)})
+    assert said[0] == f"Expanding {len(rest)} groups holding {count:,} devices\u2026"
+    assert said[1].startswith(f"Expanded {len(rest)} groups holding {count:,} devices in ")
+    assert not [g for g in doc.design.groups if g.collapsed] and doc.undo_stack.count() == 0

@@ -9,10 +9,11 @@ from __future__ import annotations
 import heapq
 import json
 import math
+import time
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEventLoop, QMimeData, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 
@@ -42,6 +43,9 @@ _ID_BASE = {"gpu": "gpu", "nic": "nic", "nvswitch": "nvsw", "switch": "switch", 
 PLACE_GAP = GRID
 #: Positions tried before giving up on the neighbourhood and placing right of everything.
 _PLACE_TRIES = 400
+#: Expanding or collapsing groups that hold more devices than this redraws for a second or more (an
+#: item per device and link shown): the window shows a busy cursor meanwhile and then says how long.
+BUSY_REGROUP_DEVICES = 5_000
 _OBSTACLES = (DEVICE_TYPE, BOX_TYPE, FRAME_TYPE)
 
 
@@ -464,8 +468,30 @@ class Editor(QObject):
 
     # ------------------------------------------------------------------ groups
     def set_collapsed(self, group_ids: list[str], collapsed: bool) -> bool:
-        """Collapse or expand groups: view state, neither an undo step nor a change to save."""
-        return self.document.set_collapsed(group_ids, collapsed)
+        """Collapse or expand groups: view state, neither an undo step nor a change to save.
+
+        Groups holding more than :data:`BUSY_REGROUP_DEVICES` devices are redrawn under a busy
+        cursor, and the status bar then says how many devices were shown or hidden, in how long."""
+        d = self.design
+        ids = [g for g in dict.fromkeys(group_ids) if d.has_group(g) and d.group(g).collapsed != collapsed]
+        chosen = set(ids)
+        outermost = [g for g in ids if chosen.isdisjoint(d.ancestors(g)[1:])]
+        devices = sum(len(d.all_members(g)) for g in outermost)
+        if devices <= BUSY_REGROUP_DEVICES:
+            return self.document.set_collapsed(ids, collapsed)
+        what = f"{units.count(len(ids), 'group')} holding {units.count(devices, 'device')}"
+        no_input = QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents
+        t0 = time.perf_counter()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            self.status(f"{'Collapsing' if collapsed else 'Expanding'} {what}\u2026")
+            QApplication.processEvents(no_input)  # the words and the cursor shown before the window is busy
+            changed = self.document.set_collapsed(ids, collapsed)
+            QApplication.processEvents(no_input)  # and drawn, still under the busy cursor
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.status(f"{'Collapsed' if collapsed else 'Expanded'} {what} in {time.perf_counter() - t0:.1f} s")
+        return changed
 
     def collapse_all(self, kind: str | None = None) -> bool:
         """Collapse every group (of one kind), as view state."""
