@@ -33,6 +33,7 @@ from designer.model.geometry import PORT_PITCH, port_grid
 
 _FONTS: dict[str, QFont] = {}
 _HIT_PEN = QPen(QColor(0, 0, 0, 0), 8.0)
+_SELECTABLE = QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
 
 
 def _font(name: str) -> QFont:
@@ -229,20 +230,22 @@ class BundleItem(QGraphicsLineItem):
     shows how many links the bundle holds.
     """
 
+    # Until set_line and set_look: class defaults, never changed in place (each set replaces them),
+    # so that the 69,632 lines of an expanded 16k-GPU design are built without five objects each.
+    _p1 = _p2 = QPointF()
+    _control: QPointF | None = None
+    _curve: QPainterPath | None = None
+    _pen = QPen()
+    _count = 1
+    _badge = ""
+    _halo: QColor | None = None  # analysis mark (bottleneck, cut) drawn under the line
+
     def __init__(self, key: BundleKey) -> None:
         super().__init__()
         self.key = key
-        self._p1 = QPointF()
-        self._p2 = QPointF()
-        self._control: QPointF | None = None
-        self._curve: QPainterPath | None = None
-        self._pen = QPen()
-        self._count = 1
-        self._badge = ""
-        self._halo: QColor | None = None  # analysis mark (bottleneck, cut) drawn under the line
         # The C++ pen only sizes the bounds and the hit area (8 units wide); painting uses _pen.
         self.setPen(_HIT_PEN)
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)  # z 0: above frames, below devices
+        self.setFlags(_SELECTABLE)  # z 0: above frames, below devices
 
     def set_line(self, p1: QPointF, p2: QPointF, control: QPointF | None = None) -> None:
         """A straight line from ``p1`` to ``p2``, or with ``control`` a quadratic arc through it
