@@ -1,8 +1,8 @@
 """Analysis: pure functions over a design (no Qt).
 
-The names below are imported on first use (PEP 562), so that importing one small module of the
-package (a finding, an error) does not import the whole analysis and scipy with it: the window
-shows before its first analysis needs them.
+The names below are imported on first use (PEP 562), so that importing one module of the package
+(a finding, an error, the bill of materials) does not import the whole analysis and scipy with it:
+``topo-designer bom`` prices a design without them.
 """
 
 from __future__ import annotations
