@@ -490,7 +490,7 @@ class Editor(QObject):
             QApplication.processEvents(no_input)  # and drawn, still under the busy cursor
         finally:
             QApplication.restoreOverrideCursor()
-        self.status(f"{'Collapsed' if collapsed else 'Expanded'} {what} in {time.perf_counter() - t0:.1f} s")
+        self.status(f"{'Collapsed' if collapsed else 'Expanded'} {what} in {units.duration(time.perf_counter() - t0)}")
         return changed
 
     def collapse_all(self, kind: str | None = None) -> bool:
