@@ -325,6 +325,37 @@ def test_saving_while_a_worker_writes_the_recovery_file_leaves_none(window, qtbo
     assert not rec.design_path.exists() and not rec.meta_path.exists() and not rec.part_path.exists()
 
 
+def test_a_save_stops_the_recovery_write_under_way_instead_of_waiting_for_it(window, qtbot, monkeypatch, tmp_path):
+    """The worker's write looks at its stop event while it makes the text: a save (or a close) does
+    not wait for the whole design to be written only to delete it (5 s at 131,072 GPUs)."""
+    import threading
+
+    import designer.gui.document.recovery as recovery
+    from designer.io import SaveStopped
+
+    rec = _large(window, monkeypatch)
+    release, outcome = threading.Event(), []
+    real = recovery.save_design
+
+    def watched(*args, stop, **kwargs):
+        release.wait(10)  # the save starts once the window has discarded the recovery files
+        try:
+            real(*args, stop=stop, **kwargs)
+        except SaveStopped:
+            outcome.append("stopped")
+            raise
+        outcome.append("written")
+
+    monkeypatch.setattr(recovery, "save_design", watched)
+    rec._on_timer_timeout()
+    qtbot.waitUntil(lambda: rec._started, timeout=30_000)
+    assert window._save_to(tmp_path / "saved.json")
+    release.set()
+    qtbot.waitUntil(lambda: not rec.writing(), timeout=30_000)
+    assert outcome == ["stopped"]
+    assert not rec.design_path.exists() and not rec.meta_path.exists() and not rec.part_path.exists()
+
+
 def test_a_worker_autosave_keeps_every_variant(window, qtbot, monkeypatch):
     from designer.io import load_designs
 

@@ -258,3 +258,40 @@ def test_reading_a_design_leaves_no_reference_cycles():
     finally:
         if was:
             gc.enable()
+
+
+@pytest.mark.parametrize("asked_before_true", [0, 1, 3, 5])
+def test_a_stopped_save_leaves_the_file_as_it_was(tmp_path, monkeypatch, asked_before_true):
+    """``stop`` is asked while the records are made and before each piece is written; once it says
+    true the save raises SaveStopped, the file keeps its old text and no temporary file is left."""
+    from designer.generators import GENERATORS
+    from designer.io import SaveStopped
+
+    monkeypatch.setattr(df, "_STOP_EVERY", 64)
+    monkeypatch.setattr(df, "LINES_PER_PIECE", 256)
+    design = GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=16)
+    path = tmp_path / "d.json"
+    path.write_text("the old text", encoding="utf-8")
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > asked_before_true
+
+    with pytest.raises(SaveStopped):
+        save_design(design, path, stop=stop)
+    assert path.read_text(encoding="utf-8") == "the old text"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.json"]
+
+
+def test_a_save_asked_to_stop_but_never_stopped_writes_what_a_save_writes(tmp_path, monkeypatch):
+    from designer.generators import GENERATORS
+
+    monkeypatch.setattr(df, "_STOP_EVERY", 64)
+    monkeypatch.setattr(df, "LINES_PER_PIECE", 256)
+    design = GENERATORS["leaf-spine"].build(leaves=4, hosts_per_leaf=16)
+    asked = []
+    save_design(design, tmp_path / "watched.json", stop=lambda: bool(asked.append(1)))
+    save_design(design, tmp_path / "plain.json")
+    assert (tmp_path / "watched.json").read_bytes() == (tmp_path / "plain.json").read_bytes()
+    assert len(asked) > 5  # asked while the devices, the links and the pieces were made
