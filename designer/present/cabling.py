@@ -25,7 +25,7 @@ from designer.analysis.common.cages import cage_of
 from designer.interop.graph import device_places
 from designer.io.atomic import atomic_write_text
 from designer.model import BOARD_MEDIA, Design
-from designer.model.catalog import Catalog, builtin_catalog, link_rate_gbps
+from designer.model.catalog import Catalog, builtin_catalog, link_rates_gbps
 
 #: The CSV's columns, in order (docs/export.md describes each).
 COLUMNS = (
@@ -98,9 +98,8 @@ def cabling_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
                    module_at(dev_id, port, module))
 
     rows: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
-    for link in design.iter_links():
-        if link.medium in BOARD_MEDIA:
-            continue
+    cabled = [link for link in design.iter_links() if link.medium not in BOARD_MEDIA]
+    for link, rate in zip(cabled, link_rates_gbps(design, cabled, cat), strict=True):
         cab = cat.cables.get(link.cable) if link.cable else None
         module = cab.transceiver if cab is not None and link.medium == "optical" and cab.transceiver else ""
         a, b = end(link.a_device, link.a_port, module), end(link.b_device, link.b_port, module)
@@ -114,7 +113,7 @@ def cabling_rows(design: Design, catalog: Catalog | None = None) -> list[dict[st
         row.update(medium=link.medium, length_m=float(link.length_m),
                    ordered_length_m=float(cab.standard_length(link.length_m)) if cab is not None else None,
                    cable_part=link.cable or "", cable_name=cab.name if cab is not None else "",
-                   rate_gbps=float(link_rate_gbps(design, link, cat)), failed=bool(link.failed))
+                   rate_gbps=float(rate), failed=bool(link.failed))
         rows.append(((*a.sort_key(), *b.sort_key()), row))
     rows.sort(key=lambda kr: kr[0])
     out = []

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from designer.cli import main
 from designer.gui.canvas.describe import describe_item
-from designer.gui.canvas.linking import link_rate_gbps
 from designer.gui.panels.analysis_dock import DEFAULT_SIZE
 from designer.io import load_design
 from designer.model import units
+from designer.model.catalog import link_rate_gbps
 from designer.present.report_text import summary_lines
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_designs" / "hgx-h100-server.json"

@@ -21,8 +21,7 @@ from __future__ import annotations
 import math
 
 from designer.gui.style import MEDIUM_STYLES, SCENE_UNITS_PER_M
-from designer.model import BOARD_MEDIA, Design, Device, Link, units
-from designer.model import catalog as _catalog
+from designer.model import BOARD_MEDIA, Design, Device, units
 from designer.model.catalog import Cable, Catalog
 
 #: Media of board connections: the port kind they join, and their pseudo-cable's medium.
@@ -154,13 +153,3 @@ def choose_ports(
                             f"{_kinds(db)} ports")
         raise LinkError(f"{a_dev} and {b_dev} have no free ports of a common kind")
     return best[1], best[2]
-
-
-def link_rate_gbps(design: Design, link: Link, catalog: Catalog | None = None) -> float:
-    """Per-direction line rate of a link, as the rules and the analysis give it: the slowest of its
-    two ports and its cable in ``catalog`` (the window's; None: the built-in one).
-
-    The window's tooltips, inspector and line widths all show this figure; it is
-    :func:`designer.model.catalog.link_rate_gbps`.
-    """
-    return _catalog.link_rate_gbps(design, link, catalog)
