@@ -473,7 +473,7 @@ class Editor(QObject):
         Groups holding more than :data:`BUSY_REGROUP_DEVICES` devices are redrawn under a busy
         cursor, and the status bar then says how many devices were shown or hidden, in how long."""
         d = self.design
-        ids = [g for g in dict.fromkeys(group_ids) if d.has_group(g) and d.group(g).collapsed != collapsed]
+        ids = self.document.changing_groups(group_ids, collapsed)
         chosen = set(ids)
         outermost = [g for g in ids if chosen.isdisjoint(d.ancestors(g)[1:])]
         devices = sum(len(d.all_members(g)) for g in outermost)

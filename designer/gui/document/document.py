@@ -176,7 +176,7 @@ class Document(QObject):
         it; what only fitted a large design on screen (:func:`auto_collapse`) is not written.
         """
         d = self.design
-        ids = [g for g in dict.fromkeys(group_ids) if d.has_group(g) and d.group(g).collapsed != collapsed]
+        ids = self.changing_groups(group_ids, collapsed)
         if not ids:
             return False
         self._auto_collapsed.get(id(d), set()).difference_update(ids)  # the user's choice from now on
@@ -184,6 +184,11 @@ class Document(QObject):
             for g in ids:
                 d.set_group_field(g, "collapsed", collapsed)
         return True
+
+    def changing_groups(self, group_ids: list[str], collapsed: bool) -> list[str]:
+        """The groups among ``group_ids`` (each once, in order) that :meth:`set_collapsed` would change."""
+        d = self.design
+        return [g for g in dict.fromkeys(group_ids) if d.has_group(g) and d.group(g).collapsed != collapsed]
 
     def reveal(self, group_ids: list[str]) -> bool:
         """Expand collapsed groups to show what they hide (a bottleneck, a found device), as view state."""
