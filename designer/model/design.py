@@ -154,6 +154,14 @@ class Design(GroupHierarchy, BulkAppend):
         except KeyError:
             raise UnknownIdError(f"no link {link_id!r}") from None
 
+    def links_named(self, link_ids: Iterable[str]) -> list[Link]:
+        """The links of ``link_ids``, in their order, as :meth:`link` of each, looked up without a Python
+        call per link (the canvas asks for the 262,144 links it draws at 131,072 GPUs at once)."""
+        try:
+            return list(map(self._links.by_id.__getitem__, link_ids))
+        except KeyError as e:
+            raise UnknownIdError(f"no link {e.args[0]!r}") from None
+
     def group(self, group_id: str) -> Group:
         try:
             return self._groups.by_id[group_id]

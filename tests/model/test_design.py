@@ -416,3 +416,15 @@ def test_a_refused_restore_of_many_links_changes_nothing():
         d.restore_links(removed)
     assert [lk.id for lk in d.iter_links()] == ["x"] and d.free_ports("s1") == ["p1", "p2", "p3", "p4"]
     assert d.link_at("s0", "p1").id == "x" and not d.has_link("l2")
+
+
+def test_links_named_is_link_of_each_in_order_and_names_a_missing_one():
+    from designer.model import UnknownIdError
+
+    d = make()
+    d.add_link(Link("l1", "s0", "p1", "s1", "p1"))
+    d.add_link(Link("l2", "s1", "p2", "s2", "p2"))
+    assert d.links_named(iter(["l2", "l1", "l2"])) == [d.link("l2"), d.link("l1"), d.link("l2")]
+    assert d.links_named([]) == []
+    with pytest.raises(UnknownIdError, match="no link 'gone'"):
+        d.links_named(["l1", "gone"])

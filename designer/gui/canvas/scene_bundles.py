@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import chain, filterfalse
 from operator import attrgetter
 from typing import Protocol
 
@@ -26,6 +27,8 @@ from designer.model.catalog import Catalog, link_rates_gbps
 from designer.model.hierarchy import bundled_ends
 
 _ID = attrgetter("id")
+_MEDIUM = attrgetter("medium")
+_FAILED = attrgetter("failed")
 
 
 class BundleHost(Protocol):
@@ -93,7 +96,7 @@ class LinkBundles:
         d = self._host.design
         if d is not None:  # every rate still unknown worked out in one pass (link_rates_gbps shares lookups)
             rates = self._rates
-            missing = [d.link(lid) for links in self._links.values() for lid in links if lid not in rates]
+            missing = d.links_named(filterfalse(rates.__contains__, chain.from_iterable(self._links.values())))
             rates.update(zip(map(_ID, missing), link_rates_gbps(d, missing, self._host.catalog), strict=True))
         for key in list(self._links):
             self.refresh(key)
@@ -175,13 +178,13 @@ class LinkBundles:
         d = host.design
         assert d is not None
         rates = self._rates
-        members = [d.link(lid) for lid in links]
-        missing = [link for link in members if link.id not in rates]
-        if missing:
+        members = d.links_named(links)
+        if not links.keys() <= rates.keys():
+            missing = d.links_named(filterfalse(rates.__contains__, links))
             rates.update(zip(map(_ID, missing), link_rates_gbps(d, missing, host.catalog), strict=True))
-        total = sum(rates[lid] for lid in links)
-        media = {link.medium for link in members}
-        failed = all(link.failed for link in members)
+        total = sum(map(rates.__getitem__, links))
+        media = set(map(_MEDIUM, members))
+        failed = all(map(_FAILED, members))
         flagged = ""
         if host.any_link_flags():
             link_flagged = host.link_flagged

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import Protocol
 
 from PySide6.QtCore import QRectF
@@ -18,6 +19,8 @@ from designer.gui.canvas.describe import count_text
 from designer.gui.canvas.items import CollapsedGroupItem, DeviceItem, GroupFrameItem
 from designer.gui.document.fragments import bounds
 from designer.model import Design, Group, units
+
+_KIND = attrgetter("kind")
 
 
 def box_title(design: Design, group_id: str) -> str:
@@ -101,8 +104,8 @@ class GroupShapes:
         if gid in self.frames:
             self.frames[gid].set_title(f"{g.label}  ({g.kind})" if g.name else g.label)
         if gid in self.boxes:
-            counts = Counter(dev.kind for dev in d.all_members(gid))
-            subs = Counter(c.kind for c in subtree(d, gid)[1:])
+            counts = Counter(map(_KIND, d.all_members(gid)))
+            subs = Counter(map(_KIND, subtree(d, gid)[1:]))
             parts = [units.count(n, k) for k, n in subs.items() if k != "server" or n > 1]
             if subs.get("server") == 1:
                 parts.append("1 server")

@@ -11,12 +11,14 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 
 from designer.io import design_from_text, design_to_text
 from designer.model import Design, Device, Group, Link
 
 MIME_FRAGMENT = "application/x-topo-designer-fragment"
 
+_X, _Y = attrgetter("x"), attrgetter("y")
 _SUFFIX = re.compile(r"^(.*?)-(\d+)$")
 
 
@@ -220,11 +222,9 @@ def rename_for(
 
 def bounds(devices: Iterable[Device]) -> tuple[float, float, float, float] | None:
     """(min x, min y, max x, max y) of device centres, or None for no devices."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for d in devices:
-        xs.append(d.x)
-        ys.append(d.y)
+    devices = devices if isinstance(devices, list) else list(devices)
+    xs = list(map(_X, devices))
+    ys = list(map(_Y, devices))
     if not xs:
         return None
     return min(xs), min(ys), max(xs), max(ys)
