@@ -1,6 +1,7 @@
 """The parser comes from a static table: --version and --help import no command module, nor the model,
 analysis, scipy, networkx or Qt; a command imports its own module only."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -72,13 +73,34 @@ def test_a_bill_of_materials_imports_neither_scipy_nor_networkx_nor_the_whole_an
     assert "designer.analysis.report" not in loaded and "designer.analysis.bisection.bounds" not in loaded
 
 
-def test_the_analysis_package_names_are_those_of_their_modules():
-    import designer.analysis as analysis
-    from designer.analysis.report import analyze
-    from designer.analysis.rules.check import check_design
+@pytest.mark.parametrize("package", ["designer.analysis", "designer.analysis.training"])
+def test_the_analysis_package_names_are_those_of_their_modules(package):
+    import importlib
 
-    assert analysis.analyze is analyze and analysis.check_design is check_design
-    assert set(analysis.__all__) == set(analysis._WHERE) and set(analysis.__all__) <= set(dir(analysis))
-    assert all(getattr(analysis, name) is not None for name in analysis.__all__)
-    with pytest.raises(AttributeError):
-        analysis.no_such_name  # noqa: B018
+    lazy = importlib.import_module(package)
+    for name in lazy.__all__:
+        assert getattr(lazy, name) is getattr(importlib.import_module(lazy._WHERE[name]), name)
+    assert set(lazy.__all__) == set(lazy._WHERE) and set(lazy.__all__) <= set(dir(lazy))
+    with pytest.raises(AttributeError, match="no_such_name"):
+        lazy.no_such_name  # noqa: B018
+
+
+def test_the_window_module_imports_no_scipy_nor_the_analysis_core():
+    """The window starts without scipy (0.5 s to import): the design rules and the live analysis
+    import it in their worker when they first run; panels name the reports' types for annotations only."""
+    code = ("import sys, designer.gui.window.main_window\n"
+            "print('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'networkx')"
+            " or m in ('designer.analysis.report', 'designer.analysis.collectives.times',"
+            " 'designer.analysis.training.step')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                       env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert r.returncode == 0, r.stderr
+    assert next(ln for ln in r.stdout.splitlines() if ln.startswith("LOADED")).split() == ["LOADED"]
+
+
+def test_the_collective_names_are_those_the_time_models_use():
+    from designer.analysis.collectives import direct, names, times
+
+    for name in ("ALGORITHMS", "ALIASES", "COLLECTIVES", "COLLECTIVE_TITLES", "NOT_DEFAULT", "bus_factor"):
+        assert getattr(times, name) is getattr(names, name)
+    assert direct.DIRECT_ALGORITHMS is names.DIRECT_ALGORITHMS

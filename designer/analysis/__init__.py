@@ -7,8 +7,9 @@ The names below are imported on first use (PEP 562), so that importing one modul
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from designer.analysis.common.lazy import lazy_names
 
 if TYPE_CHECKING:
     from designer.analysis.bisection.bounds import Bisection, bisection_bounds
@@ -47,14 +48,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(where), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

@@ -7,7 +7,7 @@ import sys
 import time
 
 from designer.analysis.collectives.hashed import DEFAULT_HASH_DRAWS, DEFAULT_HASH_SEED, MAX_HASH_DRAWS, ROUTING_MODES
-from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVES
+from designer.analysis.collectives.names import ALGORITHMS, COLLECTIVES
 from designer.analysis.common.errors import AnalysisError
 from designer.cli.commands import SUMMARIES
 from designer.cli.common import (
@@ -234,7 +234,7 @@ def _layout(args: argparse.Namespace, workload):  # noqa: ANN001, ANN202
 def _together(args: argparse.Namespace, ctx, layout, sizes: list[int], draws: int, seed: int):  # noqa: ANN001, ANN202
     """Every group of ``layout`` at once (``--concurrent``) under the routing mode."""
     from designer.analysis.collectives.hashed import routing_mode
-    from designer.analysis.collectives.times import ALIASES
+    from designer.analysis.collectives.names import ALIASES
     from designer.analysis.training.concurrent import concurrent_layout
 
     rt = routing_mode(ctx, args.routing, draws=draws, seed=seed)

@@ -22,7 +22,7 @@ HTML_PICTURE_PX = 1600
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from designer.analysis.collectives.times import COLLECTIVES
+    from designer.analysis.collectives.names import COLLECTIVES
 
     p = subparsers.add_parser(
         "export",

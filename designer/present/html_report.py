@@ -14,7 +14,7 @@ from pathlib import PurePath
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from designer.analysis.collectives.times import COLLECTIVE_TITLES
+from designer.analysis.collectives.names import COLLECTIVE_TITLES
 from designer.model import units
 from designer.present.html_parts import CSS, esc, figure, img, or_missing, table, tagged
 from designer.present.html_sections import (

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
-from designer.analysis.collectives.times import CollectiveRow, bus_factor
-from designer.analysis.report import Report
+from typing import TYPE_CHECKING
+
+from designer.analysis.collectives.names import bus_factor
 from designer.model.units import count, duration, percent, rate, size
+
+if TYPE_CHECKING:
+    from designer.analysis.collectives.times import CollectiveRow
+    from designer.analysis.report import Report
 
 #: The nccl-tests busbw factor of each collective, as text.
 BUS_FACTOR_TEXT = {"allreduce": "2(p-1)/p", "reducescatter": "(p-1)/p", "allgather": "(p-1)/p",

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from designer.analysis.serving.model import PhaseReport, ServingReport
+from typing import TYPE_CHECKING
+
 from designer.model.units import count, duration, figures, percent, size
+
+if TYPE_CHECKING:
+    from designer.analysis.serving.model import PhaseReport, ServingReport
 
 #: How each part of a phase's step reads, in the order a token's time is shown.
 PARTS = ("compute", "memory", "communication")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from designer.analysis.training.step import StepReport
 from designer.model.units import count, duration, figures, percent, rate, size, usd
+
+if TYPE_CHECKING:
+    from designer.analysis.training.step import StepReport
 
 #: What each communicator of a step is, in words.
 PHASE_NAMES = {"tp": "tensor parallel", "cp": "context parallel", "ep": "expert all-to-all",

@@ -46,7 +46,7 @@ def _is_num(v: Any) -> bool:
 
 def _coll_size(name: str) -> tuple[str, str]:
     """``allreduce_1GiB_time_s`` -> (``All-reduce``, ``1 GiB``)."""
-    from designer.analysis.collectives.times import COLLECTIVE_TITLES
+    from designer.analysis.collectives.names import COLLECTIVE_TITLES
 
     coll, _, size = name[: -len("_time_s")].partition("_")
     return COLLECTIVE_TITLES.get(coll, coll), re.sub(r"^([\d.]+)([A-Za-z]+)$", r"\1 \2", size)

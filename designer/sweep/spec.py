@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from designer.analysis.collectives.times import COLLECTIVES
+from designer.analysis.collectives.names import COLLECTIVES
 from designer.analysis.serving.workload import ServingWorkload
 from designer.analysis.training.workload import Workload
 from designer.generators import GENERATORS, GeneratorError

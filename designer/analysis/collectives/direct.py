@@ -56,13 +56,9 @@ from designer.analysis.collectives.direct_grid import (
     working_cycle,
 )
 from designer.analysis.collectives.embedding import Embedder, Phase, Unroutable
+from designer.analysis.collectives.names import DIRECT_ALGORITHMS, DIRECT_COLLECTIVES
 from designer.analysis.common import constants as K
 from designer.model import units
-
-#: The algorithms of this module, by collective (registered in ``collectives.ALGORITHMS``).
-DIRECT_ALGORITHMS = ("bidir-ring", "multi-dim", "halving-doubling")
-#: Collectives they model: all-reduce, and its two halves.
-DIRECT_COLLECTIVES = ("allreduce", "reducescatter", "allgather")
 
 _NEEDS = ("the GPUs taking part to form a whole torus, mesh or hypercube of direct links (the torus and "
           "hypercube generators' coordinates on every chip, every pair of neighbours linked)")

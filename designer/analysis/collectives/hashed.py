@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.analysis.collectives.algorithms import AlgorithmModel
-from designer.analysis.collectives.times import bus_factor
+from designer.analysis.collectives.names import bus_factor
 from designer.analysis.common.errors import AnalysisError
 from designer.analysis.fabric.capacity import K_SWITCH, P_IB, P_NVLINK, P_PCIE
 from designer.analysis.fabric.context import Context

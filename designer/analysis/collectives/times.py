@@ -60,6 +60,14 @@ from designer.analysis.collectives.algorithms import (
     unavailable_reason,
 )
 from designer.analysis.collectives.embedding import Embedder, Phase, Unroutable
+from designer.analysis.collectives.names import (
+    ALGORITHMS,
+    ALIASES,
+    COLLECTIVE_TITLES,
+    COLLECTIVES,
+    NOT_DEFAULT,
+    bus_factor,
+)
 from designer.analysis.common import constants as K
 from designer.analysis.common.errors import AnalysisError
 from designer.analysis.fabric.context import Context, members_of, require_context
@@ -68,40 +76,6 @@ from designer.analysis.fabric.load import FairShare, flow_matrix, max_min_fair
 __all__ = ["ALGORITHMS", "ALIASES", "COLLECTIVES", "COLLECTIVE_TITLES", "NOT_DEFAULT", "AlgorithmModel",
            "CollectiveResult", "CollectiveRow", "FairRates", "FairStatus", "Phase", "bus_factor", "collective_times",
            "fair_rates"]
-
-COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast")
-#: How each collective is named in words (panels, reports, sweep axes).
-COLLECTIVE_TITLES = {"allreduce": "All-reduce", "reducescatter": "Reduce-scatter", "allgather": "All-gather",
-                     "alltoall": "All-to-all", "broadcast": "Broadcast"}
-ALGORITHMS = {
-    "allreduce": ("ring", "tree", "hierarchical", "nvls", "sharp") + D.DIRECT_ALGORITHMS,
-    "reducescatter": ("ring",) + D.DIRECT_ALGORITHMS,
-    "allgather": ("ring",) + D.DIRECT_ALGORITHMS,
-    "broadcast": ("ring",),
-    "alltoall": ("pairwise",),
-}
-#: Algorithms NCCL's tuner does not consider unless asked: SHARP needs the CollNet plugin
-#: (``NCCL_COLLNET_ENABLE=1``); they are still computed and shown, but not *selected* by default.
-NOT_DEFAULT = ("sharp",)
-ALIASES = {"all-reduce": "allreduce", "all_reduce": "allreduce", "reduce-scatter": "reducescatter",
-           "reduce_scatter": "reducescatter", "all-gather": "allgather", "all_gather": "allgather",
-           "all-to-all": "alltoall", "all_to_all": "alltoall", "bcast": "broadcast"}
-
-
-def bus_factor(collective: str, p: int) -> float:
-    """nccl-tests busbw / algbw factor.
-
-    >>> bus_factor("allreduce", 8), bus_factor("allgather", 8), bus_factor("broadcast", 8)
-    (1.75, 0.875, 1.0)
-    """
-    if p < 2:
-        return 0.0
-    if collective == "allreduce":
-        return 2.0 * (p - 1) / p
-    if collective == "broadcast":
-        return 1.0
-    return (p - 1) / p
-
 
 @dataclass(frozen=True)
 class CollectiveRow:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from designer.analysis.common.findings import WARNING, Finding
 from designer.analysis.fabric.islands import gpu_islands
@@ -19,6 +17,10 @@ from designer.model import BOARD_MEDIA, Design
 
 
 def check_connectivity(design: Design, out: list[Finding]) -> None:
+    # scipy (0.5 s to import) is imported by the first check, not by the window's start-up.
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     ids = [d.id for d in design.iter_devices()]
     index = {did: i for i, did in enumerate(ids)}
     kinds = [d.kind for d in design.iter_devices()]

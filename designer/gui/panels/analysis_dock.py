@@ -9,7 +9,7 @@ pyqtgraph panels (:mod:`designer.gui.panels.plots`) draw the same result.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
@@ -29,11 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.analysis import Report
-from designer.analysis.collectives.times import ALGORITHMS, COLLECTIVE_TITLES, COLLECTIVES
+from designer.analysis.collectives.names import ALGORITHMS, COLLECTIVE_TITLES, COLLECTIVES
 from designer.analysis.common.constants import DEFAULT_SIZES_BYTES
 from designer.analysis.serving.workload import ServingWorkload
-from designer.analysis.training import StepReport, Workload
+from designer.analysis.training.workload import Workload
 from designer.gui.document.document import Document
 from designer.gui.panels.live_runner import (
     DEFAULT_SIZE,
@@ -48,6 +47,10 @@ from designer.model import Design, DesignError, units
 from designer.present.report_text import cannot_run_text, routing_lines, summary_lines
 from designer.present.serving_text import serving_lines
 from designer.present.step_text import step_lines, tokens, usd
+
+if TYPE_CHECKING:
+    from designer.analysis import Report
+    from designer.analysis.training.step import StepReport
 
 SIZES = list(DEFAULT_SIZES_BYTES)
 STAGE_LABELS = {"routes": "building routes", "bisection": "bounding the bisection",

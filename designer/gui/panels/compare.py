@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,10 +22,8 @@ from PySide6.QtCore import QObject, QRunnable, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QSplitter, QTableWidget, QTableWidgetItem
 
-from designer.analysis import Report
 from designer.analysis.bom.bill import Bom
 from designer.analysis.common.constants import DEFAULT_SIZES_BYTES
-from designer.analysis.training import StepReport
 from designer.gui.document.document import Document
 from designer.gui.document.feed import Lane
 from designer.gui.panels.live_runner import AnalysisRunner, Traffic
@@ -33,6 +31,10 @@ from designer.gui.panels.plot_base import PlotPanel, compact_legend, log_ticks, 
 from designer.model import DesignError, units
 from designer.model.snapshot import DesignSnapshot
 from designer.present.bom_text import cost_text, power_text
+
+if TYPE_CHECKING:
+    from designer.analysis import Report
+    from designer.analysis.training import StepReport
 
 #: A change smaller than this fraction is shown as none (model noise, not a difference between designs).
 SAME = 0.005

@@ -27,20 +27,23 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QRunnable, QTimer, Signal
 
-from designer.analysis import Report
-from designer.analysis.serving.model import ServingReport
 from designer.analysis.serving.workload import ServingWorkload
-from designer.analysis.training import StepReport, Workload
+from designer.analysis.training.workload import Workload
 from designer.gui.document.document import Document
 from designer.gui.document.feed import ALL, FABRIC, FAILURES, GROUPING, DesignFeed, Lane
 from designer.model import Design, DesignError, units
 from designer.model.bulk import built_to_keep, release_gradually, release_kept
 from designer.model.catalog import Catalog
 from designer.model.snapshot import DesignSnapshot
+
+if TYPE_CHECKING:
+    from designer.analysis import Report
+    from designer.analysis.serving.model import ServingReport
+    from designer.analysis.training.step import StepReport
 
 LIVE_LIMIT_S = 2.0
 PROGRESS_AFTER_MS = 500

@@ -17,6 +17,7 @@ show what ``topo-designer analyze`` prints.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,7 +30,6 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
-from designer.analysis import Report
 from designer.analysis.fabric.tiers import TIER_LABELS, TIERS
 from designer.gui.panels.bottlenecks_panel import BottlenecksPanel
 from designer.gui.panels.live_runner import LiveResult
@@ -47,6 +47,9 @@ from designer.gui.panels.serving_panel import ServingPanel
 from designer.gui.panels.step_panel import StepPanel
 from designer.model import units
 from designer.present.report_text import cannot_run_text
+
+if TYPE_CHECKING:
+    from designer.analysis import Report
 
 
 # ---------------------------------------------------------------------------- utilisation

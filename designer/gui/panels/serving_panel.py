@@ -10,13 +10,17 @@ per GPU and what bounds decode (:class:`designer.analysis.serving.model.ServingR
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from designer.analysis.serving.model import ServingReport
 from designer.gui.panels.live_runner import LiveResult
 from designer.gui.panels.part_bars import PartBarsPanel
 from designer.model import units
 from designer.present.serving_text import phase_parts
+
+if TYPE_CHECKING:
+    from designer.analysis.serving.model import ServingReport
 
 #: the parts of a step: (key, legend label, colour)
 SERVING_PARTS = (("compute", "compute", "#2E7D32"), ("memory", "memory (beyond compute)", "#1E6FD9"),

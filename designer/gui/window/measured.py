@@ -173,7 +173,7 @@ class MeasuredView(QObject):
     def _time_the_first_run(self, doc: dict) -> None:
         """Have the live analysis time what the first run measured (its collective, on its GPUs), so the
         curves panel draws the measured points over the prediction of the same thing."""
-        from designer.analysis.collectives.times import COLLECTIVES
+        from designer.analysis.collectives.names import COLLECTIVES
 
         run = next((r for r in doc.get("runs", []) if r["collective"] in COLLECTIVES), None)
         if run is None:
