@@ -229,6 +229,45 @@ def test_collapse_and_expand_update_the_scene_like_a_rebuild(window):
     assert not any(g.collapsed for g in d.groups if g.id in ("su1", "su1-rack1", "su1-node1", "su1-node2"))
 
 
+def test_a_large_deletion_and_its_undo_update_the_scene_like_a_rebuild(window):
+    """More events than REBUILD_THRESHOLD, but few for the design, are applied one by one (a pod of
+    a large design is deleted so, not by rebuilding the scene) and leave the items a rebuild would
+    make, with servers or racks collapsed."""
+    from designer.gui.canvas.scene_events import REBUILD_THRESHOLD
+
+    scene = window.scene
+    rebuilds: list[int] = []
+    real_rebuild = scene.rebuild
+    scene.rebuild = lambda: (rebuilds.append(1), real_rebuild())
+    try:
+        for collapse in ("server", "rack"):
+            design = GENERATORS["rail-optimized"].build(sus=24, nodes_per_su=16)  # 22,240 records
+            for g in design.groups:
+                if g.kind == collapse:
+                    design.set_group_field(g.id, "collapsed", True)
+            window.document.set_design(design, None, collapse=False)
+            d = window.document.design
+            su = next(g for g in d.groups if g.kind == "su")
+            records = d.device_count() + d.link_count()
+            scene.clearSelection()
+            (scene.boxes.get(su.id) or scene.frames[su.id]).setSelected(True)
+            rebuilds.clear()
+            window.editor.delete_selection()
+            gone = records - d.device_count() - d.link_count()
+            assert not d.has_group(su.id) and REBUILD_THRESHOLD < gone <= records // 20
+            stack = window.document.undo_stack
+            for step in (None, stack.undo, stack.redo, stack.undo):
+                if step is not None:
+                    step()
+                assert not rebuilds, (collapse, step)  # events are fewer than a twentieth of the records
+                incremental = _scene_state(scene)
+                real_rebuild()
+                assert _scene_state(scene) == incremental, (collapse, step)
+            assert d.has_group(su.id) and d.device_count() + d.link_count() == records
+    finally:
+        del scene.rebuild
+
+
 def test_collapse_all_servers_and_expand_all_are_view_state(window):
     d = server_window(window)
     stack = window.document.undo_stack
