@@ -94,3 +94,37 @@ def test_find_box_forgets_the_last_files_text(window):
     window.find_box.setText("leaf1")
     assert window.open_path(str(SAMPLE))
     assert window.find_box.text() == ""
+
+
+def test_device_counts_follow_every_change_of_devices_and_only_those(window):
+    """The inspector's contents and the status bar's GPUs read one count, made again after devices
+    are added, removed or change kind, in this variant or another one, and not after other edits."""
+    from collections import Counter
+
+    from designer.model import Device, PortGroup
+
+    doc = window.document
+    doc.set_design(fabric(), None)
+    d = doc.design
+    truth = lambda: Counter(dev.kind for dev in doc.design.iter_devices())  # noqa: E731
+    assert doc.device_kinds() == truth() and doc.device_kinds() is not doc.device_kinds()  # a copy each
+    counted = doc._kinds
+    link = next(iter(d.iter_links()))
+    d.set_link_field(link.id, "failed", True)
+    d.set_device_field(next(iter(d.iter_devices())).id, "name", "renamed")
+    assert doc.device_kinds() == truth() and doc._kinds is counted  # not counted again
+    d.add_device(Device("extra-gpu", "gpu", (PortGroup("p", 1, 400.0),)))
+    assert doc.device_kinds() == truth() and doc.device_kinds()["gpu"] == truth()["gpu"]
+    assert window.count_label.text().startswith(f"{truth()['gpu']} GPUs")
+    d.set_device_field("extra-gpu", "kind", "storage")
+    assert doc.device_kinds() == truth()
+    d.remove_device("extra-gpu")
+    assert doc.device_kinds() == truth()
+    doc.new_variant()
+    assert doc.design is not d and doc.device_kinds() == truth()
+    doc.design.add_device(Device("only-here", "nic", (PortGroup("p", 1, 400.0),)))
+    assert doc.device_kinds() == truth()
+    doc.switch_variant(0)
+    assert doc.design is d and doc.device_kinds() == truth()
+    doc.set_design(Design(), None)
+    assert doc.device_kinds() == Counter() and "empty" in window.inspector.d_counts.text()

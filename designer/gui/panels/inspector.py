@@ -297,7 +297,7 @@ class Inspector(QWidget):
         with QSignalBlocker(self.d_desc):
             self.d_desc.setText(d.description)
             self.d_desc.setCursorPosition(0)
-        kinds = Counter(dev.kind for dev in d.iter_devices())
+        kinds = self.document.device_kinds()
         self.d_counts.setText(
             count_text(kinds) + f"; {units.count(d.link_count(), 'link')}; {units.count(len(d.groups), 'group')}"
             if kinds else "empty: drag components from the palette, or Design \u25b8 Generate"

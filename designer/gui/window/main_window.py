@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
 
     def _update_counts(self) -> None:
         d = self.document.design
-        gpus = sum(1 for dev in d.iter_devices() if dev.kind == "gpu")
+        gpus = self.document.device_kinds()["gpu"]
         self.count_label.setText(" \u00b7 ".join(
             (units.count(gpus, "GPU"), units.count(d.device_count(), "device"), units.count(d.link_count(), "link"))))
 
