@@ -10,7 +10,8 @@ Measured offscreen, rendering the view to a QImage:
 - dragging a selection of 100 devices: one mouse-move (items and their links follow), target
   <= 16 ms, and the same followed by a repaint of the view;
 - open the 16,384-GPU sample with groups collapsed (as File > Open does), target <= 1.5 s; then
-  select its middle pod, press Delete and undo (the window redrawn after each); then expand every
+  select its middle pod, press Delete and undo (the window redrawn after each); fail 20 links one at
+  a time (the edit and its listeners on the window's thread, live analysis off); then expand every
   group (every device and link line drawn) and collapse the servers again;
 - with ``--large``, the same for a 131,072-GPU rail-optimized design (154 MB), target <= 6 s; and
   that design as ``topo-designer FILE`` starts on it (in a fresh process, offscreen): read, drawn
@@ -21,6 +22,7 @@ Measured offscreen, rendering the view to a QImage:
 
 from __future__ import annotations
 
+import itertools
 import os
 import statistics
 import subprocess
@@ -100,6 +102,7 @@ def open_collapsed(window: MainWindow, path: Path, what: str, target: str) -> No
     times = [render(window, image) for _ in range(5)]
     print(f"{what.split(' ')[0]} full repaint, zoomed out: median {statistics.median(times) * 1000:.1f} ms")
     delete_a_pod(window, what.split(" ")[0])
+    edit_links(window, what.split(" ")[0])
     if gpus <= 16384:  # every device of the 131,072-GPU design drawn would be minutes, not a use
         expand_all(window, what.split(" ")[0])
 
@@ -120,6 +123,27 @@ def expand_all(window: MainWindow, what: str) -> None:
     while window.runner.pending() or window.runner.running:
         QApplication.processEvents()
         time.sleep(0.01)
+
+
+def edit_links(window: MainWindow, what: str) -> None:
+    """Fail 20 links one at a time (no device changes): the median time the edit keeps the window's
+    thread, the model's change and every listener of it (scene, inspector, status bar) included;
+    the live analysis is off, its worker untimed. Every link is restored afterwards."""
+    design = window.document.design
+    live = window.runner.live
+    window.runner.live = False
+    ids = [link.id for link in itertools.islice(design.iter_links(), 20)]
+    times = []
+    for lid in ids:
+        t0 = time.perf_counter()
+        design.set_link_field(lid, "failed", True)
+        times.append(time.perf_counter() - t0)
+    for lid in ids:
+        design.set_link_field(lid, "failed", False)
+    QApplication.processEvents()
+    window.runner.live = live
+    print(f"{what} fail a link (model and its listeners, live analysis off): median "
+          f"{statistics.median(times) * 1000:.1f} ms over {len(ids)} edits")
 
 
 def delete_a_pod(window: MainWindow, what: str) -> None:

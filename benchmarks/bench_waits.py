@@ -194,7 +194,8 @@ def main(argv: list[str]) -> int:
         _relay(repo, "bench_live.py", ("edit to panels", "16k edit", "16k result", "live:"))
     if "window" in rows:
         _relay(repo, "bench_canvas.py",
-               ("16k sample", "16k delete", "16k expand", "131k design", "131k delete", "131k launch"), "--large")
+               ("16k sample", "16k delete", "16k fail", "16k expand", "131k design", "131k delete", "131k fail",
+                "131k launch"), "--large")
     if "suite" in rows:
         t0, c0 = time.perf_counter(), _cpu_children()
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,
