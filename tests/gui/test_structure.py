@@ -212,6 +212,10 @@ def _scene_state(scene):
         set(scene.frames),
         {key: sorted(scene.bundle_link_ids(key)) for key in scene.bundle_items},
         {did: item.pos() for did, item in scene.device_items.items()},
+        # where each link line is drawn, and how (its ends, its arc, its pen's colour and width)
+        {key: (item.ends(), item._control, item.draw_pen().color().name(), item.draw_pen().widthF())
+         for key, item in scene.bundle_items.items()},
+        {gid: (box.pos(), box.rect()) for gid, box in scene.boxes.items()},
     )
 
 
