@@ -494,6 +494,53 @@ class Design(GroupHierarchy, BulkAppend):
         self._touched()
         return group, index
 
+    def remove_groups(self, group_ids: Iterable[str]) -> list[tuple[Group, int]]:
+        """Remove groups, as :meth:`remove_group` of each in turn (same checks, events and returns) but
+        in one pass over the table: each must be empty once those before it are gone (sub-groups
+        first); a refused one changes nothing. A pod of 131,072 GPUs holds 339 groups, and each
+        removal on its own searched the table of 17,000."""
+        ids = list(dict.fromkeys(group_ids))
+        gone: set[str] = set()
+        for gid in ids:
+            self.group(gid)
+            if self._group_members.get(gid) or not gone.issuperset(self._group_children.get(gid, ())):
+                raise ModelError(f"group {gid!r} is not empty: move its members and sub-groups out first")
+            gone.add(gid)
+        removed = self._groups.remove_many(ids)
+        children = self._group_children
+        for group, index in removed:
+            self._group_members.pop(group.id, None)
+            children.pop(group.id, None)
+            if group.parent is not None:
+                children.get(group.parent, {}).pop(group.id, None)
+            self.group_removed.emit(group, index)
+        if removed:
+            self._touched()
+        return removed
+
+    def restore_groups(self, removed: list[tuple[Group, int]]) -> None:
+        """Put back what :meth:`remove_groups` returned, as :meth:`add_group` of each, last first (same
+        checks and events); a refused one changes nothing."""
+        ids = [g.id for g, _ in removed]
+        if len(set(ids)) != len(ids) or not self._groups.by_id.keys().isdisjoint(ids):
+            taken = next(i for n, i in enumerate(ids) if i in self._groups.by_id or i in ids[:n])
+            raise DuplicateIdError(f"a group named {taken!r} already exists")
+        back: set[str] = set()
+        for group, _ in reversed(removed):
+            if group.parent is not None and group.parent not in self._groups.by_id and group.parent not in back:
+                raise UnknownIdError(f"group {group.id!r}: no parent group {group.parent!r}")
+            back.add(group.id)
+        self._groups.insert_many(removed)
+        children = self._group_children
+        for group, index in reversed(removed):
+            self._group_members.setdefault(group.id, {})
+            children.setdefault(group.id, {})
+            if group.parent is not None:
+                children.setdefault(group.parent, {})[group.id] = None
+            self.group_added.emit(group, index)
+        if removed:
+            self._touched()
+
     def set_group_field(self, group_id: str, name: str, value: Any) -> Any:
         """Set ``name``, ``kind``, ``parent`` or ``collapsed``; return the old value."""
         group = self.group(group_id)

@@ -252,10 +252,12 @@ def test_a_large_deletion_and_its_undo_update_the_scene_like_a_rebuild(window):
             window.document.set_design(design, None, collapse=False)
             d = window.document.design
             su = next(g for g in d.groups if g.kind == "su")
+            child_order = [c.id for c in d.child_groups(su.id)]
             records = d.device_count() + d.link_count()
             scene.clearSelection()
             (scene.boxes.get(su.id) or scene.frames[su.id]).setSelected(True)
             rebuilds.clear()
+            text = design_to_text(d)
             window.editor.delete_selection()
             gone = records - d.device_count() - d.link_count()
             assert not d.has_group(su.id) and REBUILD_THRESHOLD < gone <= records // 20
@@ -268,6 +270,7 @@ def test_a_large_deletion_and_its_undo_update_the_scene_like_a_rebuild(window):
                 real_rebuild()
                 assert _scene_state(scene) == incremental, (collapse, step)
             assert d.has_group(su.id) and d.device_count() + d.link_count() == records
+            assert design_to_text(d) == text and [c.id for c in d.child_groups(su.id)] == child_order
     finally:
         del scene.rebuild
 

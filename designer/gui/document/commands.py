@@ -255,6 +255,22 @@ class AddGroupCommand(DesignCommand):
         self.group, self.index = self.design.remove_group(self.group.id)
 
 
+class RemoveGroupsCommand(DesignCommand):
+    """Remove groups, sub-groups first, in one pass over the design's table (a step of
+    :func:`delete_command`)."""
+
+    def __init__(self, design: Design, group_ids: Iterable[str], parent: DesignCommand | None = None) -> None:
+        self.group_ids = list(group_ids)
+        super().__init__(design, f"Remove {units.count(len(self.group_ids), 'group')}", parent)
+        self.removed: list[tuple[Group, int]] = []
+
+    def _redo(self) -> None:
+        self.removed = self.design.remove_groups(self.group_ids)
+
+    def _undo(self) -> None:
+        self.design.restore_groups(self.removed)
+
+
 class RemoveGroupCommand(DesignCommand):
     def __init__(self, design: Design, group_id: str, parent: DesignCommand | None = None) -> None:
         super().__init__(design, f"Remove group {group_id}", parent)
@@ -387,9 +403,9 @@ def delete_command(
         RemoveLinksCommand(design, links, macro)
     if devices:
         RemoveDevicesCommand(design, devices, macro)
-    depth = {g: len(design.ancestors(g)) for g in groups}
-    for gid in sorted(groups, key=lambda g: -depth[g]):
-        RemoveGroupCommand(design, gid, macro)
+    if groups:
+        depth = {g: len(design.ancestors(g)) for g in groups}
+        RemoveGroupsCommand(design, sorted(groups, key=lambda g: -depth[g]), macro)
     return macro
 
 
