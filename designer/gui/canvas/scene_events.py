@@ -131,7 +131,7 @@ class QueuedModelEvents:
         moved_count = sum(len(args[0]) for kind, args in pending if kind is _Event.MOVED)
         # A rebuild costs the whole design. Records added or removed cost a few microseconds each:
         # those are applied one by one up to a twentieth of the design's records (a pod of 131,072
-        # GPUs, 15,000 events, 0.5 s instead of a 2 s rebuild); any other kind (a regroup redraws
+        # GPUs, 15,000 events, 0.36 s instead of a 2 s rebuild); any other kind (a regroup redraws
         # a subtree) only up to REBUILD_THRESHOLD events.
         limit = REBUILD_THRESHOLD
         if len(pending) > limit and all(kind in _RECORDS for kind, _ in pending):
