@@ -273,10 +273,7 @@ class Design(GroupHierarchy, BulkAppend):
     def restore_devices(self, removed: list[tuple[Device, int]]) -> None:
         """Put back what :meth:`remove_devices` returned, as :meth:`add_device` of each, last first
         (same checks and events); a refused one changes nothing."""
-        ids = [dev.id for dev, _ in removed]
-        if len(set(ids)) != len(ids) or not self._devices.by_id.keys().isdisjoint(ids):
-            taken = next(i for n, i in enumerate(ids) if i in self._devices.by_id or i in ids[:n])
-            raise DuplicateIdError(f"a device named {taken!r} already exists")
+        _ids_free(self._devices, removed, "device")
         for dev, _ in removed:
             if dev.group is not None and dev.group not in self._groups.by_id:
                 raise UnknownIdError(f"device {dev.id!r}: no group {dev.group!r}")
@@ -521,10 +518,7 @@ class Design(GroupHierarchy, BulkAppend):
     def restore_groups(self, removed: list[tuple[Group, int]]) -> None:
         """Put back what :meth:`remove_groups` returned, as :meth:`add_group` of each, last first (same
         checks and events); a refused one changes nothing."""
-        ids = [g.id for g, _ in removed]
-        if len(set(ids)) != len(ids) or not self._groups.by_id.keys().isdisjoint(ids):
-            taken = next(i for n, i in enumerate(ids) if i in self._groups.by_id or i in ids[:n])
-            raise DuplicateIdError(f"a group named {taken!r} already exists")
+        _ids_free(self._groups, removed, "group")
         back: set[str] = set()
         for group, _ in reversed(removed):
             if group.parent is not None and group.parent not in self._groups.by_id and group.parent not in back:
@@ -591,3 +585,12 @@ class Design(GroupHierarchy, BulkAppend):
         from designer.model.snapshot import DesignSnapshot
 
         return DesignSnapshot.capture(self).build()
+
+
+def _ids_free(table: Table, removed: list[tuple[Any, int]], noun: str) -> None:
+    """Refuse to put back records (``restore_*``) when an id among them is taken in ``table`` or
+    repeated: DuplicateIdError naming the first."""
+    ids = [record.id for record, _ in removed]
+    if len(set(ids)) != len(ids) or not table.by_id.keys().isdisjoint(ids):
+        taken = next(i for n, i in enumerate(ids) if i in table.by_id or i in ids[:n])
+        raise DuplicateIdError(f"a {noun} named {taken!r} already exists")

@@ -7,7 +7,7 @@ model emits events. Commands never touch graphics items. Multi-step commands run
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from PySide6.QtGui import QUndoCommand
@@ -95,20 +95,45 @@ class AddDeviceCommand(DesignCommand):
         self.device, self.index = self.design.remove_device(self.device.id)
 
 
-class RemoveDevicesCommand(DesignCommand):
-    """Remove devices that have no links, in one pass over the design's table (a step of
-    :func:`delete_command`)."""
+class RemoveRecordsCommand(DesignCommand):
+    """Remove records of one table in one pass over it, and put them back on undo (a step of
+    :func:`delete_command`): ``remove`` and ``restore`` are the design's pair of methods for it."""
 
-    def __init__(self, design: Design, device_ids: Iterable[str], parent: DesignCommand | None = None) -> None:
-        self.device_ids = list(device_ids)
-        super().__init__(design, f"Remove {units.count(len(self.device_ids), 'device')}", parent)
-        self.removed: list[tuple[Device, int]] = []
+    noun: str
+    remove: Callable[[Design, list[str]], list[tuple[Any, int]]]
+    restore: Callable[[Design, list[tuple[Any, int]]], None]
+
+    def __init__(self, design: Design, ids: Iterable[str], parent: DesignCommand | None = None) -> None:
+        self.ids = list(ids)
+        super().__init__(design, f"Remove {units.count(len(self.ids), self.noun)}", parent)
+        self.removed: list[tuple[Any, int]] = []
 
     def _redo(self) -> None:
-        self.removed = self.design.remove_devices(self.device_ids)
+        self.removed = self.remove(self.design, self.ids)
 
     def _undo(self) -> None:
-        self.design.restore_devices(self.removed)
+        self.restore(self.design, self.removed)
+
+
+class RemoveLinksCommand(RemoveRecordsCommand):
+    """Remove links (:meth:`Design.remove_links`)."""
+
+    noun = "link"
+    remove, restore = staticmethod(Design.remove_links), staticmethod(Design.restore_links)
+
+
+class RemoveDevicesCommand(RemoveRecordsCommand):
+    """Remove devices that have no links (:meth:`Design.remove_devices`)."""
+
+    noun = "device"
+    remove, restore = staticmethod(Design.remove_devices), staticmethod(Design.restore_devices)
+
+
+class RemoveGroupsCommand(RemoveRecordsCommand):
+    """Remove groups, sub-groups first (:meth:`Design.remove_groups`)."""
+
+    noun = "group"
+    remove, restore = staticmethod(Design.remove_groups), staticmethod(Design.restore_groups)
 
 
 class MoveDevicesCommand(DesignCommand):
@@ -205,21 +230,6 @@ class AddLinkCommand(DesignCommand):
         self.link, self.index = self.design.remove_link(self.link.id)
 
 
-class RemoveLinksCommand(DesignCommand):
-    """Remove links in one pass over the design's table (a step of :func:`delete_command`)."""
-
-    def __init__(self, design: Design, link_ids: Iterable[str], parent: DesignCommand | None = None) -> None:
-        self.link_ids = list(link_ids)
-        super().__init__(design, f"Remove {units.count(len(self.link_ids), 'link')}", parent)
-        self.removed: list[tuple[Link, int]] = []
-
-    def _redo(self) -> None:
-        self.removed = self.design.remove_links(self.link_ids)
-
-    def _undo(self) -> None:
-        self.design.restore_links(self.removed)
-
-
 class SetLinkFieldCommand(DesignCommand):
     """Set ``medium``, ``length_m``, ``cable`` or ``failed`` on one or more links."""
 
@@ -253,22 +263,6 @@ class AddGroupCommand(DesignCommand):
 
     def _undo(self) -> None:
         self.group, self.index = self.design.remove_group(self.group.id)
-
-
-class RemoveGroupsCommand(DesignCommand):
-    """Remove groups, sub-groups first, in one pass over the design's table (a step of
-    :func:`delete_command`)."""
-
-    def __init__(self, design: Design, group_ids: Iterable[str], parent: DesignCommand | None = None) -> None:
-        self.group_ids = list(group_ids)
-        super().__init__(design, f"Remove {units.count(len(self.group_ids), 'group')}", parent)
-        self.removed: list[tuple[Group, int]] = []
-
-    def _redo(self) -> None:
-        self.removed = self.design.remove_groups(self.group_ids)
-
-    def _undo(self) -> None:
-        self.design.restore_groups(self.removed)
 
 
 class RemoveGroupCommand(DesignCommand):
