@@ -86,7 +86,7 @@ def test_the_analysis_package_names_are_those_of_their_modules(package):
 
 
 def test_the_window_module_imports_no_scipy_nor_the_analysis_core():
-    """The window starts without scipy (0.5 s to import): the design rules and the live analysis
+    """The window starts without scipy: the design rules and the live analysis
     import it in their worker when they first run; panels name the reports' types for annotations only."""
     code = ("import sys, designer.gui.window.main_window\n"
             "print('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'networkx')"
