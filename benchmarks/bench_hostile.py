@@ -34,6 +34,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from designer.io.design_tables import table_records  # noqa: E402
+
 HEAD = '{"format": "topo-designer-design", "version": 1, "design": {"name": "x", "description": "", "properties": '
 TAIL = '}, "models": [], "groups": [], "devices": [], "links": []}\n'
 
@@ -92,6 +96,7 @@ def run(label: str, args: list[str], stdin_bytes: int = 0, command: str = "valid
 
 def design_with(folder: Path, name: str, change) -> str:  # noqa: ANN001
     data = json.loads((ROOT / "sample_designs" / "hgx-h100-server.json").read_text())
+    data["devices"] = table_records(data["devices"], "devices")  # a list of records reads as the rows did
     change(data)
     path = folder / name
     path.write_text(json.dumps(data))

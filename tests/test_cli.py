@@ -93,7 +93,7 @@ def test_a_design_still_being_read_after_a_while_is_announced(monkeypatch, tmp_p
     ("content", "expect"),
     [
         ('{"format": "topo-designer-design", "version": 1, "devices": [', "not valid JSON"),
-        (None, "links[0].b: no device 'ghost'"),
+        (None, "links.rows[0].b: no device 'ghost'"),
         ('{"format": "topo-designer-design", "version": 999}', "version 999 is newer"),
     ],
 )
@@ -102,7 +102,7 @@ def test_unreadable_files_give_one_line_and_exit_2(tmp_path, content, expect):
     if content is None:
         small(path)
         data = json.loads(path.read_text())
-        data["links"][0]["b"] = "ghost:p1"
+        data["links"]["rows"][0][data["links"]["fields"].index("b")] = "ghost:p1"
         path.write_text(json.dumps(data))
     else:
         path.write_text(content)

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from file_tables import as_records
 
 from designer.cli import main
 from designer.io import load_design
@@ -24,7 +25,7 @@ HOSTILE = "rack\x1b[2J\u202eevil\x01\x85\u2066"
 
 @pytest.fixture
 def hostile_design(tmp_path):
-    data = json.loads(SERVER.read_text())
+    data = as_records(json.loads(SERVER.read_text()))
     data["design"]["name"] = "Fabric " + HOSTILE
     data["devices"][0]["name"] = HOSTILE
     data["devices"][0]["properties"] = {'k"<ey\x02': "v\x03&"}

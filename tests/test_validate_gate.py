@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from file_tables import as_records
 
 from designer.analysis.training.workload import WorkloadError
 from designer.cli import main
@@ -27,7 +28,7 @@ SU = ROOT / "sample_designs" / "superpod-h100-1su.json"
 
 
 def design_with(tmp_path: Path, change, sample: Path = SERVER) -> Path:
-    data = json.loads(sample.read_text())
+    data = as_records(json.loads(sample.read_text()))  # a file of records: edited one record at a time
     change(data)
     path = tmp_path / "d.json"
     path.write_text(json.dumps(data))  # ensure_ascii: a lone surrogate is written as its escape

@@ -16,9 +16,10 @@ import math
 import re
 from collections.abc import Callable
 from itertools import chain, compress, repeat
-from operator import attrgetter, not_
+from operator import attrgetter, itemgetter, not_
 from typing import Any
 
+from designer.io.design_tables import TABLE_KEYS, Table
 from designer.io.property_rules import DEVICE_PROPERTY_RULES, Rule
 from designer.model import DEVICE_KINDS, MEDIA, Device, Link, PortGroup
 from designer.model.bulk import checked_devices, checked_links
@@ -34,17 +35,12 @@ _NUMBERS = frozenset((int, float))
 _STR = frozenset((str,))
 _STR_OR_NONE = frozenset((str, type(None)))
 _BOOL = frozenset((bool,))
+_LIST = frozenset((list,))
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
-def _column(raw: list[dict[str, Any]], key: str, default: Any = None) -> list[Any]:
-    """``[r.get(key, default) for r in raw]`` without a Python step per record."""
-    return list(map(dict.get, raw, repeat(key), repeat(default)))
-
-
-def _records(raw: list[Any], known: frozenset[str] | set[str]) -> bool:
-    """Every entry an object with no field outside ``known``."""
-    return set(map(type, raw)) <= _DICT and all(map(known.issuperset, raw))
+#: What a device's ``ports`` column holds where the device has none of its own (the model's).
+_ABSENT = object()
 
 
 def _valid_ids(ids: list[Any]) -> bool:
@@ -108,25 +104,27 @@ def _checked_properties(props: list[dict[str, Any]], rules: dict[str, Rule]) -> 
     return True
 
 
-def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],
+def bulk_devices(table: Table, known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],
                  group_ids: dict[str, int], max_text: int,
                  port_groups: Callable[[Any, str], tuple[PortGroup, ...] | None]) -> list[Device] | None:
-    """The devices of ``raw`` when every record passes every check; None to read the table record by
-    record. A record's ports are its model's entry in ``models``, or its own ``ports`` read by
+    """The devices of ``table`` when every record passes every check; None to read the table record
+    by record. A record's ports are its model's entry in ``models``, or its own ``ports`` read by
     ``port_groups`` (the careful path's reader; None when they break the format)."""
-    if not _records(raw, known):
+    column = table.columns(known)
+    if column is None:
         return None
-    ids = _column(raw, "id")
-    kinds = _column(raw, "kind")
-    models = _column(raw, "model", "")
-    names = _column(raw, "name", "")
-    tiers = _column(raw, "tier", "")
-    xs = _column(raw, "x", 0.0)
-    ys = _column(raw, "y", 0.0)
-    groups = _column(raw, "group")
-    props = _column(raw, "properties", {})
-    has_ports = list(map(dict.__contains__, raw, repeat("ports")))
-    own = list(compress(range(len(raw)), has_ports))
+    ids = column("id", None)
+    kinds = column("kind", None)
+    models = column("model", "")
+    names = column("name", "")
+    tiers = column("tier", "")
+    xs = column("x", 0.0)
+    ys = column("y", 0.0)
+    groups = column("group", None)
+    props = column("properties", {})
+    own_ports = column("ports", _ABSENT)
+    has_ports = [p is not _ABSENT for p in own_ports]
+    own = list(compress(range(len(ids)), has_ports))
     modelled = list(compress(models, map(not_, has_ports))) if own else models
     if not (_valid_ids(ids) and _hashable(kinds) and set(kinds) <= _DEVICE_KINDS and _texts(models, max_text)
             and set(modelled) <= templates.keys() and _texts(names, max_text) and _texts(tiers, max_text)
@@ -136,7 +134,7 @@ def bulk_devices(raw: list[Any], known: frozenset[str] | set[str], templates: di
         return None
     ports: list[tuple[PortGroup, ...] | None] = list(map(templates.get, models, repeat(())))
     for i in own:
-        ports[i] = port_groups(raw[i]["ports"], f"devices[{i}].ports")
+        ports[i] = port_groups(own_ports[i], f"{table.path}[{i}].ports")
     if None in ports:
         return None
     for groups_of_ports in dict(zip(map(id, ports), ports, strict=True)).values():
@@ -192,22 +190,23 @@ def _held_ports(devices: list[Device], dev_a: list[str], port_a: list[str], dev_
     return held if sum(map(len, held.values())) == 2 * len(ids) else None
 
 
-def bulk_links(raw: list[Any], known: frozenset[str] | set[str], devices: list[Device],
+def bulk_links(table: Table, known: frozenset[str] | set[str], devices: list[Device],
                max_text: int) -> tuple[list[Link], dict[str, dict[str, str]]] | None:
-    """The links of ``raw`` when every record passes every check (ends on existing ports of two
+    """The links of ``table`` when every record passes every check (ends on existing ports of two
     different devices, each port holding one link), with the index of their ends (device id ->
     ``{port id: link id}`` in link order) that :meth:`designer.model.Design.extend` takes over;
     None to read the table record by record."""
-    if not _records(raw, known):
+    column = table.columns(known)
+    if column is None:
         return None
-    ids = _column(raw, "id")
-    a = _column(raw, "a")
-    b = _column(raw, "b")
-    media = _column(raw, "medium")
-    lengths = _column(raw, "length_m")
-    cables = _column(raw, "cable", "")
-    failed = _column(raw, "failed", False)
-    props = _column(raw, "properties", {})
+    ids = column("id", None)
+    a = column("a", None)
+    b = column("b", None)
+    media = column("medium", None)
+    lengths = column("length_m", None)
+    cables = column("cable", "")
+    failed = column("failed", False)
+    props = column("properties", {})
     if not (_valid_ids(ids) and set(map(type, a)) | set(map(type, b)) <= _STR
             and _hashable(media) and set(media) <= _MEDIA and _numbers(lengths, 0.0, MAX_LINK_LENGTH_M)
             and _texts(cables, max_text)
@@ -253,21 +252,44 @@ def counted_members(data: Any) -> int:
 
 def _table_members(rows: Any, nested: tuple[str, ...] | None) -> int:
     """The members of the objects in ``rows``, a table whose records hold objects only in ``nested``
-    fields (None: not a table, every value walked)."""
+    fields (None: not a table, every value walked); a table of rows (:mod:`designer.io.design_tables`)
+    has its rows' cells of those fields counted."""
+    if nested is not None and type(rows) is dict:
+        return _rows_members(rows, nested)
     if nested is None or type(rows) is not list or not set(map(type, rows)) <= _DICT:
         return _members(rows)
     total = sum(map(len, rows))
     for key in nested:
-        held = list(filter(None, map(dict.get, rows, repeat(key))))  # an empty object or array holds none
-        if not held:
-            continue
-        if set(map(type, held)) <= _DICT:
-            total += sum(map(len, held))
-            values = list(chain.from_iterable(map(dict.values, held)))
-            if not _CONTAINERS.isdisjoint(set(map(type, values))):
-                total += _members(values)
-        else:
-            total += _members(held)
+        total += _cells_members(list(map(dict.get, rows, repeat(key))))
+    return total
+
+
+def _rows_members(table: dict[str, Any], nested: tuple[str, ...]) -> int:
+    """The members of ``{"fields": [...], "rows": [...]}``: its own, and those of the objects in the
+    rows' cells of ``nested`` fields (every value walked unless the rows are lists as long as the
+    fields, which are text)."""
+    fields, rows = table.get("fields"), table.get("rows")
+    if not (table.keys() == TABLE_KEYS and type(fields) is list and set(map(type, fields)) <= _STR
+            and type(rows) is list and set(map(type, rows)) <= _LIST and set(map(len, rows)) <= {len(fields)}):
+        return _members(table)
+    total = len(table)
+    for key in nested:
+        if key in fields:
+            total += _cells_members(list(map(itemgetter(fields.index(key)), rows)))
+    return total
+
+
+def _cells_members(cells: list[Any]) -> int:
+    """The members of the objects in one nested field's values (objects of scalars counted at once)."""
+    held = list(filter(None, cells))  # an empty object or array holds none
+    if not held:
+        return 0
+    if not set(map(type, held)) <= _DICT:
+        return _members(held)
+    values = list(chain.from_iterable(map(dict.values, held)))
+    total = sum(map(len, held))
+    if not _CONTAINERS.isdisjoint(set(map(type, values))):
+        total += _members(values)
     return total
 
 

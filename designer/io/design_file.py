@@ -2,11 +2,14 @@
 
 Format (documented in docs/file-format.md, schema in resources/schema/design.schema.json)::
 
-    {"format": "topo-designer-design", "version": 2,
+    {"format": "topo-designer-design", "version": 3,
      "design": {"name": ..., "description": ..., "properties": {...}},
      "models": [{"id": "h100-sxm", "ports": [...]}],
-     "groups": [...], "devices": [...], "links": [...],
-     "variants": [{"design": {...}, "models": [...], "groups": [...], "devices": [...], "links": [...]}]}
+     "groups": {"fields": [...], "rows": [...]}, "devices": {...}, "links": {...},
+     "variants": [{"design": {...}, "models": [...], "groups": {...}, "devices": {...}, "links": {...}}]}
+
+Each table is its fields once and then a row per record (version 3, :mod:`designer.io.design_tables`);
+versions 1 and 2 wrote lists of records, which every version reads.
 
 ``variants`` (version 2, optional) holds other versions of the same fabric kept in the same file
 (the window's Design > New Variant); each has the body of a design. Commands that take one design
@@ -17,7 +20,7 @@ entry leaves ``ports`` out. The file never depends on the catalog to be read.
 
 Loading is: size check -> JSON parse (NaN, Infinity and duplicate keys refused) -> format check
 -> migrate step by step to the current version -> validate every record, naming the exact path
-of the first problem -> build the model. Saving writes one record per line in a fixed key
+of the first problem -> build the model. Saving writes one record (row) per line in a fixed field
 order, so load -> save -> load -> save gives byte-identical files.
 """
 
@@ -32,6 +35,7 @@ from typing import Any, BinaryIO, TypeVar
 from designer.io.atomic import atomic_write_text
 from designer.io.design_bulk import counted_members
 from designer.io.design_records import RecordError, build_design
+from designer.io.design_tables import table_rows
 from designer.io.json_shape import JsonShape, measure, rough_shape
 from designer.io.reading import read_bounded as _read_bounded
 from designer.io.reading import read_input
@@ -47,7 +51,7 @@ from designer.model.bulk import gc_paused
 from designer.model.fields import parse_json as parse_fields_json
 
 FORMAT = "topo-designer-design"
-VERSION = 2
+VERSION = 3
 MAX_FILE_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 20
 #: No JSON object in a design file has more members than this. Records have a dozen fields; the
@@ -95,6 +99,7 @@ def _too_many_members(n: int) -> str:
 #: every file ever written must keep loading.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: lambda data: data,  # version 2 adds the optional "variants"; a version 1 file has none
+    2: lambda data: data,  # version 3 writes tables as rows; the records of version 2 still read as they are
 }
 #: The members of a design body (the top level and each variant).
 BODY_KEYS = ("design", "models", "groups", "devices", "links")
@@ -201,6 +206,21 @@ def _records(key: str, items: list[dict[str, Any]], last: bool, indent: str = " 
     return lines
 
 
+def _table(key: str, records: list[dict[str, Any]], last: bool, indent: str,
+           stop: Callable[[], bool] | None = None) -> list[str]:
+    """A table's lines: its fields and its first row on the first line, then a row per line
+    (:mod:`designer.io.design_tables`)."""
+    end = "" if last else ","
+    fields, rows = table_rows(key, records)
+    if not records:
+        return [f'{indent}"{key}": {{"fields": [], "rows": []}}{end}']
+    lines = [f'{indent}"{key}": {{"fields": {_dumps(fields)}, "rows": [']
+    lines.extend(f"{indent}  {text}," for text in map(_dumps, _watched(rows, stop)))
+    lines[-1] = lines[-1][:-1]
+    lines.append(f"{indent}]}}{end}")
+    return lines
+
+
 def _body_lines(design: Design, indent: str, last: bool, view_only: AbstractSet[str] = frozenset(),
                 stop: Callable[[], bool] | None = None) -> list[str]:
     """The members of a design body (design head, models, groups, devices, links), one record per line
@@ -216,12 +236,12 @@ def _body_lines(design: Design, indent: str, last: bool, view_only: AbstractSet[
     lines = [f'{indent}"design": {_dumps(head)},']
     models = [{"id": m, "ports": [port_group_to_dict(g) for g in ports]} for m, ports in templates.items()]
     lines += _records("models", models, False, indent)
-    lines += _records("groups", [group_to_dict(g, view_only) for g in design.groups_parent_first()], False, indent)
+    lines += _table("groups", [group_to_dict(g, view_only) for g in design.groups_parent_first()], False, indent)
     devices = [device_to_dict(d, templates) for d in _watched(design.iter_devices(), stop)]
-    lines += _records("devices", devices, False, indent, stop)
+    lines += _table("devices", devices, False, indent, stop)
     del devices
     links = [link_to_dict(link) for link in _watched(design.iter_links(), stop)]
-    lines += _records("links", links, last, indent, stop)
+    lines += _table("links", links, last, indent, stop)
     return lines
 
 

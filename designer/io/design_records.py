@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from designer.io.design_bulk import bulk_devices, bulk_links
+from designer.io.design_tables import FIELDS, Table, read_table
 from designer.io.property_rules import DESIGN_PROPERTY_RULES, DEVICE_PROPERTY_RULES, Rule, check_properties
 from designer.model import (
     DEVICE_KINDS,
@@ -104,11 +105,8 @@ def _props(obj: dict[str, Any], path: str, rules: dict[str, Rule] | None = None
     return v
 
 
-_KNOWN = {
-    "device": {"id", "kind", "model", "name", "tier", "x", "y", "group", "ports", "properties"},
-    "link": {"id", "a", "b", "medium", "length_m", "cable", "failed", "properties"},
-    "group": {"id", "kind", "name", "parent", "collapsed", "properties"},
-}
+_KNOWN = {"device": frozenset(FIELDS["devices"]), "link": frozenset(FIELDS["links"]),
+          "group": frozenset(FIELDS["groups"])}
 
 
 def _unknown_keys(obj: dict[str, Any], what: str, path: str) -> None:
@@ -202,12 +200,12 @@ def build_design(data: dict[str, Any]) -> Design:
     design = Design(_text(head, "name", "design", "Untitled"), _text(head, "description", "design", ""))
     design.properties = _props(head, "design", DESIGN_PROPERTY_RULES)
 
-    groups_raw = _list(data.get("groups", []), "groups")
-    devices_raw = _list(data.get("devices", []), "devices")
-    links_raw = _list(data.get("links", []), "links")
+    groups_table = read_table(data.get("groups", []), "groups")
+    devices_table = read_table(data.get("devices", []), "devices")
+    links_table = read_table(data.get("links", []), "links")
 
-    groups, group_ids = _read_groups(groups_raw)
-    _check_group_tree(groups, group_ids)
+    groups, group_ids = _read_groups(groups_table)
+    _check_group_tree(groups, group_ids, groups_table.path)
     ordered = parents_first(groups, {g.id: g for g in groups})
     port_groups = _port_group_reader()
     templates = _read_models(data, port_groups)
@@ -218,29 +216,29 @@ def build_design(data: dict[str, Any]) -> Design:
         except RecordError:
             return None  # the careful path names the problem
 
-    devices = bulk_devices(devices_raw, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
+    devices = bulk_devices(devices_table, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
     if devices is None:
-        devices = _devices_one_by_one(devices_raw, templates, group_ids, port_groups)
-    bulk = bulk_links(links_raw, _KNOWN["link"], devices, MAX_TEXT)
+        devices = _devices_one_by_one(devices_table, templates, group_ids, port_groups)
+    bulk = bulk_links(links_table, _KNOWN["link"], devices, MAX_TEXT)
     if bulk is None:
-        links = _links_one_by_one(links_raw, {dev.id: (dev, i) for i, dev in enumerate(devices)})
+        links = _links_one_by_one(links_table, {dev.id: (dev, i) for i, dev in enumerate(devices)})
         design.extend(ordered, devices, links, validated=True)  # every link was checked above
     else:
         design.extend(ordered, devices, bulk[0], validated=True, ports=bulk[1])
     return design
 
 
-def _read_groups(groups_raw: list[Any]) -> tuple[list[Group], dict[str, int]]:
-    """The group records, each checked on its own, and each group id's position in the list."""
+def _read_groups(table: Table) -> tuple[list[Group], dict[str, int]]:
+    """The group records, each checked on its own, and each group id's position in the table."""
     groups: list[Group] = []
     group_ids: dict[str, int] = {}
-    for i, g in enumerate(groups_raw):
-        p = f"groups[{i}]"
+    for i, g in enumerate(table.records()):
+        p = f"{table.path}[{i}]"
         g = _obj(g, p)
         _unknown_keys(g, "group", p)
         gid = _text(g, "id", p)
         if gid in group_ids:
-            raise RecordError(f"{p}.id", f"group {gid!r} is already defined at groups[{group_ids[gid]}]")
+            raise RecordError(f"{p}.id", f"group {gid!r} is already defined at {table.path}[{group_ids[gid]}]")
         parent = g.get("parent")
         if parent is not None and not isinstance(parent, str):
             raise RecordError(f"{p}.parent", "must be a group id or null")
@@ -253,18 +251,18 @@ def _read_groups(groups_raw: list[Any]) -> tuple[list[Group], dict[str, int]]:
     return groups, group_ids
 
 
-def _check_group_tree(groups: list[Group], group_ids: dict[str, int]) -> None:
+def _check_group_tree(groups: list[Group], group_ids: dict[str, int], path: str) -> None:
     """Every parent a group of the file, and no group its own ancestor."""
     for i, g in enumerate(groups):
         if g.parent is not None and g.parent not in group_ids:
-            raise RecordError(f"groups[{i}].parent", f"no group {g.parent!r}")
+            raise RecordError(f"{path}[{i}].parent", f"no group {g.parent!r}")
     state: dict[str, int] = {}
     for i, g in enumerate(groups):
         chain: list[str] = []
         cur: str | None = g.id
         while cur is not None and state.get(cur) != 2:
             if cur in chain:
-                raise RecordError(f"groups[{i}].parent", f"groups nest in a cycle: {' -> '.join(chain + [cur])}")
+                raise RecordError(f"{path}[{i}].parent", f"groups nest in a cycle: {' -> '.join(chain + [cur])}")
             chain.append(cur)
             cur = groups[group_ids[cur]].parent
         for c in chain:
@@ -325,14 +323,14 @@ def _read_models(data: dict[str, Any], port_groups: PortGroupReader) -> dict[str
     return templates
 
 
-def _devices_one_by_one(devices_raw: list[Any], templates: dict[str, tuple[PortGroup, ...]],
+def _devices_one_by_one(table: Table, templates: dict[str, tuple[PortGroup, ...]],
                         group_ids: dict[str, int], port_groups: Any) -> list[Device]:
     """The device table read record by record: the fast path where a record passes every check,
     else the careful path, which finds and names the exact problem."""
     devices: list[Device] = []
     device_ports: dict[str, tuple[Device, int]] = {}
     known_device = _KNOWN["device"]
-    for i, d in enumerate(devices_raw):
+    for i, d in enumerate(table.records()):
         if type(d) is dict and d.keys() <= known_device:
             fast = _fast_device(d, device_ports, templates, group_ids)
             if fast is not None:
@@ -340,12 +338,12 @@ def _devices_one_by_one(devices_raw: list[Any], templates: dict[str, tuple[PortG
                 device_ports[fast.id] = (fast, i)
                 continue
         # The careful path: finds and names the exact problem.
-        p = f"devices[{i}]"
+        p = f"{table.path}[{i}]"
         d = _obj(d, p)
         _unknown_keys(d, "device", p)
         did = _text(d, "id", p)
         if did in device_ports:
-            raise RecordError(f"{p}.id", f"device {did!r} is already defined at devices[{device_ports[did][1]}]")
+            raise RecordError(f"{p}.id", f"device {did!r} is already defined at {table.path}[{device_ports[did][1]}]")
         kind = _choice(d, "kind", p, DEVICE_KINDS)
         model = _text(d, "model", p, "")
         if "ports" in d:
@@ -370,13 +368,13 @@ def _devices_one_by_one(devices_raw: list[Any], templates: dict[str, tuple[PortG
     return devices
 
 
-def _links_one_by_one(links_raw: list[Any], device_ports: dict[str, tuple[Device, int]]) -> list[Link]:
+def _links_one_by_one(table: Table, device_ports: dict[str, tuple[Device, int]]) -> list[Link]:
     """The link table read record by record (as :func:`_devices_one_by_one`)."""
     links: list[Link] = []
     link_ids: dict[str, int] = {}
     port_used: dict[tuple[str, str], int] = {}
     known_link = _KNOWN["link"]
-    for i, raw in enumerate(links_raw):
+    for i, raw in enumerate(table.records()):
         if type(raw) is dict and raw.keys() <= known_link:
             fast_link = _fast_link(raw, device_ports, link_ids, port_used)
             if fast_link is not None:
@@ -385,12 +383,12 @@ def _links_one_by_one(links_raw: list[Any], device_ports: dict[str, tuple[Device
                 link_ids[fast_link.id] = i
                 links.append(fast_link)
                 continue
-        p = f"links[{i}]"
+        p = f"{table.path}[{i}]"
         raw = _obj(raw, p)
         _unknown_keys(raw, "link", p)
         lid = _text(raw, "id", p)
         if lid in link_ids:
-            raise RecordError(f"{p}.id", f"link {lid!r} is already defined at links[{link_ids[lid]}]")
+            raise RecordError(f"{p}.id", f"link {lid!r} is already defined at {table.path}[{link_ids[lid]}]")
         ends = []
         for side in ("a", "b"):
             ref = raw.get(side)
@@ -406,7 +404,7 @@ def _links_one_by_one(links_raw: list[Any], device_ports: dict[str, tuple[Device
                 raise RecordError(f"{p}.{side}", f"device {dev_id!r} has no port {port_id!r}")
             if (dev_id, port_id) in port_used:
                 held = port_used[(dev_id, port_id)]
-                raise RecordError(f"{p}.{side}", f"port {dev_id}:{port_id} already holds links[{held}]")
+                raise RecordError(f"{p}.{side}", f"port {dev_id}:{port_id} already holds {table.path}[{held}]")
             ends.append((dev_id, port_id))
         if ends[0][0] == ends[1][0]:
             raise RecordError(p, f"link joins device {ends[0][0]!r} to itself")

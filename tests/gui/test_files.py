@@ -55,13 +55,13 @@ def test_bad_file_shows_the_exact_problem_and_keeps_the_design(window, dialogs, 
     good = tmp_path / "good.json"
     window._save_to(good)
     data = json.loads(good.read_text())
-    data["links"][0]["b"] = "nic-1:p65"
+    data["links"]["rows"][0][data["links"]["fields"].index("b")] = "nic-1:p65"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
     assert not window.open_path(str(bad))
     kind, text = dialogs.shown[-1]
     assert kind == "critical"
-    assert "links[0].b" in text and "p65" in text
+    assert "links.rows[0].b" in text and "p65" in text
     truncated = tmp_path / "truncated.json"
     truncated.write_text(good.read_text()[:200])
     assert not window.open_path(str(truncated))

@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+from file_tables import as_records
+
 from designer.io import load_design
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
@@ -32,7 +34,7 @@ def test_expanding_a_group_of_an_opened_design_is_not_an_edit(window, tmp_path):
 def test_saving_an_opened_sample_keeps_its_groups_as_the_file_had_them(window, tmp_path):
     path = tmp_path / "su.json"
     shutil.copy(BIG, path)
-    assert not any(g.get("collapsed") for g in json.loads(BIG.read_text())["groups"])
+    assert not any(g.get("collapsed") for g in as_records(json.loads(BIG.read_text()))["groups"])
     assert window.open_path(str(path))
     doc = window.document
     auto = [g.id for g in doc.design.groups if g.collapsed]

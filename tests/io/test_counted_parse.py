@@ -5,8 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
+from file_tables import as_records
 
-from designer.io import design_file, load_design, load_designs, save_design
+from designer.io import VERSION, design_file, load_design, load_designs, save_design
 from designer.io.design_bulk import counted_members
 from designer.io.design_file import DesignFileError
 from designer.io.json_shape import measure
@@ -57,37 +58,56 @@ def _edit(text: str, old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
+def _text(form: str) -> str:
+    """The small sample's file with its tables as rows (as written) or as records (versions 1 and 2)."""
+    text = SMALL.read_text()
+    return text if form == "rows" else json.dumps(as_records(json.loads(text)))
+
+
 @pytest.mark.parametrize(
-    ("old", "new", "key"),
+    ("form", "old", "new", "key"),
     [
         # a repeated field of a link record, of a device's properties, of the top level
-        ('"medium": "nvlink"', '"medium": "nvlink", "medium": "nvlink"', "medium"),
-        ('"properties": {"su": 1', '"properties": {"su": 1, "su": 1', "su"),
-        ('"version": 2', '"version": 2, "version": 2', "version"),
+        ("records", '"medium": "nvlink"', '"medium": "nvlink", "medium": "nvlink"', "medium"),
+        ("records", '"properties": {"su": 1', '"properties": {"su": 1, "su": 1', "su"),
+        ("records", f'"version": {VERSION}', f'"version": {VERSION}, "version": {VERSION}', "version"),
         # in an object where the format puts none: the count misses that object, and the careful
         # parse finds the key before any record is read
-        ('"tier": "leaf"', '"tier": {"a": 1, "a": 2}', "a"),
+        ("records", '"tier": "leaf"', '"tier": {"a": 1, "a": 2}', "a"),
+        # a table's own member, a device's properties, an object in a cell where the format puts none
+        ("rows", '"fields": [', '"fields": [], "fields": [', "fields"),
+        ("rows", '{"su": 1, "rail": 1}', '{"su": 1, "su": 1, "rail": 1}', "su"),
+        ("rows", '"qm9700", null, "leaf"', '"qm9700", null, {"a": 1, "a": 2}', "a"),
     ],
 )
-def test_a_repeated_key_is_refused_as_before(tmp_path, parses, old, new, key):
+def test_a_repeated_key_is_refused_as_before(tmp_path, parses, form, old, new, key):
     path = tmp_path / "twice.json"
-    path.write_text(_edit(SMALL.read_text(), old, new))
+    path.write_text(_edit(_text(form), old, new))
     with pytest.raises(DesignFileError, match=f"not valid JSON: duplicate key '{key}'$"):
         load_design(path)
     assert parses == [False, True]
 
 
-def test_the_first_problem_is_named_as_before_when_a_repeated_key_comes_before_broken_json(tmp_path, parses):
-    text = _edit(SMALL.read_text(), '"medium": "nvlink"', '"medium": "nvlink", "medium": "pcie"')
+@pytest.mark.parametrize(("form", "old", "new", "key"), [
+    ("records", '"medium": "nvlink"', '"medium": "nvlink", "medium": "pcie"', "medium"),
+    ("rows", '{"su": 1, "rail": 1}', '{"su": 1, "su": 2, "rail": 1}', "su"),
+])
+def test_the_first_problem_is_named_as_before_when_a_repeated_key_comes_before_broken_json(tmp_path, parses, form,
+                                                                                           old, new, key):
+    text = _edit(_text(form), old, new)
     path = tmp_path / "both.json"
     path.write_text(text[:-20])
-    with pytest.raises(DesignFileError, match="duplicate key 'medium'"):
+    with pytest.raises(DesignFileError, match=f"duplicate key '{key}'"):
         load_design(path)
 
 
-def test_a_record_error_of_a_measured_file_reads_as_before(tmp_path, parses):
+@pytest.mark.parametrize(("form", "old", "new", "where"), [
+    ("records", '"medium": "nvlink"', '"medium": "carrier-pigeon"', r"links\[\d+\]"),
+    ("rows", '"nvlink", 0.5', '"carrier-pigeon", 0.5', r"links\.rows\[\d+\]"),
+])
+def test_a_record_error_of_a_measured_file_reads_as_before(tmp_path, parses, form, old, new, where):
     path = tmp_path / "bad.json"
-    path.write_text(_edit(SMALL.read_text(), '"medium": "nvlink"', '"medium": "carrier-pigeon"'))
-    with pytest.raises(DesignFileError, match=r"links\[\d+\]\.medium: must be one of"):
+    path.write_text(_edit(_text(form), old, new))
+    with pytest.raises(DesignFileError, match=where + r"\.medium: must be one of"):
         load_design(path)
     assert parses == [False]

@@ -5,11 +5,13 @@ import re
 from pathlib import Path
 
 import pytest
+from file_tables import as_records, as_rows, rows_path
 
 import designer.io.design_records as records
 from designer.io import design_to_text, load_design
 from designer.io.design_bulk import bulk_devices, bulk_links
 from designer.io.design_file import design_from_text
+from designer.io.design_tables import read_table
 from designer.model import DesignError
 
 SAMPLE_FOLDER = Path(__file__).resolve().parents[2] / "sample_designs"
@@ -35,10 +37,11 @@ def test_a_regular_sample_takes_the_table_path():
     design = load_design(SAMPLE_FOLDER / "superpod-h100-4su.json")
     templates = {dev.model: dev.ports for dev in design.iter_devices()}
     groups = {g.id: i for i, g in enumerate(design.iter_groups())}
-    devices = bulk_devices(data["devices"], records._KNOWN["device"], templates, groups, records.MAX_TEXT,
+    devices = bulk_devices(read_table(data["devices"], "devices"), records._KNOWN["device"], templates, groups,
+                           records.MAX_TEXT,
                            lambda raw, path: design.device("su4-ufm").ports)
     assert devices is not None and len(devices) == design.device_count()
-    bulk = bulk_links(data["links"], records._KNOWN["link"], devices, records.MAX_TEXT)
+    bulk = bulk_links(read_table(data["links"], "links"), records._KNOWN["link"], devices, records.MAX_TEXT)
     assert bulk is not None
     links, ends = bulk
     assert [lk.id for lk in links] == [lk.id for lk in design.iter_links()]
@@ -73,17 +76,22 @@ def dev_ports(design, device_id):
         (lambda d: d["devices"][2]["properties"].update(su="1"), "devices[2].properties.su: must be a whole number"),
     ],
 )
-def test_a_table_with_one_bad_record_is_refused_naming_it(edit, expect):
-    data = json.loads((SAMPLE_FOLDER / "superpod-h100-1su.json").read_text())
+@pytest.mark.parametrize("form", ["records", "rows"])
+def test_a_table_with_one_bad_record_is_refused_naming_it(edit, expect, form):
+    data = as_records(json.loads((SAMPLE_FOLDER / "superpod-h100-1su.json").read_text()))
     edit(data)
+    if form == "rows":
+        as_rows(data)
+        expect = rows_path(expect)
     with pytest.raises(DesignError, match=re.escape(expect)):
         design_from_text(json.dumps(data))
 
 
-def test_a_whole_number_written_as_a_float_is_stored_as_one_in_every_record():
-    data = json.loads((SAMPLE_FOLDER / "superpod-h100-1su.json").read_text())
+@pytest.mark.parametrize("form", ["records", "rows"])
+def test_a_whole_number_written_as_a_float_is_stored_as_one_in_every_record(form):
+    data = as_records(json.loads((SAMPLE_FOLDER / "superpod-h100-1su.json").read_text()))
     for d in data["devices"][:5]:
         d.setdefault("properties", {})["su"] = 1.0
-    design = design_from_text(json.dumps(data))
+    design = design_from_text(json.dumps(as_rows(data) if form == "rows" else data))
     sus = [dev.properties["su"] for dev in list(design.iter_devices())[:5]]
     assert sus == [1] * 5 and all(type(s) is int for s in sus)

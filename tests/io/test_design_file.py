@@ -4,6 +4,7 @@ import json
 import os
 
 import pytest
+from file_tables import as_records, as_rows, rows_path
 
 from designer.io import VERSION, DesignFileError, FileWriteError, design_to_text, load_design, save_design
 from designer.io import design_file as df
@@ -58,15 +59,25 @@ def test_the_shipped_schema_accepts_what_we_write_and_rejects_what_we_refuse(tmp
     schema = json.loads((resources_dir() / "schema" / "design.schema.json").read_text())
     data = json.loads(design_to_text(sample()))
     jsonschema.validate(data, schema)
-    data["links"][0]["length_m"] = -1
+    records = as_records(json.loads(design_to_text(sample())))
+    jsonschema.validate(records, schema)  # versions 1 and 2 wrote records, which still read
+    records["links"][0]["length_m"] = -1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(records, schema)
+    data["links"]["fields"].append("colour")
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(data, schema)
 
 
-def _text_with(mutate) -> str:
-    data = json.loads(design_to_text(sample()))
+def _text_with(mutate, form: str = "records") -> str:
+    """The sample's file with ``mutate`` applied to its records, its tables written in ``form``."""
+    data = as_records(json.loads(design_to_text(sample())))
     mutate(data)
-    return json.dumps(data)
+    return json.dumps(as_rows(data) if form == "rows" else data)
+
+
+#: What the rows form says where it differs from the record form's message with its paths renamed.
+_ROWS_SAYS = {"devices[0]: unknown field 'colour'": "devices.fields[8]: unknown field 'colour'"}
 
 
 @pytest.mark.parametrize(
@@ -93,11 +104,15 @@ def _text_with(mutate) -> str:
         (lambda d: d.update(format="something-else"), "not a design file"),
     ],
 )
-def test_invalid_files_name_the_exact_problem(tmp_path, mutate, message):
+@pytest.mark.parametrize("form", ["records", "rows"])
+def test_invalid_files_name_the_exact_problem(tmp_path, mutate, message, form):
+    """Every problem is named in a table of records (versions 1 and 2) and in a table of rows."""
     path = tmp_path / "bad.json"
-    path.write_text(_text_with(mutate))
+    path.write_text(_text_with(mutate, form))
     with pytest.raises(DesignFileError) as err:
         load_design(path)
+    if form == "rows":
+        message = _ROWS_SAYS.get(message, rows_path(message))
     assert message in str(err.value)
     assert str(path) in str(err.value)
     assert "\n" not in str(err.value)
@@ -145,7 +160,7 @@ def test_older_versions_migrate_forward_step_by_step(tmp_path, monkeypatch):
         return data
 
     monkeypatch.setitem(df.MIGRATIONS, VERSION - 1, step)
-    old = json.loads(design_to_text(sample()))
+    old = as_records(json.loads(design_to_text(sample())))
     old["version"] = VERSION - 1
     for link in old["links"]:
         for side in ("a", "b"):
@@ -194,9 +209,9 @@ def test_variants_round_trip_byte_for_byte_and_name_their_errors(tmp_path):
     from designer.model.shipped import resources_dir
 
     jsonschema.validate(data, json.loads((resources_dir() / "schema" / "design.schema.json").read_text()))
-    data["variants"][0]["devices"][0]["kind"] = "toaster"
+    data["variants"][0]["devices"]["rows"][0][1] = "toaster"
     path.write_text(json.dumps(data))
-    with pytest.raises(DesignFileError, match=r"variants\[0\]: devices\[0\]"):
+    with pytest.raises(DesignFileError, match=r"variants\[0\]: devices\.rows\[0\]\.kind"):
         load_designs(path)
     data["variants"] = [{"design": {}, "wires": []}]
     path.write_text(json.dumps(data))
@@ -233,7 +248,7 @@ def test_a_group_re_parented_under_a_later_group_round_trips(tmp_path):
     path = tmp_path / "regrouped.json"
     save_design(d, path)
     text = path.read_text()
-    assert text.index('"id": "pod1"') < text.index('"id": "su1"')
+    assert text.index('["pod1", ') < text.index('["su1", ')
     loaded = load_design(path)
     assert loaded.ancestors("n1") == ["n1", "su1", "pod1"]
     assert design_to_text(loaded) == text

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from file_tables import as_records, as_rows, rows_path
 
 from designer.io import DesignFileError, design_from_text, design_to_text
 from designer.model import Design, Device, Link, PortGroup
@@ -19,13 +20,13 @@ def data() -> dict:
     d.add_device(Device("nic2", "nic", NIC))
     d.add_link(Link("l1", "nic1", "p1", "leaf1", "p1", medium="passive_copper", length_m=2.0, cable="dac-400g-ndr"))
     d.add_link(Link("l2", "nic2", "p1", "leaf1", "p2", medium="optical", length_m=30.0, cable="sr4-400g-mm"))
-    return json.loads(design_to_text(d))
+    return as_records(json.loads(design_to_text(d)))
 
 
-def load(mutate) -> Design:
+def load(mutate, form: str = "records") -> Design:
     raw = data()
     mutate(raw)
-    return design_from_text(json.dumps(raw))
+    return design_from_text(json.dumps(as_rows(raw) if form == "rows" else raw))
 
 
 def test_the_ranges():
@@ -49,20 +50,22 @@ def test_the_ranges():
         (lambda d: d["links"][0].update(length_m=-1), "links[0].length_m: must be >= 0 m, not -1"),
     ],
 )
-def test_out_of_range_values_name_their_path(mutate, message):
+@pytest.mark.parametrize("form", ["records", "rows"])
+def test_out_of_range_values_name_their_path(mutate, message, form):
     with pytest.raises(DesignFileError) as err:
-        load(mutate)
-    assert message in str(err.value)
+        load(mutate, form)
+    assert (rows_path(message) if form == "rows" else message) in str(err.value)
 
 
-def test_the_ends_of_the_ranges_load():
+@pytest.mark.parametrize("form", ["records", "rows"])
+def test_the_ends_of_the_ranges_load(form):
     def edge(d):
         d["devices"][2]["ports"][0]["speed_gbps"] = MIN_PORT_GBPS
         d["devices"][2]["ports"][1]["speed_gbps"] = MAX_PORT_GBPS
         d["links"][0]["length_m"] = 0
         d["links"][1]["length_m"] = MAX_LINK_LENGTH_M
 
-    design = load(edge)
+    design = load(edge, form)
     assert design.device("nic2").ports[0].speed_gbps == MIN_PORT_GBPS
     assert design.link("l2").length_m == MAX_LINK_LENGTH_M
     assert design.link("l1").length_m == 0
