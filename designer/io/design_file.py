@@ -77,9 +77,10 @@ def _check_shape(raw: bytes, source: str) -> JsonShape | None:
     Byte counts give an upper bound at once; the exact count (outside strings) is taken only
     when that bound is over a limit or the file is large enough to hide one huge object.
     """
-    rough = rough_shape(raw)
-    if len(raw) <= SHAPE_CHECK_BYTES and rough.containers <= MAX_CONTAINERS and rough.values <= MAX_VALUES:
-        return None
+    if len(raw) <= SHAPE_CHECK_BYTES:  # a large file is measured anyway: its byte counts would be wasted
+        rough = rough_shape(raw)
+        if rough.containers <= MAX_CONTAINERS and rough.values <= MAX_VALUES:
+            return None
     shape = measure(raw)
     if shape.largest_object > MAX_OBJECT_MEMBERS:
         raise DesignFileError(f"{source}: {_too_many_members(shape.largest_object)}")
