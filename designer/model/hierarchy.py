@@ -123,6 +123,15 @@ class GroupHierarchy:
             hiding = self.hiding_groups()
         return list(map(hiding.get, map(_GROUP, self._devices.order)))  # no group: get(None) is None
 
+    def shown_device_count(self, hiding: dict[str, str | None] | None = None) -> int:
+        """How many devices no collapsed group hides: ``devices_hidden_in(hiding).count(None)``
+        counted a group at a time (a look per group, not per device)."""
+        if hiding is None:
+            hiding = self.hiding_groups()
+        members = self._group_members
+        hidden = sum(len(members.get(g, ())) for g, top in hiding.items() if top is not None)
+        return len(self._devices.order) - hidden
+
     def groups_parent_first(self) -> list[Group]:
         """Groups in table order, except that a parent always comes before its sub-groups.
 

@@ -188,8 +188,10 @@ def test_what_a_collapse_hides_is_read_once_for_the_whole_tree():
     assert hiding == {g.id: d.outermost_collapsed_group(g.id) for g in d.groups}
     assert hiding == {"rack": "pod", "su": "pod", "pod": "pod", "lone": None}
     assert d.devices_hidden_in() == ["pod", "pod", "pod", None, None]
+    assert d.shown_device_count() == 2
     d.set_group_field("pod", "collapsed", False)
     assert d.devices_hidden_in() == ["rack", "rack", None, None, None]
+    assert d.shown_device_count() == 3 == d.devices_hidden_in().count(None)
     for i, (a, b) in enumerate((("s0", "s1"), ("s1", "s2"), ("s3", "s4"), ("s2", "s0"))):
         d.add_link(Link(f"l{i}", a, f"p{i + 1}", b, f"p{i + 1}"))
     shown = {dev.id: top or dev.id for dev, top in zip(d.iter_devices(), d.devices_hidden_in(), strict=True)}

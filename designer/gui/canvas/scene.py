@@ -151,6 +151,7 @@ class DesignScene(QueuedModelEvents, QGraphicsScene):
                 self.groups.show(g, text=False)
         shown = self._shown
         group_keys: dict[str, ShownKey] = {}  # one key object per hiding group
+        hidden: dict[str, list[Device]] = {}  # the devices each hiding group hides
         for dev, top in zip(d.iter_devices(), d.devices_hidden_in(hidden_in), strict=True):
             if top is None:
                 shown[dev.id] = ShownKey(DEVICE, dev.id)
@@ -159,13 +160,19 @@ class DesignScene(QueuedModelEvents, QGraphicsScene):
                 key = group_keys.get(top)
                 if key is None:
                     key = group_keys[top] = ShownKey(GROUP, top)
+                    hidden[top] = []
                 shown[dev.id] = key
+                hidden[top].append(dev)
         self.bundles.index(d, shown)
-        for gid in self.groups.boxes:
-            self.groups.refresh_text(gid)
-        for gid in self.groups.frames:
-            self.groups.refresh_text(gid)
-        self.groups.update(set(self.groups.frames) | set(self.groups.boxes), rebuilding=True)
+        self.groups.hidden = hidden
+        try:
+            for gid in self.groups.boxes:
+                self.groups.refresh_text(gid)
+            for gid in self.groups.frames:
+                self.groups.refresh_text(gid)
+            self.groups.update(set(self.groups.frames) | set(self.groups.boxes), rebuilding=True)
+        finally:
+            self.groups.hidden = None
         self.bundles.refresh_all()
         self.findings.mark_items()
         self.selection.restore(selected)

@@ -18,7 +18,7 @@ from designer.gui import style
 from designer.gui.canvas.describe import count_text
 from designer.gui.canvas.items import CollapsedGroupItem, DeviceItem, GroupFrameItem
 from designer.gui.document.fragments import bounds
-from designer.model import Design, Group, units
+from designer.model import Design, Device, Group, units
 
 _KIND = attrgetter("kind")
 
@@ -51,6 +51,20 @@ class GroupShapes:
         self._host = host
         self.frames: dict[str, GroupFrameItem] = {}
         self.boxes: dict[str, CollapsedGroupItem] = {}
+        #: While the scene is rebuilt: the devices each box hides, gathered in the rebuild's one pass
+        #: over the devices (:meth:`box_members`); None otherwise.
+        self.hidden: dict[str, list[Device]] | None = None
+
+    def box_members(self, gid: str) -> list[Device]:
+        """The devices a box hides, in any order: the design's ``all_members``, or what the rebuild
+        gathered (at 131,072 GPUs, walking every box's subtree twice took 0.2 s of the rebuild)."""
+        hidden = self.hidden
+        members = hidden.get(gid) if hidden is not None else None
+        if members is not None:
+            return members
+        d = self._host.design
+        assert d is not None
+        return d.all_members(gid)
 
     def clear(self) -> None:
         """Forget every shape (the scene already dropped the items)."""
@@ -104,7 +118,7 @@ class GroupShapes:
         if gid in self.frames:
             self.frames[gid].set_title(f"{g.label}  ({g.kind})" if g.name else g.label)
         if gid in self.boxes:
-            counts = Counter(map(_KIND, d.all_members(gid)))
+            counts = Counter(map(_KIND, self.box_members(gid)))
             subs = Counter(map(_KIND, subtree(d, gid)[1:]))
             parts = [units.count(n, k) for k, n in subs.items() if k != "server" or n > 1]
             if subs.get("server") == 1:
@@ -126,7 +140,7 @@ class GroupShapes:
         depth = {g: len(d.ancestors(g)) for g in todo}
         for gid in sorted(todo, key=lambda g: -depth[g]):
             if gid in self.boxes:
-                b = bounds(d.all_members(gid))
+                b = bounds(self.box_members(gid))
                 box = self.boxes[gid]
                 if not rebuilding:
                     self.refresh_text(gid)

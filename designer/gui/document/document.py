@@ -361,7 +361,7 @@ def shown_count(design: Design) -> int:
     """How many objects (devices and collapsed-group boxes) the canvas would show."""
     hiding = design.hiding_groups()
     boxes = sum(1 for gid, top in hiding.items() if top == gid)
-    return boxes + design.devices_hidden_in(hiding).count(None)
+    return boxes + design.shown_device_count(hiding)
 
 
 def bundle_count(design: Design) -> int:
