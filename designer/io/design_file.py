@@ -110,8 +110,9 @@ class DesignFileError(DesignError):
     """A design file cannot be read; the message names the file and the exact problem."""
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+#: One encoder for every record of a file: ``json.dumps`` with options builds a new one per call,
+#: a third of the time of writing a row (0.6 s of 3.6 for the 131,072-GPU design's 962,824 rows).
+_dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
 
 
 def port_group_to_dict(g: PortGroup) -> dict[str, Any]:
