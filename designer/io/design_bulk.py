@@ -266,16 +266,22 @@ def _table_members(rows: Any, nested: tuple[str, ...] | None) -> int:
 
 def _rows_members(table: dict[str, Any], nested: tuple[str, ...]) -> int:
     """The members of ``{"fields": [...], "rows": [...]}``: its own, and those of the objects in the
-    rows' cells of ``nested`` fields (every value walked unless the rows are lists as long as the
-    fields, which are text)."""
+    rows' cells of ``nested`` fields (every value walked unless the fields are text and each row has
+    a cell for each: a row of another kind has its objects, if any, walked too)."""
     fields, rows = table.get("fields"), table.get("rows")
     if not (table.keys() == TABLE_KEYS and type(fields) is list and set(map(type, fields)) <= _STR
-            and type(rows) is list and set(map(type, rows)) <= _LIST and set(map(len, rows)) <= {len(fields)}):
+            and type(rows) is list):
         return _members(table)
     total = len(table)
-    for key in nested:
-        if key in fields:
-            total += _cells_members(list(map(itemgetter(fields.index(key)), rows)))
+    try:
+        for key in nested:
+            if key in fields:
+                total += _cells_members(list(map(itemgetter(fields.index(key)), rows)))
+    except (IndexError, KeyError, TypeError):  # a row that is no list as long as the fields
+        return _members(table)
+    # A row that is a list has no members of its own. A row of another kind was refused by the
+    # lookups above, or holds no object, or (an object in a table with no nested field) is left
+    # out: the count is then short, never over, and the file is parsed again with the check.
     return total
 
 

@@ -78,6 +78,8 @@ def _text(form: str) -> str:
         ("rows", '"fields": [', '"fields": [], "fields": [', "fields"),
         ("rows", '{"su": 1, "rail": 1}', '{"su": 1, "su": 1, "rail": 1}', "su"),
         ("rows", '"qm9700", null, "leaf"', '"qm9700", null, {"a": 1, "a": 2}', "a"),
+        # a row that is an object, in a table with no field that holds objects
+        ("rows", '"length_m", "cable"], "rows": [\n', '"length_m", "cable"], "rows": [\n{"b": 1, "b": 2},\n', "b"),
     ],
 )
 def test_a_repeated_key_is_refused_as_before(tmp_path, parses, form, old, new, key):
