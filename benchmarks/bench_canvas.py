@@ -13,7 +13,7 @@ Measured offscreen, rendering the view to a QImage:
   select its middle pod, press Delete and undo (the window redrawn after each); fail 20 links one at
   a time (the edit and its listeners on the window's thread, live analysis off); then expand every
   group (every device and link line drawn) and collapse the servers again;
-- with ``--large``, the same for a 131,072-GPU rail-optimized design (154 MB), target <= 6 s; and
+- with ``--large``, the same for a 131,072-GPU rail-optimized design (109 MB), target <= 6 s; and
   that design as ``topo-designer FILE`` starts on it (in a fresh process, offscreen): read, drawn
   and the window shown and painted, the docks' background work under way. The design is generated
   and written by a child process, so that the window's process opens it as a user's would, not in

@@ -77,7 +77,7 @@ def command_design(path: str) -> Design:
 
 
 #: A design file still being read after this long (seconds) is announced on standard error, so that
-#: reading 131,072 GPUs (154 MB, about eight seconds) does not pass in silence.
+#: reading 131,072 GPUs (109 MB, about six seconds) does not pass in silence.
 READ_NOTICE_AFTER_S = 3.0
 
 

@@ -35,7 +35,6 @@ _NUMBERS = frozenset((int, float))
 _STR = frozenset((str,))
 _STR_OR_NONE = frozenset((str, type(None)))
 _BOOL = frozenset((bool,))
-_LIST = frozenset((list,))
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 

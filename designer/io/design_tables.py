@@ -11,7 +11,7 @@ row per line::
 A row holds its record's values in the order of ``fields``, ``null`` where the record leaves a field
 out (its default). Versions 1 and 2 wrote each table as a list of records (objects); every version
 reads both forms. The rows spare the parser an object and a repeated key per record: the
-131,072-GPU design's file is 107 MB instead of 154 MB and parses in 0.6 s instead of 1.0 s.
+131,072-GPU design's file is 109 MB instead of 154 MB and parses in 0.67 s instead of 1.0 s.
 
 A table read from a file is a :class:`Table`: its records one by one for the careful path of
 :mod:`designer.io.design_records`, which names a problem by its path (``links.rows[12]``), and its

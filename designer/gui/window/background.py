@@ -59,7 +59,7 @@ def run_in_worker(progress: QProgressDialog, work: Callable[[], T], poll: Callab
 
 
 #: Design files from this size are read in a worker thread behind a progress dialog (the 16k-GPU
-#: sample, 18.9 MB, reads in under a second; 131,072 GPUs, 154 MB, take about ten).
+#: sample, 13.2 MB, reads in about half a second; 131,072 GPUs, 109 MB, take about six).
 BACKGROUND_READ_BYTES = 16 << 20
 #: The dialog shows only when the reading is still going after this long (milliseconds): a
 #: quicker read does not flash a dialog.
