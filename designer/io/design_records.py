@@ -1,7 +1,7 @@
 """Validating design-file records and building the model from them.
 
 Every field of every record is checked; the first problem is reported with its exact path
-(``links[12].b: device 'leaf3' has no port 'p65'``). Port speeds and link lengths must lie in the
+(``links.rows[12].b: device 'leaf3' has no port 'p65'``). Port speeds and link lengths must lie in the
 ranges of :mod:`designer.model.entities` (``MIN_PORT_GBPS`` .. ``MAX_PORT_GBPS`` Gb/s, 0 ..
 ``MAX_LINK_LENGTH_M`` m): a value outside them is a slip of the keyboard, not a design.
 Records that pass every check cheaply take a fast path; anything unusual takes the careful
@@ -48,7 +48,7 @@ from designer.model.fields import (
 )
 from designer.model.hierarchy import parents_first
 
-# The path-prefixed error of every field reader: a design record's path (``links[12].b``) first.
+# The path-prefixed error of every field reader: a design record's path (``links.rows[12].b``) first.
 RecordError = FieldError
 
 
