@@ -408,6 +408,7 @@ class Symmetries(EcmpKernel):
         flow_r, omega_r, eta_r = np.zeros(nm), np.zeros(nm), np.zeros(nm)
         lost = 0.0
         step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        self.prefetch(reps)
         for i in range(0, len(reps), step):
             rr = reps[i : i + step]
             dem = np.full((len(rr), n), w * w)
@@ -439,6 +440,7 @@ class Symmetries(EcmpKernel):
         row_r = np.zeros(nm)
         q_r = np.zeros(n)
         step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        self.prefetch(reps)
         for i in range(0, len(reps), step):
             rr = reps[i : i + step]
             r, e, su, Q = self.reach_fractions(rr, eta, usable)

@@ -87,6 +87,7 @@ class CoreRouter(Symmetries):
         omega = np.zeros(nm)
         lost = 0.0
         step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        self.prefetch(reps)
         for i in range(0, len(reps), step):
             rr = reps[i : i + step]
             cc = np.arange(i, i + len(rr))
@@ -160,6 +161,7 @@ class CoreRouter(Symmetries):
         qmax = np.zeros(n)
         usable = eta > 0
         step = max(1, CHUNK_ELEMENTS // max(nm, 1))
+        self.prefetch(reps)
         for i in range(0, len(reps), step):
             rr = reps[i : i + step]
             cc = np.arange(i, i + len(rr))
