@@ -54,9 +54,6 @@ class Table:
         self.fields = fields
         self._rows = rows
 
-    def __len__(self) -> int:
-        return len(self._records if self._records is not None else self._rows or ())
-
     def records(self) -> Iterator[Any]:
         """The entries one by one as records (a row becomes the object of its non-null values); a
         row that is not a list of one value per field is refused when it is reached."""
