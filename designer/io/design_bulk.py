@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Callable
 from itertools import chain, compress, repeat
-from operator import attrgetter, itemgetter, not_
+from operator import attrgetter, is_not, itemgetter, not_
 from typing import Any
 
 from designer.io.design_tables import TABLE_KEYS, Table
@@ -122,7 +122,7 @@ def bulk_devices(table: Table, known: frozenset[str] | set[str], templates: dict
     groups = column("group", None)
     props = column("properties", {})
     own_ports = column("ports", _ABSENT)
-    has_ports = [p is not _ABSENT for p in own_ports]
+    has_ports = list(map(is_not, own_ports, repeat(_ABSENT)))
     own = list(compress(range(len(ids)), has_ports))
     modelled = list(compress(models, map(not_, has_ports))) if own else models
     if not (_valid_ids(ids) and _hashable(kinds) and set(kinds) <= _DEVICE_KINDS and _texts(models, max_text)

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from file_tables import as_records, as_rows
+from file_tables import as_records
 
 import designer.io.design_records as records
 from designer.io import VERSION, DesignFileError, design_from_text, design_to_text
@@ -65,8 +65,7 @@ def test_fields_in_any_order_and_null_cells_read_as_records_leaving_them_out():
 
 
 def test_a_table_may_leave_out_a_field_every_record_leaves_out():
-    data = as_rows(as_records(json.loads(design_to_text(small()))))
-    assert data["links"]["fields"] == ["id", "a", "b", "medium", "length_m", "cable", "failed", "properties"]
+    data = json.loads(design_to_text(small()))
     data["links"] = {"fields": ["a", "b", "id", "length_m", "medium"],
                      "rows": [["leaf1:p1", "leaf2:p1", "l1", 30.0, "optical"]]}
     design = design_from_text(json.dumps(data))
