@@ -12,12 +12,11 @@ thread, as often as needed; every call gives an independent design. ``Design.cop
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from designer.model.bulk import gc_paused
+from designer.model.bulk import gc_paused, record_maker
 from designer.model.design import Design
 from designer.model.entities import Device, Group, Link
 
@@ -46,31 +45,8 @@ def _copy_properties(props: dict[str, Any]) -> dict[str, Any]:
 Row = tuple[tuple[Any, ...], dict[str, Any]]
 
 
-def _maker(kind: type) -> Callable[[tuple[Row, ...]], list[Any]]:
-    """The function that makes ``kind`` records from snapshot rows, without checking them again.
-
-    Its body assigns every field of :data:`_FIELDS` by name in one statement (written out from the
-    field names, as :mod:`dataclasses` writes ``__init__``): a generic loop over the names costs a
-    call per field, five times as long for the records of a large design.
-    """
-    targets = "".join(f"obj.{name}, " for name in _FIELDS[kind])
-    source = (
-        "def make(rows):\n"
-        "    out = []\n"
-        "    append = out.append\n"
-        "    for values, props in rows:\n"
-        "        obj = new(kind)\n"
-        f"        {targets}= values\n"
-        "        obj.properties = copy_properties(props) if props else {}\n"
-        "        append(obj)\n"
-        "    return out\n"
-    )
-    scope = {"new": object.__new__, "kind": kind, "copy_properties": _copy_properties}
-    exec(source, scope)  # noqa: S102 - the text is built from the record's own slot names
-    return scope["make"]
-
-
-_MAKE = {cls: _maker(cls) for cls in (Group, Device, Link)}
+#: Each kind's records made from snapshot rows, without checking them again (:func:`record_maker`).
+_MAKE = {cls: record_maker(cls, _FIELDS[cls], copy_properties=_copy_properties) for cls in (Group, Device, Link)}
 
 
 @dataclass(frozen=True, eq=False)
