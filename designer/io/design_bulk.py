@@ -147,15 +147,20 @@ def bulk_devices(table: Table, known: frozenset[str] | set[str], templates: dict
                                props, strict=True))
 
 
-def _ports_exist(devices: list[Device], held: dict[str, dict[str, str]]) -> bool:
-    """Every port ``held`` names (a device's ``{port id: link id}``, in the order of ``devices``) is
-    a port of its device: one subset test per device, one port-id set per distinct tuple of port
-    groups (devices of one model share theirs)."""
+def _ports_exist(devices: list[Device], dev_a: list[str], port_a: list[str], dev_b: list[str],
+                 port_b: list[str]) -> bool:
+    """Each end names a device of ``devices`` and one of its ports: one set of port ids per
+    distinct tuple of port groups (devices of one model share theirs), one lookup per end."""
     ports = list(map(attrgetter("ports"), devices))
     keys = list(map(id, ports))
     distinct = dict(zip(keys, ports, strict=True))
     sets = {key: frozenset(p for g in groups for p in g.port_ids()) for key, groups in distinct.items()}
-    return all(map(frozenset.issuperset, map(sets.__getitem__, keys), held.values()))
+    port_ids = dict(zip(map(attrgetter("id"), devices), map(sets.__getitem__, keys), strict=True))
+    try:
+        return (all(map(frozenset.__contains__, map(port_ids.__getitem__, dev_a), port_a))
+                and all(map(frozenset.__contains__, map(port_ids.__getitem__, dev_b), port_b)))
+    except KeyError:  # no such device
+        return False
 
 
 def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
@@ -172,29 +177,10 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
     return parts[0::2], parts[1::2]
 
 
-def _held_ports(devices: list[Device], dev_a: list[str], port_a: list[str], dev_b: list[str], port_b: list[str],
-                ids: list[str]) -> dict[str, dict[str, str]] | None:
-    """Each device's ports holding a link, ``{port id: link id}`` in link order (the design's own index,
-    :meth:`designer.model.Design.extend`), the devices in the order of ``devices``; None when an end
-    names no device of the table or two links share a port (one entry per port: the index is then
-    short)."""
-    held: dict[str, dict[str, str]] = dict(zip(map(attrgetter("id"), devices), map(dict, repeat((), len(devices))),
-                                               strict=True))
-    try:
-        for da, pa, db, pb, lid in zip(dev_a, port_a, dev_b, port_b, ids, strict=True):
-            held[da][pa] = lid
-            held[db][pb] = lid
-    except KeyError:
-        return None
-    return held if sum(map(len, held.values())) == 2 * len(ids) else None
-
-
 def bulk_links(table: Table, known: frozenset[str] | set[str], devices: list[Device],
-               max_text: int) -> tuple[list[Link], dict[str, dict[str, str]]] | None:
+               max_text: int) -> list[Link] | None:
     """The links of ``table`` when every record passes every check (ends on existing ports of two
-    different devices, each port holding one link), with the index of their ends (device id ->
-    ``{port id: link id}`` in link order) that :meth:`designer.model.Design.extend` takes over;
-    None to read the table record by record."""
+    different devices, each port holding one link); None to read the table record by record."""
     column = table.columns(known)
     if column is None:
         return None
@@ -215,11 +201,14 @@ def bulk_links(table: Table, known: frozenset[str] | set[str], devices: list[Dev
     if ends_a is None or ends_b is None:
         return None
     (dev_a, port_a), (dev_b, port_b) = ends_a, ends_b
-    held = _held_ports(devices, dev_a, port_a, dev_b, port_b, ids)
-    if held is None or not _ports_exist(devices, held) or any(map(str.__eq__, dev_a, dev_b)):
+    # Each end's text holds one colon (_ends): equal texts are the same port of the same device.
+    held = set(a)
+    held.update(b)
+    if (len(held) != 2 * len(ids) or not _ports_exist(devices, dev_a, port_a, dev_b, port_b)
+            or any(map(str.__eq__, dev_a, dev_b))):
         return None
     return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, map(dict, props),
-                             failed, strict=True)), held
+                             failed, strict=True))
 
 
 #: The fields of each table's records that the format lets hold objects or arrays; every other field

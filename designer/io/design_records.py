@@ -219,12 +219,10 @@ def build_design(data: dict[str, Any]) -> Design:
     devices = bulk_devices(devices_table, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
     if devices is None:
         devices = _devices_one_by_one(devices_table, templates, group_ids, port_groups)
-    bulk = bulk_links(links_table, _KNOWN["link"], devices, MAX_TEXT)
-    if bulk is None:
+    links = bulk_links(links_table, _KNOWN["link"], devices, MAX_TEXT)
+    if links is None:
         links = _links_one_by_one(links_table, {dev.id: (dev, i) for i, dev in enumerate(devices)})
-        design.extend(ordered, devices, links, validated=True)  # every link was checked above
-    else:
-        design.extend(ordered, devices, bulk[0], validated=True, ports=bulk[1])
+    design.extend(ordered, devices, links, validated=True)  # every link was checked above
     return design
 
 

@@ -73,8 +73,9 @@ class Design(GroupHierarchy, BulkAppend):
         self._devices = Table()
         self._links = Table()
         self._groups = Table()
-        #: device id -> {port id: id of the link on it}, in the order the links were added
-        self._device_ports: dict[str, dict[str, str]] = {}
+        #: device id -> {port id: id of the link on it} (read through ``_device_ports``)
+        self._held_ports: dict[str, dict[str, str]] | None = {}
+        self._ends_pending: tuple[dict[str, dict[str, str]], int, int] | None = None
         self._group_members: dict[str, dict[str, None]] = {}
         self._group_children: dict[str, dict[str, None]] = {}
         self._suffix_hint: dict[str, int] = {}
@@ -204,7 +205,8 @@ class Design(GroupHierarchy, BulkAppend):
     def internal_containers(self) -> list[list[Any] | dict[Any, Any]]:
         """The lists and dicts holding the records and their indexes, largest structures first
         (:func:`designer.model.bulk.release_gradually` empties them to free a copy gradually)."""
-        out: list[list[Any] | dict[Any, Any]] = [self._device_ports, self._group_members,
+        pending = self._ends_pending[0] if self._ends_pending is not None else {}
+        out: list[list[Any] | dict[Any, Any]] = [self._held_ports or pending, self._group_members,
                                                  self._group_children, self._suffix_hint]
         for table in (self._links, self._devices, self._groups):
             out += [table.by_id, table.order]
@@ -395,8 +397,8 @@ class Design(GroupHierarchy, BulkAppend):
         ids = list(dict.fromkeys(link_ids))
         for lid in ids:
             self.link(lid)
+        ports = self._device_ports  # built, if it is still to be, from the table before the removal
         removed = self._links.remove_many(ids)
-        ports = self._device_ports
         for link, index in removed:
             del ports[link.a_device][link.a_port]
             del ports[link.b_device][link.b_port]

@@ -157,6 +157,20 @@ def test_dropping_a_design_file_on_the_canvas_opens_it(window, qtbot):
     assert window.document.design.device_count() == load_design(sample).device_count()
 
 
+def test_an_opened_design_builds_its_index_of_link_ends_while_the_window_is_idle(window, qtbot, monkeypatch):
+    from designer.gui.document import document
+
+    monkeypatch.setattr(document, "INDEX_ENDS_PER_STEP", 64)  # several steps for the 4-SU sample
+    sample = SAMPLES / "superpod-h100-4su.json"
+    assert window.open_path(str(sample))
+    design = window.document.design
+    assert design._held_ports is None  # read in bulk: left to be built
+    qtbot.waitUntil(lambda: design._held_ports is not None, timeout=10_000)
+    assert not window.document.is_modified() and window.document.undo_stack.count() == 0
+    link = next(design.iter_links())
+    assert design.link_at(link.a_device, link.a_port) is link and link in design.links_of(link.b_device)
+
+
 def test_autosave_writes_recovery_and_a_new_window_offers_it(window, make_window, dialogs, tmp_path):
     window.editor.place_component("h100-sxm", QPointF(0, 0))
     rec = window.recovery

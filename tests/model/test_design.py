@@ -288,16 +288,73 @@ def test_extend_validated_skips_the_link_check_but_not_duplicate_ids():
         d.extend(links=[Link("l1", "s0", "p2", "s1", "p2")], validated=True)
 
 
-def test_extend_takes_over_the_index_of_the_ends_a_loader_built():
-    d = make()
-    d.add_link(Link("l0", "s0", "p3", "s1", "p3"))
-    links = [Link("l1", "s0", "p1", "s1", "p1"), Link("l2", "s0", "p2", "s1", "p2")]
-    ends = {"s0": {"p1": "l1", "p2": "l2"}, "s1": {"p1": "l1", "p2": "l2"}}
-    d.extend(links=links, validated=True, ports=ends)
-    assert [d.link_at("s1", f"p{i}").id for i in (1, 2, 3)] == ["l1", "l2", "l0"]
-    assert d.free_ports("s0") == ["p4"] and [lk.id for lk in d.links_of("s1")] == ["l0", "l1", "l2"]
-    d.remove_link("l1")
-    assert d.link_at("s0", "p1") is None and d.free_ports("s0") == ["p1", "p4"]
+def _ends_index(d):
+    """What the design answers about every port of every device, and each device's links in order."""
+    return ({(dev.id, p.id): getattr(d.link_at(dev.id, p.id), "id", None) for dev in d.iter_devices()
+             for p in dev.iter_ports()},
+            {dev.id: [lk.id for lk in d.links_of(dev.id)] for dev in d.iter_devices()},
+            {dev.id: d.free_ports(dev.id) for dev in d.iter_devices()})
+
+
+def _bulk_pair():
+    """The same three switches and links built by primitives, and by one validated extend."""
+    made = make()
+    links = [Link("l1", "s0", "p2", "s1", "p1"), Link("l2", "s2", "p1", "s0", "p1"), Link("l3", "s1", "p4", "s2", "p3")]
+    for lk in links:
+        made.add_link(Link(lk.id, lk.a_device, lk.a_port, lk.b_device, lk.b_port))
+    bulk = Design("test")
+    bulk.extend(devices=[Device(f"s{i}", "switch", NET4, x=10.0 * i) for i in range(3)],
+                links=[Link(lk.id, lk.a_device, lk.a_port, lk.b_device, lk.b_port) for lk in links], validated=True)
+    return made, bulk
+
+
+def test_a_bulk_append_leaves_the_index_of_the_ends_to_be_built_and_it_answers_as_if_built_link_by_link():
+    made, bulk = _bulk_pair()
+    assert bulk._held_ports is None  # left to be built
+    assert _ends_index(bulk) == _ends_index(made)
+    assert bulk._held_ports is not None
+
+
+def test_the_index_of_the_ends_is_built_a_slice_at_a_time_and_any_query_finishes_it():
+    made, bulk = _bulk_pair()
+    assert bulk.index_link_ends(limit=1) is False and bulk._ends_pending is not None
+    assert bulk.link_at("s2", "p3").id == "l3"  # a query builds the rest at once
+    assert bulk._ends_pending is None and bulk.index_link_ends(limit=1) is True
+    assert _ends_index(bulk) == _ends_index(made)
+    _, sliced = _bulk_pair()
+    steps = 1
+    while not sliced.index_link_ends(limit=2):  # 3 devices and 3 links, 2 at a time
+        steps += 1
+    assert steps == 3 and _ends_index(sliced) == _ends_index(made)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: d.remove_link("l1"),
+    lambda d: d.add_link(Link("l9", "s0", "p3", "s2", "p4"), 0),
+    lambda d: d.restore_links(d.remove_links(["l2", "l1"])),
+    lambda d: d.add_device(Device("s9", "switch", NET4)),
+    lambda d: (d.add_device(Device("s9", "switch", NET4)), d.restore_devices(d.remove_devices(["s9"]))),
+    lambda d: d.extend(devices=[Device("s8", "switch", NET4)], links=[Link("l8", "s8", "p1", "s0", "p4")],
+                       validated=True),
+])
+def test_edits_of_a_design_whose_index_is_to_be_built_or_half_built_keep_it_exact(edit):
+    made, bulk = _bulk_pair()
+    _, half = _bulk_pair()
+    half.index_link_ends(limit=1)
+    for d in (made, bulk, half):
+        edit(d)
+    assert _ends_index(bulk) == _ends_index(made) == _ends_index(half)
+    with pytest.raises(PortInUseError):
+        bulk.add_link(Link("lx", "s1", "p4", "s0", "p4"))
+
+
+def test_appending_to_a_design_with_links_keeps_its_index_built():
+    made, bulk = _bulk_pair()
+    made.extend(devices=[Device("s8", "switch", NET4)], links=[Link("l8", "s8", "p1", "s0", "p4")], validated=True)
+    assert made._held_ports is not None and made.link_at("s0", "p4").id == "l8"
+    with pytest.raises(DuplicateIdError):
+        bulk.extend(links=[Link("l1", "s2", "p4", "s1", "p3")], validated=True)
+    assert bulk.link_at("s2", "p4") is None and bulk.link_at("s0", "p2").id == "l1"
 
 
 def test_the_model_has_no_private_bulk_entry_point_for_loaders():

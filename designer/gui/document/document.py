@@ -18,7 +18,7 @@ from collections.abc import Callable
 from operator import attrgetter
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoGroup, QUndoStack
 
 from designer.gui.document.commands import DesignCommand
@@ -35,6 +35,9 @@ AUTO_COLLAPSE_DEVICES = 400
 #: (saved behind a progress dialog, autosaved in the background): the 16,384-GPU sample, 118,000
 #: records, takes half a second to write, 131,072 GPUs four; 20,000 records about 0.1 s.
 WRITE_IN_WORKER_ABOVE = 20_000
+#: Devices and links a step of the idle build of a new design's index of link ends takes (about
+#: 10 ms; see :meth:`Document._index_ends`).
+INDEX_ENDS_PER_STEP = 16_384
 _COLLAPSE_ORDER = ("server", "rack", "su", "pod")
 _KIND = attrgetter("kind")
 
@@ -61,6 +64,12 @@ class Document(QObject):
         self._auto_collapsed: dict[int, set[str]] = {}
         #: the design last counted by :meth:`device_kinds` and its counts, until its devices change
         self._kinds: tuple[weakref.ref[Design], Counter[str]] | None = None
+        # A design read or built in bulk has the index of its links' ends still to build: it is
+        # built a step at a time while the window waits for its user, not at the first edit.
+        self._indexing = QTimer(self)
+        self._indexing.setInterval(0)
+        self._indexing.timeout.connect(self._index_ends)
+        self.design_replaced.connect(self._start_indexing)
         self._install([self.design])
 
     # ------------------------------------------------------------------ state
@@ -84,6 +93,15 @@ class Document(QObject):
         self.design = self.variants[0]
         self.undo_group.setActiveStack(self.undo_stack)
         self._variants_edited = False
+
+    def _start_indexing(self, _design: Design) -> None:
+        self._indexing.start()
+
+    def _index_ends(self) -> None:
+        """One step of the shown design's index of link ends (the timer stops once it is built)."""
+        with built_to_keep():  # kept as long as the design, like what the opening built
+            if self.design.index_link_ends(INDEX_ENDS_PER_STEP):
+                self._indexing.stop()
 
     def _add_stack(self, design: Design) -> QUndoStack:
         stack = QUndoStack(self)
