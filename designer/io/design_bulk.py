@@ -43,12 +43,14 @@ _ABSENT = object()
 
 
 def _valid_ids(ids: list[Any]) -> bool:
-    """Every entry a valid id and no two alike."""
-    if not (set(map(type, ids)) <= _STR and len(set(ids)) == len(ids)):
-        return False
+    """Every entry a valid id (text). Whether two are alike is left to the design's tables, which
+    refuse a repeated id as they are filled (:func:`designer.io.design_records.build_design`)."""
     if not ids:
         return True
-    joined = "\n".join(ids)
+    try:
+        joined = "\n".join(ids)
+    except TypeError:  # an entry that is no text
+        return False
     # One line per id: an id holding a line break would read as two valid ids.
     return joined.count("\n") == len(ids) - 1 and _IDS.fullmatch(joined) is not None
 
@@ -167,7 +169,10 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
     """The device and port of each ``device:port`` text (exactly one colon each), or None."""
     if not refs:
         return [], []
-    joined = "\n".join(refs)
+    try:
+        joined = "\n".join(refs)
+    except TypeError:  # an end that is no text
+        return None
     # Each text holds a colon and no line break, and all of them together one colon per text: so
     # each holds exactly one, and the texts split at colons and line breaks alternate device, port.
     if (joined.count(":") != len(refs) or joined.count("\n") != len(refs) - 1
@@ -192,8 +197,7 @@ def bulk_links(table: Table, known: frozenset[str] | set[str], devices: list[Dev
     cables = column("cable", "")
     failed = column("failed", False)
     props = column("properties", {})
-    if not (_valid_ids(ids) and set(map(type, a)) | set(map(type, b)) <= _STR
-            and _hashable(media) and set(media) <= _MEDIA and _numbers(lengths, 0.0, MAX_LINK_LENGTH_M)
+    if not (_valid_ids(ids) and _hashable(media) and set(media) <= _MEDIA and _numbers(lengths, 0.0, MAX_LINK_LENGTH_M)
             and _texts(cables, max_text)
             and set(map(type, failed)) <= _BOOL and set(map(type, props)) <= _DICT):
         return None

@@ -88,6 +88,10 @@ _ROWS_SAYS = {"devices[0]: unknown field 'colour'": "devices.fields[8]: unknown 
         (lambda d: d["links"][1].update(a="leaf3:p64"), "links[1].a: port leaf3:p64 already holds links[0]"),
         (lambda d: d["links"][0].update(b="leaf3:p5"), "links[0]: link joins device 'leaf3' to itself"),
         (lambda d: d["devices"][1].update(id="leaf3"), "devices[1].id: device 'leaf3' is already defined"),
+        # Only an id repeated, every other check passed: the design's tables meet it first.
+        (lambda d: d["devices"].append(dict(d["devices"][0])),
+         "devices[3].id: device 'leaf3' is already defined at devices[0]"),
+        (lambda d: d["links"][1].update(id="l1"), "links[1].id: link 'l1' is already defined at links[0]"),
         (lambda d: d["models"][0]["ports"][0].update(speed_gbps=-400), "models[0].ports[0].speed_gbps: must be > 0"),
         (lambda d: d["models"][0]["ports"][0].update(count=10**6),
          "models[0].ports[0].count: must be a whole number from 1 to 4,096"),
