@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import chain, filterfalse
+from itertools import filterfalse
 from operator import attrgetter
 from typing import Protocol
 
@@ -56,7 +56,8 @@ class LinkBundles:
         #: the bundle items, by key
         self.items: dict[BundleKey, BundleItem] = {}
         self._key_of_link: dict[str, BundleKey | None] = {}
-        self._links: dict[BundleKey, dict[str, None]] = {}
+        #: each bundle's links, by id (the design's own records: an edit replaces a link by removing it)
+        self._links: dict[BundleKey, dict[str, Link]] = {}
         self._touching: defaultdict[ShownKey, set[BundleKey]] = defaultdict(set)
         self._rates: dict[str, float] = {}  # link id -> line rate (Gb/s), from its ports and cable
         #: what a bundle's pen depends on besides the analysis marks: (total Gb/s, medium, failed, flag)
@@ -90,13 +91,16 @@ class LinkBundles:
                 links = bundle_links[key] = {}
                 touching[ra].add(key)
                 touching[rb].add(key)
-            links[link.id] = None
+            links[link.id] = link
 
     def refresh_all(self) -> None:
         d = self._host.design
         if d is not None:  # every rate still unknown worked out in one pass (link_rates_gbps shares lookups)
             rates = self._rates
-            missing = d.links_named(filterfalse(rates.__contains__, chain.from_iterable(self._links.values())))
+            bundled: dict[str, Link] = {}
+            for links in self._links.values():
+                bundled.update(links)
+            missing = list(map(bundled.__getitem__, filterfalse(rates.__contains__, bundled)))
             rates.update(zip(map(_ID, missing), link_rates_gbps(d, missing, self._host.catalog), strict=True))
         for key in list(self._links):
             self.refresh(key)
@@ -115,7 +119,7 @@ class LinkBundles:
             links = self._links[key] = {}
             self._touching[key[0]].add(key)
             self._touching[key[1]].add(key)
-        links[link.id] = None
+        links[link.id] = link
         return key
 
     def remove_link(self, link_id: str) -> BundleKey | None:
@@ -178,9 +182,9 @@ class LinkBundles:
         d = host.design
         assert d is not None
         rates = self._rates
-        members = d.links_named(links)
+        members = links.values()
         if not links.keys() <= rates.keys():
-            missing = d.links_named(filterfalse(rates.__contains__, links))
+            missing = list(map(links.__getitem__, filterfalse(rates.__contains__, links)))
             rates.update(zip(map(_ID, missing), link_rates_gbps(d, missing, host.catalog), strict=True))
         total = sum(map(rates.__getitem__, links))
         media = set(map(_MEDIUM, members))
@@ -196,7 +200,7 @@ class LinkBundles:
         self._restyle(item, links, look)
         self._place(item)
 
-    def _restyle(self, item: BundleItem, links: dict[str, None], look: tuple[float, str, bool, str]) -> None:
+    def _restyle(self, item: BundleItem, links: dict[str, Link], look: tuple[float, str, bool, str]) -> None:
         total, medium, failed, flagged = look
         marks = self._host.marks
         used = marks.bundle_utilisation(links) if marks.utilisation is not None else None
