@@ -17,6 +17,7 @@ import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from designer.model.entities import DEVICE_KINDS, MAX_POWER_W, MAX_PRICE_USD, MEDIA, Device, Link, PortGroup
@@ -27,6 +28,7 @@ from designer.model.shipped import resources_dir
 if TYPE_CHECKING:
     from designer.model.design import Design
 
+_A_DEVICE, _B_DEVICE = attrgetter("a_device"), attrgetter("b_device")
 CATALOG_FORMAT = "topo-designer-catalog"
 CATALOG_VERSION = 1
 MAX_CATALOG_BYTES = 8 * 1024 * 1024
@@ -297,13 +299,14 @@ def link_rates_gbps(design: Design, links: Iterable[Link], catalog: Catalog | No
     if catalog is None:
         catalog = builtin_catalog()
     cables = catalog.cables
-    device = design.device
+    links = links if isinstance(links, list) else list(links)
+    ends_a = design.devices_named(map(_A_DEVICE, links))
+    ends_b = design.devices_named(map(_B_DEVICE, links))
     #: (id of a's port groups, a's port, id of b's, b's port, cable) -> rate; the tuples stay alive
     #: in the design's devices while this runs, so their ids stay theirs.
     known: dict[tuple[int, str, int, str, str], float] = {}
     out: list[float] = []
-    for link in links:
-        da, db = device(link.a_device), device(link.b_device)
+    for link, da, db in zip(links, ends_a, ends_b, strict=True):
         key = (id(da.ports), link.a_port, id(db.ports), link.b_port, link.cable)
         rate = known.get(key)
         if rate is None:

@@ -155,6 +155,14 @@ class Design(GroupHierarchy, BulkAppend):
         except KeyError:
             raise UnknownIdError(f"no link {link_id!r}") from None
 
+    def devices_named(self, device_ids: Iterable[str]) -> list[Device]:
+        """The devices of ``device_ids``, in their order, as :meth:`device` of each, looked up without
+        a Python call per device (the two ends of every link the canvas draws)."""
+        try:
+            return list(map(self._devices.by_id.__getitem__, device_ids))
+        except KeyError as e:
+            raise UnknownIdError(f"no device {e.args[0]!r}") from None
+
     def links_named(self, link_ids: Iterable[str]) -> list[Link]:
         """The links of ``link_ids``, in their order, as :meth:`link` of each, looked up without a Python
         call per link (the canvas asks for the 262,144 links it draws at 131,072 GPUs at once)."""

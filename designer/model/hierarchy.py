@@ -107,11 +107,13 @@ class GroupHierarchy:
             group_id = group.parent
         return outermost
 
-    def hiding_groups(self) -> dict[str, str | None]:
+    def hiding_groups(self, parents_first: list[Group] | None = None) -> dict[str, str | None]:
         """Each group's :meth:`outermost_collapsed_group` (None: the group is shown open), read in one
-        pass parents first: the one map the canvas and its counts read what a collapse hides from."""
+        pass parents first: the one map the canvas and its counts read what a collapse hides from.
+        ``parents_first``: :meth:`groups_parent_first` when the caller has it already (the groups
+        unchanged since, their ``collapsed`` flags aside)."""
         out: dict[str, str | None] = {}
-        for g in self.groups_parent_first():
+        for g in self.groups_parent_first() if parents_first is None else parents_first:
             outer = out[g.parent] if g.parent is not None else None
             out[g.id] = outer if outer is not None else g.id if g.collapsed else None
         return out

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import filterfalse
-from operator import attrgetter
+from itertools import chain, compress, filterfalse
+from operator import attrgetter, not_
 from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF
@@ -97,10 +97,8 @@ class LinkBundles:
         d = self._host.design
         if d is not None:  # every rate still unknown worked out in one pass (link_rates_gbps shares lookups)
             rates = self._rates
-            bundled: dict[str, Link] = {}
-            for links in self._links.values():
-                bundled.update(links)
-            missing = list(map(bundled.__getitem__, filterfalse(rates.__contains__, bundled)))
+            bundled = list(chain.from_iterable(map(dict.values, self._links.values())))
+            missing = list(compress(bundled, map(not_, map(rates.__contains__, map(_ID, bundled)))))
             rates.update(zip(map(_ID, missing), link_rates_gbps(d, missing, self._host.catalog), strict=True))
         for key in list(self._links):
             self.refresh(key)

@@ -119,13 +119,14 @@ class DesignView(QGraphicsView):
 
     def zoom_to_fit(self, rect: QRectF | None = None) -> None:
         """Show everything (or ``rect``) with a margin; never enlarge beyond 150 %."""
+        everything = self.design_scene.itemsBoundingRect()
         if rect is None:
-            rect = self.design_scene.itemsBoundingRect()
+            rect = everything
         if rect.isEmpty():
             rect = QRectF(-400, -300, 800, 600)
         margin = max(rect.width(), rect.height()) * 0.03 + 20
         rect = rect.adjusted(-margin, -margin, margin, margin)
-        self.setSceneRect(self.design_scene.itemsBoundingRect().united(rect).adjusted(-2000, -2000, 2000, 2000))
+        self.setSceneRect(everything.united(rect).adjusted(-2000, -2000, 2000, 2000))
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         if self.scale_factor() > 1.5:
             self.zoom_by(1.5 / self.scale_factor())

@@ -23,7 +23,7 @@ from PySide6.QtGui import QUndoCommand, QUndoGroup, QUndoStack
 
 from designer.gui.document.commands import DesignCommand
 from designer.io import load_designs, save_design
-from designer.model import Design
+from designer.model import Design, Group
 from designer.model.bulk import built_to_keep
 from designer.model.catalog import Catalog
 from designer.model.hierarchy import bundled_ends
@@ -360,6 +360,7 @@ def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> set[str
     done: set[str] = set()
     if design.device_count() <= limit or any(g.collapsed for g in design.groups):
         return done
+    ordered = design.groups_parent_first()  # collapsing changes no group's place in the tree
     with design.batch():
         for kind in _COLLAPSE_ORDER:
             groups = [g for g in design.groups if g.kind == kind]
@@ -370,22 +371,23 @@ def auto_collapse(design: Design, limit: int = AUTO_COLLAPSE_DEVICES) -> set[str
             # (0.3 s of bundles at 131,072 GPUs).
             if kind == _COLLAPSE_ORDER[-1]:
                 break
-            if groups and shown_count(design) <= limit and bundle_count(design) <= 2 * limit:
+            if groups and shown_count(design, ordered) <= limit and bundle_count(design, ordered) <= 2 * limit:
                 break
     return done
 
 
-def shown_count(design: Design) -> int:
-    """How many objects (devices and collapsed-group boxes) the canvas would show."""
-    hiding = design.hiding_groups()
+def shown_count(design: Design, parents_first: list[Group] | None = None) -> int:
+    """How many objects (devices and collapsed-group boxes) the canvas would show (``parents_first``:
+    see :meth:`designer.model.Design.hiding_groups`)."""
+    hiding = design.hiding_groups(parents_first)
     boxes = sum(1 for gid, top in hiding.items() if top == gid)
     return boxes + design.shown_device_count(hiding)
 
 
-def bundle_count(design: Design) -> int:
+def bundle_count(design: Design, parents_first: list[Group] | None = None) -> int:
     """How many link lines the canvas would draw (parallel links and collapsed groups bundled)."""
     # a device's shown object: itself, or ":" and the id of the group hiding it (":" is in no id)
-    box = {gid: ":" + top for gid, top in design.hiding_groups().items() if top is not None}
+    box = {gid: ":" + top for gid, top in design.hiding_groups(parents_first).items() if top is not None}
     devices = list(design.iter_devices())
     ids = list(map(attrgetter("id"), devices))
     rep = dict(zip(ids, map(box.get, map(attrgetter("group"), devices), ids), strict=True))
