@@ -8,7 +8,7 @@ import pytest
 from file_tables import as_records, as_rows, rows_path
 
 import designer.io.design_records as records
-from designer.io import design_to_text, load_design
+from designer.io import design_bulk, design_to_text, load_design
 from designer.io.design_bulk import bulk_devices, bulk_links
 from designer.io.design_file import design_from_text
 from designer.io.design_tables import read_table
@@ -89,3 +89,13 @@ def test_a_whole_number_written_as_a_float_is_stored_as_one_in_every_record(form
     design = design_from_text(json.dumps(as_rows(data) if form == "rows" else data))
     sus = [dev.properties["su"] for dev in list(design.iter_devices())[:5]]
     assert sus == [1] * 5 and all(type(s) is int for s in sus)
+
+
+def test_link_ends_are_told_apart_by_their_hashes_and_by_their_texts_when_two_hashes_meet(monkeypatch):
+    a, b = ["s1:p1", "s1:p2", "s2:p1"], ["s3:p1", "s3:p2", "s4:p9"]
+    assert design_bulk._distinct(a, b) and design_bulk._distinct([], [])
+    assert not design_bulk._distinct(a, ["s3:p1", "s1:p2", "s4:p9"])  # a port at both ends of two links
+    assert not design_bulk._distinct(["s1:p1", "s1:p1"], [])
+    monkeypatch.setattr(design_bulk, "hash", lambda text: 7, raising=False)  # every hash collides
+    assert design_bulk._distinct(a, b)
+    assert not design_bulk._distinct(a, ["s1:p1"] + b[1:])
