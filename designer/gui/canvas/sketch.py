@@ -9,6 +9,8 @@ Python ``paint()`` call per item. The overview (minimap) draws the same sketch.
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLineF, QRectF, Qt
@@ -21,6 +23,8 @@ from designer.model.geometry import device_box
 
 if TYPE_CHECKING:
     from designer.gui.canvas.scene import DesignScene
+
+_FAILED = attrgetter("failed")
 
 
 class Sketch:
@@ -134,5 +138,7 @@ class Sketch:
 
 def failed_devices(design: Design) -> list[str]:
     """Devices with links, every one of them failed (a switch, NIC or GPU taken out of service)."""
-    touched = dict.fromkeys(end for lk in design.iter_links() if lk.failed for end in (lk.a_device, lk.b_device))
+    links = design.links
+    failed = list(compress(links, map(_FAILED, links)))  # a column at a time: 655,360 links at 131,072 GPUs
+    touched = dict.fromkeys(end for lk in failed for end in (lk.a_device, lk.b_device))
     return [did for did in touched if all(lk.failed for lk in design.links_of(did))]
