@@ -85,13 +85,14 @@ def _checked_properties(props: list[dict[str, Any]], rules: dict[str, Rule]) -> 
     checked once; the records are visited one by one only when a value is normalised (``2.0``
     stored as 2) or is not a scalar.
     """
-    touched = list(compress(props, map(not_, map(rules.keys().isdisjoint, props))))
-    present = set(chain.from_iterable(touched))
+    present = set(chain.from_iterable(props))
+    if present.isdisjoint(rules):
+        return True
     try:
         for key, rule in rules.items():
             if key not in present:
                 continue
-            holders = [p for p in touched if key in p]
+            holders = [p for p in props if key in p]
             values = [p[key] for p in holders]
             if set(map(type, values)) <= _SCALARS:
                 kept = True

@@ -60,7 +60,7 @@ class BulkAppend:
 
         Only a bulk append leaves it to be built (see :meth:`extend`); every query and edit that
         needs it builds the rest at once. A window calls this with a limit while it is idle after
-        opening a large design (0.5 s for the 300,000 devices and 655,360 links of 131,072 GPUs),
+        opening a large design (0.5 s for the 285,696 devices and 655,360 links of 131,072 GPUs),
         so that its user's first edit does not wait for it.
         """
         if self._held_ports is not None:

@@ -43,6 +43,28 @@ def test_a_stream_longer_than_the_limit_is_refused_after_reading_just_past_it():
     assert stream.served <= 1001
 
 
+def test_a_file_of_known_length_is_read_in_one_piece_and_still_bounded_if_it_grew():
+    from designer.io import reading
+
+    reads = []
+
+    class Counted(io.BytesIO):
+        def read(self, n=-1):
+            reads.append(n)
+            return super().read(n)
+
+    text = b"x" * 5000
+    assert reading.read_bounded(Counted(text), "f", 10_000, "a design file", DesignFileError, 5000) == text
+    assert len(reads) == 2 and reads[0] == 5001  # one piece, then the end of the file
+    reads.clear()
+    grown = text + b"y" * 3000  # longer than its length when it was looked at
+    assert reading.read_bounded(Counted(grown), "f", 10_000, "a design file", DesignFileError, 5000) == grown
+    with pytest.raises(DesignFileError, match=r"f: larger than the 5.86 KiB limit"):
+        reading.read_bounded(Counted(grown), "f", 6000, "a design file", DesignFileError, 5000)
+    with pytest.raises(DesignFileError, match=r"f: larger than the 1,000 B limit"):
+        reading.read_bounded(Counted(text), "f", 1000, "a design file", DesignFileError, 5000)
+
+
 def test_a_device_is_refused_before_it_is_read():
     with pytest.raises(DesignFileError, match=r"^/dev/zero: a device, not a design file; give a file, or '-' for "
                        "standard input$"):
