@@ -25,7 +25,6 @@ from designer.model import (
     Design,
     DesignError,
     Device,
-    DuplicateIdError,
     Group,
     Link,
     PortGroup,
@@ -197,15 +196,6 @@ def _fast_link(raw: dict[str, Any], devices: dict[str, tuple[Device, int]], link
 
 def build_design(data: dict[str, Any]) -> Design:
     """Validate the records of a migrated file and build the design (raise RecordError)."""
-    try:
-        return _build_design(data, whole_tables=True)
-    except DuplicateIdError:
-        # The whole-table checks leave repeated ids to the design's own tables, which refuse the
-        # first; the tables read record by record name the record that repeats it.
-        return _build_design(data, whole_tables=False)
-
-
-def _build_design(data: dict[str, Any], *, whole_tables: bool) -> Design:
     head = _obj(data.get("design", {}), "design")
     design = Design(_text(head, "name", "design", "Untitled"), _text(head, "description", "design", ""))
     design.properties = _props(head, "design", DESIGN_PROPERTY_RULES)
@@ -226,16 +216,12 @@ def _build_design(data: dict[str, Any], *, whole_tables: bool) -> Design:
         except RecordError:
             return None  # the careful path names the problem
 
-    devices = (bulk_devices(devices_table, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
-               if whole_tables else None)
+    devices = bulk_devices(devices_table, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
     if devices is None:
         devices = _devices_one_by_one(devices_table, templates, group_ids, port_groups)
-    links = bulk_links(links_table, _KNOWN["link"], devices, MAX_TEXT) if whole_tables else None
+    links = bulk_links(links_table, _KNOWN["link"], devices, MAX_TEXT)
     if links is None:
-        known = {dev.id: (dev, i) for i, dev in enumerate(devices)}
-        if len(known) != len(devices):  # a repeated device id comes first, as in the file
-            raise DuplicateIdError("a device id is repeated")
-        links = _links_one_by_one(links_table, known)
+        links = _links_one_by_one(links_table, {dev.id: (dev, i) for i, dev in enumerate(devices)})
     design.extend(ordered, devices, links, validated=True)  # every link was checked above
     return design
 
