@@ -213,9 +213,12 @@ class Design(GroupHierarchy, BulkAppend):
     def internal_containers(self) -> list[list[Any] | dict[Any, Any]]:
         """The lists and dicts holding the records and their indexes, largest structures first
         (:func:`designer.model.bulk.release_gradually` empties them to free a copy gradually)."""
-        pending = self._ends_pending[0] if self._ends_pending is not None else {}
-        out: list[list[Any] | dict[Any, Any]] = [self._held_ports or pending, self._group_members,
-                                                 self._group_children, self._suffix_hint]
+        if self._held_ports is not None:
+            ports = self._held_ports
+        else:  # still to be built: what a build under way holds so far
+            ports = self._ends_pending[0] if self._ends_pending is not None else {}
+        out: list[list[Any] | dict[Any, Any]] = [ports, self._group_members, self._group_children,
+                                                 self._suffix_hint]
         for table in (self._links, self._devices, self._groups):
             out += [table.by_id, table.order]
         return out
