@@ -40,6 +40,8 @@ _BOOL = frozenset((bool,))
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
+#: Every byte but a colon and a line break (what :func:`_ends` deletes to see the separators).
+_NOT_SEPARATORS = bytes(c for c in range(256) if c not in b":\n")
 #: What a device's ``ports`` column holds where the device has none of its own (the model's).
 _ABSENT = object()
 
@@ -190,10 +192,12 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
         joined = "\n".join(refs)
     except TypeError:  # an end that is no text
         return None
-    # Each text holds a colon and no line break, and all of them together one colon per text: so
-    # each holds exactly one, and the texts split at colons and line breaks alternate device, port.
-    if (joined.count(":") != len(refs) or joined.count("\n") != len(refs) - 1
-            or not all(map(str.__contains__, refs, repeat(":")))):
+    # The colons and line breaks of the joined texts, in order, alternate from a colon to a colon:
+    # each text holds exactly one colon and no line break, and the texts split at colons and line
+    # breaks alternate device, port. (Neither byte occurs inside another character's UTF-8 bytes;
+    # one pass of bytes.translate where a test of each text took 0.09 s for 655,360 ends.)
+    separators = joined.encode("utf-8", "surrogatepass").translate(None, _NOT_SEPARATORS)
+    if separators != b":\n" * (len(refs) - 1) + b":":
         return None
     parts = joined.replace(":", "\n").split("\n")
     return parts[0::2], parts[1::2]

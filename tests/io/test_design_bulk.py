@@ -49,6 +49,18 @@ def test_a_regular_sample_takes_the_table_path():
                (design.device(lk.a_device), design.device(lk.b_device)))
 
 
+def test_link_ends_split_only_when_each_holds_one_colon_and_no_line_break():
+    from designer.io.design_bulk import _ends
+
+    assert _ends(["gpu1:p1", "sw\u00e9:p2", "x:"]) == (["gpu1", "sw\u00e9", "x"], ["p1", "p2", ""])
+    assert _ends([]) == ([], [])
+    # colons and line breaks that add up to one colon per text but are not one in each text
+    for refs in (["a:b:c", "de"], ["ab", "c:d:e"], ["a:b\nc:d", "e:f", "g"], ["a\n:b", "c:d"],
+                 ["a:b\n", "c:d"], ["a:b", "c:d", 7], ["\ud800:p1", "x"]):
+        assert _ends(refs) is None, refs
+    assert _ends(["\ud800:p1"]) == (["\ud800"], ["p1"])  # no such device: refused by the port check
+
+
 @pytest.mark.parametrize(
     ("edit", "expect"),
     [
