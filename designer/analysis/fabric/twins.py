@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from designer.analysis.fabric.ecmp import CHUNK_ELEMENTS
+from designer.analysis.fabric.swaps import ClassSwaps
 from designer.analysis.fabric.symmetry import Symmetries
 
 #: Node sets whose twin classes a router keeps (:meth:`CoreRouter.twin_classes`).
@@ -22,9 +23,10 @@ _TWINS_KEPT = 8
 TRANSLATED_ROWS_MAX = 32_000_000
 
 
-class CoreRouter(Symmetries):
-    """ECMP on the core graph of a fabric (:class:`EcmpKernel`) with twin-class shortcuts, and the
-    symmetry shortcuts of :class:`designer.analysis.fabric.symmetry.Symmetries`.
+class CoreRouter(ClassSwaps, Symmetries):
+    """ECMP on the core graph of a fabric (:class:`EcmpKernel`) with twin-class shortcuts, the
+    symmetry shortcuts of :class:`designer.analysis.fabric.symmetry.Symmetries`, and one class
+    routed per orbit of the swaps of :class:`designer.analysis.fabric.swaps.ClassSwaps`.
 
     ``arc_labels`` (one int per core arc, or None) names the port each core arc leaves from; when
     they make the core graph a Cayley graph of an abelian group (tori, hypercubes: see
@@ -90,7 +92,9 @@ class CoreRouter(Symmetries):
         members by weight, and traffic between twins (two hops through their common neighbours)
         is added in closed form. Returns (link-arc load, unrouted, eta, omega) like ``route``.
         On a translation-symmetric graph (:meth:`translations`) with every node a core of one
-        weight, a single push to node 0 gives the same result.
+        weight, a single push to node 0 gives the same result. Classes that swaps of whole classes
+        map onto each other (:meth:`class_orbits`) are routed once per orbit, weighed by its size,
+        and the sums spread over the arc orbits.
         """
         lab = self._symmetric(cores, weight)
         if lab is not None:
@@ -100,16 +104,19 @@ class CoreRouter(Symmetries):
             return self._uniform_mirrored(group, float(weight[0]))
         nm = len(self.msrc)
         classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
+        orbits = self.class_orbits(cores, classes, wn)
+        times = orbits.times.astype(float)
+        routed = np.flatnonzero(orbits.times)
         mload = np.zeros(nm)
         eta = np.zeros(nm)
         omega = np.zeros(nm)
         lost = 0.0
         step = max(1, CHUNK_ELEMENTS // max(nm, 1))
-        self.prefetch(reps)
-        for i in range(0, len(reps), step):
-            rr = reps[i : i + step]
-            cc = np.arange(i, i + len(rr))
-            dem = np.outer(wc[cc], wn)
+        self.prefetch(reps[routed])
+        for i in range(0, len(routed), step):
+            cc = routed[i : i + step]
+            rr = reps[cc]
+            dem = np.outer(wc[cc] * times[cc], wn)
             dem[cls_of[None, :] == cc[:, None]] = 0.0  # twins are handled in closed form below
             (r, e, flow, share), un = self.push(self.distances(rr), dem, detail=True)
             lost += float(un.sum())
@@ -120,7 +127,7 @@ class CoreRouter(Symmetries):
             ei, si = e[inner], share[inner]
             mload += np.bincount(ei, weights=flow[inner], minlength=nm)
             np.maximum.at(eta, ei, si)
-            omega += np.bincount(ei, weights=wc[c[inner]] * si, minlength=nm)
+            omega += np.bincount(ei, weights=(wc * times)[c[inner]] * si, minlength=nm)
             # last hop y -> representative: one copy per member t, scaled by weight[t] / weight[class]
             le, lc, lf, ls = e[last], c[last], flow[last], share[last]
             k = sizes[lc]
@@ -132,7 +139,9 @@ class CoreRouter(Symmetries):
             frac = wn[t] / wc[lc][rep_idx]
             mload += np.bincount(me, weights=lf[rep_idx] * frac, minlength=nm)
             np.maximum.at(eta, me, ls[rep_idx])
-            omega += np.bincount(me, weights=wn[t] * ls[rep_idx], minlength=nm)
+            omega += np.bincount(me, weights=wn[t] * times[lc][rep_idx] * ls[rep_idx], minlength=nm)
+        if not orbits.trivial:  # each orbit's sums spread over the arcs its swaps exchange
+            mload, omega, eta = orbits.mean_over_arcs(mload), orbits.mean_over_arcs(omega), orbits.max_over_arcs(eta)
         # twins: u -> y -> t through the common neighbours, split by links
         u, c, row, arcs = self._twin_arcs(classes, np.arange(len(classes)))
         if len(u):
@@ -175,19 +184,22 @@ class CoreRouter(Symmetries):
             return row, qmax
         nm, n = len(self.msrc), self.n
         classes, wn, cls_of, reps, wc, sizes, flat, ptr = self._class_tables(cores, weight)
+        orbits = self.class_orbits(cores, classes, wn, eta)
+        times = orbits.times.astype(float)
+        routed = np.flatnonzero(orbits.times)
         row = np.zeros(nm)
         qmax = np.zeros(n)
         usable = eta > 0
         step = max(1, CHUNK_ELEMENTS // max(nm, 1))
-        self.prefetch(reps)
-        for i in range(0, len(reps), step):
-            rr = reps[i : i + step]
-            cc = np.arange(i, i + len(rr))
+        self.prefetch(reps[routed])
+        for i in range(0, len(routed), step):
+            cc = routed[i : i + step]
+            rr = reps[cc]
             r_n = len(rr)
             r, e, su, Q = self.reach_fractions(rr, eta, usable)
             c = cc[r]
             valid = (cls_of[self.msrc[e]] != c) & (cls_of[self.mdst[e]] != c)
-            row += np.bincount(e[valid], weights=wc[c[valid]] * Q[su[valid]] * eta[e[valid]], minlength=nm)
+            row += np.bincount(e[valid], weights=(wc * times)[c[valid]] * Q[su[valid]] * eta[e[valid]], minlength=nm)
             Qr = Q.reshape(r_n, n)
             qmax = np.maximum(qmax, Qr.max(axis=0))
             m, cm, mrow, arcs = self._twin_arcs(classes, cc)
@@ -195,9 +207,13 @@ class CoreRouter(Symmetries):
                 y = self.mdst[arcs]
                 back = self._macro(y, m[mrow])
                 ok = usable[back]
-                jm = (cm - i)[mrow]
-                _add_in_order(row, mrow, arcs, back[ok], wn[m][mrow] * eta[arcs],
-                              (wc[cm] - wn[m])[mrow][ok] * Qr[jm[ok], y[ok]] * eta[back[ok]], second_row=mrow[ok])
+                jm = np.searchsorted(cc, cm)[mrow]
+                k = times[cm][mrow]
+                _add_in_order(row, mrow, arcs, back[ok], k * wn[m][mrow] * eta[arcs],
+                              (k * (wc[cm] - wn[m])[mrow])[ok] * Qr[jm[ok], y[ok]] * eta[back[ok]],
+                              second_row=mrow[ok])
+        if not orbits.trivial:  # each orbit's sums spread over the arcs (and nodes) its swaps exchange
+            row, qmax = orbits.mean_over_arcs(row), orbits.max_over_nodes(qmax)
         qmax[cores] = 1.0
         return row, qmax
 
