@@ -123,3 +123,16 @@ def test_whatif_on_one_gpu_has_no_bisection_loss():
     assert w.lost_bisection_bytes_per_s is None and w.lost_bisection_lower_bytes_per_s is None
     assert whatif_to_dict(w)["delta"]["lost_bisection_bytes_per_s"] is None
     assert "bisection n/a .. n/a" in "\n".join(whatif_lines(w))
+
+
+def test_devices_alike_share_their_node_values_and_an_odd_property_gets_its_own():
+    from designer.analysis.fabric.capacity import build_capacity_graph
+
+    d = GENERATORS["leaf-spine"].build(leaves=3, hosts_per_leaf=8)
+    d.set_device_property("leaf1", "latency_ns", 900.0)
+    d.set_device_property("leaf2", "based_on", ["not", "hashable"])
+    cap = build_capacity_graph(d)
+    lat = dict(zip(cap.node_ids, cap.node_latency_s, strict=True))
+    assert lat["leaf1"] == pytest.approx(900e-9)
+    # the unhashable property is its device's own signature: its values are worked out as any other's
+    assert lat["leaf2"] == lat["leaf3"] == lat["spine1"] > 0 and lat["leaf2"] != lat["leaf1"]

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import attrgetter
+from operator import attrgetter, not_
 from typing import Any
 
 import numpy as np
@@ -288,6 +288,8 @@ def build_capacity_graph(design: Design, catalog: Catalog | None = None) -> Capa
     )
 
 
+_KIND, _MODEL = attrgetter("kind"), attrgetter("model")
+_PORTS, _PROPERTIES = attrgetter("ports"), attrgetter("properties")
 #: The device properties :func:`_node_arrays` reads (over the catalog model's specs).
 _NODE_PROPS = frozenset(("protocol", "sharp", "nvls", "latency_ns", "based_on", *_NVLINK_PROPS))
 
@@ -334,26 +336,21 @@ def _node_arrays(devices: list, catalog: Catalog) -> _Nodes:
     worked out once and the values broadcast; the devices keep their port tuples alive, so their
     ids stay unique meanwhile.
     """
-    codes: dict[Any, int] = {}
-    first: list[int] = []  # per signature, its first device
-    per_device = []
-    for i, d in enumerate(devices):
-        props = d.properties
-        if not props or _NODE_PROPS.isdisjoint(props):
-            key = (d.kind, d.model, id(d.ports))
-        else:
-            key = (d.kind, d.model, id(d.ports), _own_signature(props))
+    # Signatures a column at a time (0.4 -> 0.1 s for 285,696 devices); a device with properties
+    # that matter gets its own signature's extra part, one by one.
+    props = list(map(_PROPERTIES, devices))
+    keys: list[Any] = list(zip(map(_KIND, devices), map(_MODEL, devices), map(id, map(_PORTS, devices)), strict=True))
+    for i in compress(range(len(devices)), map(not_, map(_NODE_PROPS.isdisjoint, props))):
+        key = (*keys[i], _own_signature(props[i]))
         try:
-            c = codes.get(key)
+            hash(key)
         except TypeError:  # an unhashable property value: the device is a signature of its own
             key = ("device", i)
-            c = None
-        if c is None:
-            c = codes[key] = len(first)
-            first.append(i)
-        per_device.append(c)
+        keys[i] = key
+    number = {key: c for c, key in enumerate(dict.fromkeys(keys))}  # in order of first appearance
+    sig = np.fromiter(map(number.__getitem__, keys), dtype=np.int64, count=len(keys))
+    first = np.unique(sig, return_index=True)[1].tolist()  # per signature, its first device
     rows = [_node_values(devices[i], catalog) for i in first]
-    sig = np.array(per_device, dtype=np.int64)
     cols = list(zip(*rows, strict=True)) if rows else [()] * 7
     dtypes = (np.int8, float, bool, bool, np.int8, float, np.int8)
     return _Nodes(*(np.array(col, dtype=t)[sig] for col, t in zip(cols, dtypes, strict=True)))
