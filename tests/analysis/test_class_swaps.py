@@ -28,6 +28,17 @@ def _uniform(ctx):
     return cores, np.bincount(inv, weights=f.att_w)
 
 
+def _orbits(design):
+    """The design's router, its cores and their weights, and the orbits of its twin classes."""
+    ctx = build_context(design)
+    r = ctx.router
+    cores, w = _uniform(ctx)
+    classes = r.twin_classes(cores)
+    wn = np.zeros(r.n)
+    wn[cores] = w
+    return r, cores, w, classes, r.class_orbits(cores, classes, wn)
+
+
 def _per_destination(r, cores, w, eta):
     dem = np.zeros((len(cores), r.n))
     dem[:, cores] = np.outer(w, w)
@@ -40,13 +51,7 @@ def _per_destination(r, cores, w, eta):
 
 @pytest.mark.parametrize("name", list(_fabrics()))
 def test_one_class_per_orbit_routes_as_every_destination(name):
-    ctx = build_context(_fabrics()[name])
-    r = ctx.router
-    cores, w = _uniform(ctx)
-    classes = r.twin_classes(cores)
-    wn = np.zeros(r.n)
-    wn[cores] = w
-    orbits = r.class_orbits(cores, classes, wn)
+    r, cores, w, classes, orbits = _orbits(_fabrics()[name])
     assert not orbits.trivial and orbits.times.sum() == len(classes)  # the shortcut is taken
     load, lost, eta, omega = r.uniform_classes(cores, w)
     row, qmax = r.forward_bound_classes(cores, w, eta)
@@ -64,13 +69,7 @@ def test_a_broken_symmetry_keeps_its_classes_apart_and_the_answer_right():
     # one spine-to-core link of the first pod gone: that pod is like no other
     gone = next(lk.id for lk in d.iter_links() if "spine" in lk.a_device and "core" in lk.b_device)
     d.remove_links([gone])
-    ctx = build_context(d)
-    r = ctx.router
-    cores, w = _uniform(ctx)
-    classes = r.twin_classes(cores)
-    wn = np.zeros(r.n)
-    wn[cores] = w
-    orbits = r.class_orbits(cores, classes, wn)
+    r, cores, w, classes, orbits = _orbits(d)
     # the broken pod alone, the others still one orbit (found by trying another class first)
     assert sorted(orbits.times[orbits.times > 0].tolist()) == [1, len(classes) - 1]
     load, lost, eta, omega = r.uniform_classes(cores, w)
@@ -82,10 +81,7 @@ def test_a_broken_symmetry_keeps_its_classes_apart_and_the_answer_right():
 
 
 def test_weights_that_differ_between_classes_keep_them_apart():
-    ctx = build_context(_fabrics()["clos3"])
-    r = ctx.router
-    cores, w = _uniform(ctx)
-    classes = r.twin_classes(cores)
+    r, cores, w, classes, _ = _orbits(_fabrics()["clos3"])
     wn = np.zeros(r.n)
     wn[cores] = w
     wn[classes[1]] *= 2.0  # the second class's GPUs send twice as much
