@@ -251,8 +251,9 @@ class Design(GroupHierarchy, BulkAppend):
             raise DuplicateIdError(f"a device named {device.id!r} already exists")
         if device.group is not None and device.group not in self._groups.by_id:
             raise UnknownIdError(f"device {device.id!r}: no group {device.group!r}")
+        ports = self._device_ports  # built, if it is still to be, from the table before the insert
         index = self._devices.insert(device, index)
-        self._device_ports[device.id] = {}
+        ports[device.id] = {}
         if device.group is not None:
             self._group_members.setdefault(device.group, {})[device.id] = None
         self.device_added.emit(device, index)
@@ -290,10 +291,11 @@ class Design(GroupHierarchy, BulkAppend):
         for dev, _ in removed:
             if dev.group is not None and dev.group not in self._groups.by_id:
                 raise UnknownIdError(f"device {dev.id!r}: no group {dev.group!r}")
+        ports = self._device_ports  # built, if it is still to be, from the table before the insert
         self._devices.insert_many(removed)
         members = self._group_members
         for dev, index in reversed(removed):
-            self._device_ports[dev.id] = {}
+            ports[dev.id] = {}
             if dev.group is not None:
                 members.setdefault(dev.group, {})[dev.id] = None
             self.device_added.emit(dev, index)

@@ -333,6 +333,7 @@ def test_the_index_of_the_ends_is_built_a_slice_at_a_time_and_any_query_finishes
     lambda d: d.add_link(Link("l9", "s0", "p3", "s2", "p4"), 0),
     lambda d: d.restore_links(d.remove_links(["l2", "l1"])),
     lambda d: d.add_device(Device("s9", "switch", NET4)),
+    lambda d: d.add_device(Device("s9", "switch", NET4), 0),
     lambda d: (d.add_device(Device("s9", "switch", NET4)), d.restore_devices(d.remove_devices(["s9"]))),
     lambda d: d.extend(devices=[Device("s8", "switch", NET4)], links=[Link("l8", "s8", "p1", "s0", "p4")],
                        validated=True),
@@ -340,10 +341,12 @@ def test_the_index_of_the_ends_is_built_a_slice_at_a_time_and_any_query_finishes
 def test_edits_of_a_design_whose_index_is_to_be_built_or_half_built_keep_it_exact(edit):
     made, bulk = _bulk_pair()
     _, half = _bulk_pair()
-    half.index_link_ends(limit=1)
-    for d in (made, bulk, half):
+    half.index_link_ends(limit=1)  # one device of three
+    _, most = _bulk_pair()
+    most.index_link_ends(limit=5)  # every device and two links of three
+    for d in (made, bulk, half, most):
         edit(d)
-    assert _ends_index(bulk) == _ends_index(made) == _ends_index(half)
+    assert _ends_index(bulk) == _ends_index(made) == _ends_index(half) == _ends_index(most)
     with pytest.raises(PortInUseError):
         bulk.add_link(Link("lx", "s1", "p4", "s0", "p4"))
 
