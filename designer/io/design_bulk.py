@@ -23,14 +23,15 @@ import numpy as np
 
 from designer.io.design_tables import TABLE_KEYS, Table
 from designer.io.property_rules import DEVICE_PROPERTY_RULES, Rule
-from designer.model import DEVICE_KINDS, MEDIA, Device, Link, PortGroup
-from designer.model.bulk import checked_devices, checked_links
+from designer.model import DEVICE_KINDS, GROUP_KINDS, MEDIA, Device, Group, Link, PortGroup
+from designer.model.bulk import checked_devices, checked_groups, checked_links
 from designer.model.entities import MAX_COORD, MAX_LINK_LENGTH_M
 from designer.model.fields import FieldError
 
 #: One id per line, every line a valid id (``designer.model.entities.check_id``).
 _IDS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}(?:\n[A-Za-z0-9][A-Za-z0-9_.\-]{0,127})*")
 _DEVICE_KINDS = frozenset(DEVICE_KINDS)
+_GROUP_KINDS = frozenset(GROUP_KINDS)
 _MEDIA = frozenset(MEDIA)
 _DICT = frozenset((dict,))
 _NUMBERS = frozenset((int, float))
@@ -109,6 +110,29 @@ def _checked_properties(props: list[dict[str, Any]], rules: dict[str, Rule]) -> 
     except FieldError:
         return False
     return True
+
+
+def bulk_groups(table: Table, known: frozenset[str] | set[str], max_text: int
+                ) -> tuple[list[Group], dict[str, int]] | None:
+    """The groups of ``table`` and each one's position in it, when every record passes every check of
+    its own (its parent, if any, is checked against the others afterwards, as on the careful path);
+    None to read the table record by record (21,760 groups of 131,072 GPUs: 0.02 s here, 0.12 s
+    there)."""
+    column = table.columns(known)
+    if column is None:
+        return None
+    ids = column("id", None)
+    kinds = column("kind", "custom")
+    names = column("name", "")
+    parents = column("parent", None)
+    collapsed = column("collapsed", False)
+    props = column("properties", {})
+    if not (_valid_ids(ids) and _hashable(kinds) and set(kinds) <= _GROUP_KINDS and _texts(names, max_text)
+            and set(map(type, parents)) <= _STR_OR_NONE and set(map(type, collapsed)) <= _BOOL
+            and set(map(type, props)) <= _DICT):
+        return None
+    groups = checked_groups(zip(ids, kinds, names, parents, collapsed, map(dict, props), strict=True))
+    return groups, dict(zip(ids, range(len(ids)), strict=True))
 
 
 def bulk_devices(table: Table, known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],

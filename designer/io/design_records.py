@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from designer.io.design_bulk import bulk_devices, bulk_links
+from designer.io.design_bulk import bulk_devices, bulk_groups, bulk_links
 from designer.io.design_tables import FIELDS, Table, read_table
 from designer.io.property_rules import DESIGN_PROPERTY_RULES, DEVICE_PROPERTY_RULES, Rule, check_properties
 from designer.model import (
@@ -204,7 +204,7 @@ def build_design(data: dict[str, Any]) -> Design:
     devices_table = read_table(data.get("devices", []), "devices")
     links_table = read_table(data.get("links", []), "links")
 
-    groups, group_ids = _read_groups(groups_table)
+    groups, group_ids = bulk_groups(groups_table, _KNOWN["group"], MAX_TEXT) or _read_groups(groups_table)
     _check_group_tree(groups, group_ids, groups_table.path)
     ordered = parents_first(groups, {g.id: g for g in groups})
     port_groups = _port_group_reader()

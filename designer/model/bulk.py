@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from designer.model.entities import Device, Link, PortGroup
+from designer.model.entities import Device, Group, Link, PortGroup
 
 if TYPE_CHECKING:
     from designer.model.design import Design
@@ -131,6 +131,14 @@ def checked_links(rows: Iterable[tuple[Any, ...]]) -> list[Link]:
     return _MAKE_LINKS(rows)
 
 
+def checked_groups(rows: Iterable[tuple[Any, ...]]) -> list[Group]:
+    """Groups from ``(id, kind, name, parent, collapsed, properties)`` rows whose every field the caller
+    has already checked against :class:`Group`'s invariants (a valid id, a known kind): a file
+    loader that validated a whole table at once. The per-record checks of ``Group.__post_init__``
+    are skipped; anything else must be built with ``Group(...)``."""
+    return _MAKE_GROUPS(rows)
+
+
 def record_maker(kind: type, names: tuple[str, ...], *, copy_properties: Callable[[dict[str, Any]], dict[str, Any]]
                  | None = None, then: str = "") -> Callable[[Iterable[Any]], list[Any]]:
     """The function that makes ``kind`` records from rows whose values were checked already.
@@ -161,3 +169,4 @@ _MAKE_DEVICES = record_maker(Device, ("id", "kind", "ports", "model", "name", "t
                              then="obj._indexed, obj._index = (), {}")
 _MAKE_LINKS = record_maker(Link, ("id", "a_device", "a_port", "b_device", "b_port", "medium", "length_m", "cable",
                                   "properties", "failed"))
+_MAKE_GROUPS = record_maker(Group, ("id", "kind", "name", "parent", "collapsed", "properties"))

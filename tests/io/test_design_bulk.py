@@ -9,7 +9,7 @@ from file_tables import as_records, as_rows, rows_path
 
 import designer.io.design_records as records
 from designer.io import design_bulk, design_to_text, load_design
-from designer.io.design_bulk import bulk_devices, bulk_links
+from designer.io.design_bulk import bulk_devices, bulk_groups, bulk_links
 from designer.io.design_file import design_from_text
 from designer.io.design_tables import read_table
 from designer.model import DesignError
@@ -21,9 +21,12 @@ SAMPLE_FOLDER = Path(__file__).resolve().parents[2] / "sample_designs"
 def test_whole_tables_build_what_records_build(name, monkeypatch):
     text = (SAMPLE_FOLDER / name).read_text()
     fast = design_from_text(text)
+    monkeypatch.setattr(records, "bulk_groups", lambda *a: None)
     monkeypatch.setattr(records, "bulk_devices", lambda *a: None)
     monkeypatch.setattr(records, "bulk_links", lambda *a: None)
     slow = design_from_text(text)
+    assert [(g.id, g.kind, g.name, g.parent, g.collapsed, g.properties) for g in fast.iter_groups()] == \
+        [(g.id, g.kind, g.name, g.parent, g.collapsed, g.properties) for g in slow.iter_groups()]
     assert design_to_text(fast) == design_to_text(slow) == text
     # The ends' index the table path hands over finds each port's link as the one built link by link.
     for dev in slow.iter_devices():
@@ -37,6 +40,8 @@ def test_a_regular_sample_takes_the_table_path():
     design = load_design(SAMPLE_FOLDER / "superpod-h100-4su.json")
     templates = {dev.model: dev.ports for dev in design.iter_devices()}
     groups = {g.id: i for i, g in enumerate(design.iter_groups())}
+    read = bulk_groups(read_table(data["groups"], "groups"), records._KNOWN["group"], records.MAX_TEXT)
+    assert read is not None and read[1] == groups and [g.id for g in read[0]] == list(groups)
     devices = bulk_devices(read_table(data["devices"], "devices"), records._KNOWN["device"], templates, groups,
                            records.MAX_TEXT,
                            lambda raw, path: design.device("su4-ufm").ports)
@@ -80,6 +85,15 @@ def test_link_ends_split_only_when_each_holds_one_colon_and_no_line_break():
         (lambda d: d["links"][6].update(a=d["links"][6]["a"].replace(":", "\n:")), "links[6].a: no device"),
         (lambda d: d["links"][6].update(length_m=10**400), "links[6].length_m: must be at most 100000 m"),
         (lambda d: d["devices"][2]["properties"].update(su="1"), "devices[2].properties.su: must be a whole number"),
+        (lambda d: d["groups"][2].update(kind=["rack"]), "groups[2].kind: must be text"),
+        (lambda d: d["groups"][2].update(kind="cabinet"), "groups[2].kind: must be one of"),
+        (lambda d: d["groups"][2].update(name=5), "groups[2].name: must be text"),
+        (lambda d: d["groups"][2].update(id=d["groups"][1]["id"]), "groups[2].id: group 'su1-rack1' is already"),
+        (lambda d: d["groups"][2].update(id="bad id"), "groups[2]: invalid group id 'bad id'"),
+        (lambda d: d["groups"][2].update(parent=7), "groups[2].parent: must be a group id or null"),
+        (lambda d: d["groups"][2].update(parent="nowhere"), "groups[2].parent: no group 'nowhere'"),
+        (lambda d: d["groups"][2].update(collapsed="yes"), "groups[2].collapsed: must be true or false"),
+        (lambda d: d["groups"][2].update(properties=[1]), "groups[2].properties: must be an object"),
     ],
 )
 @pytest.mark.parametrize("form", ["records", "rows"])
@@ -89,6 +103,18 @@ def test_a_table_with_one_bad_record_is_refused_naming_it(edit, expect, form):
     if form == "rows":
         as_rows(data)
         expect = rows_path(expect)
+    with pytest.raises(DesignError, match=re.escape(expect)):
+        design_from_text(json.dumps(data))
+
+
+@pytest.mark.parametrize(("edit", "expect"), [
+    (lambda d: d["groups"][2].update(kind=None), "groups[2]: missing 'kind'"),  # a row's null is no value
+    (lambda d: d["groups"][2].update(collapsed=None), "groups[2].collapsed: must be true or false"),
+    (lambda d: d["groups"][2].update(colour="red"), "groups[2]: unknown field 'colour'"),  # rows: in the fields
+])
+def test_a_group_record_with_a_null_or_an_unknown_field_is_refused_naming_it(edit, expect):
+    data = as_records(json.loads((SAMPLE_FOLDER / "superpod-h100-1su.json").read_text()))
+    edit(data)
     with pytest.raises(DesignError, match=re.escape(expect)):
         design_from_text(json.dumps(data))
 
