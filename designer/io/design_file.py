@@ -312,28 +312,24 @@ def save_design(design: Design, path: str | os.PathLike[str], variants: Sequence
 
 
 # ---------------------------------------------------------------------------- reading
-def parse_json(text: str, source: str, *, check_objects: bool = True) -> Any:
+def parse_json(text: str, source: str) -> Any:
     """A design file's JSON (the rules of :func:`designer.model.fields.parse_json`, objects bounded)."""
     return parse_fields_json(text, source, "a design file", DesignFileError, max_members=MAX_OBJECT_MEMBERS,
-                             too_many=_too_many_members, check_objects=check_objects)
+                             too_many=_too_many_members)
 
 
-def _parse_counted(text: str, source: str, shape: JsonShape) -> Any | None:
-    """The JSON of a measured file, parsed without the check of each object's keys; None when the
-    careful parse must read it instead.
+def _decode_counted(raw: bytes, shape: JsonShape) -> Any | None:
+    """The JSON of a measured file, read without the check of each object's keys (:func:`_decode_bytes`);
+    None when the checked parse must read it instead.
 
     The measure bounded every object already; a repeated key would leave its object one member short,
-    so the members counted in what was parsed (:func:`designer.io.design_bulk.counted_members`) equal
-    the colons the measure found outside strings exactly when no key repeats. When they differ, or the
-    text is not valid JSON, None: the careful parse names the first problem, as it always has. (131,072
-    GPUs, 109 MB: 0.67 s without the check and 0.11 s to count.) For a text msgspec did not read
-    (:func:`_decode_bytes`): numbers beyond a double, lone surrogates, broken JSON.
+    so the members counted in what was read (:func:`designer.io.design_bulk.counted_members`) equal
+    the colons the measure found outside strings exactly when no key repeats. When they differ, or
+    msgspec refuses the text, None: the checked parse names the first problem, as it always has
+    (131,072 GPUs, 109 MB: 0.5 s to read and 0.11 s to count).
     """
-    try:
-        data = parse_json(text, source, check_objects=False)
-    except DesignFileError:
-        return None
-    return data if counted_members(data) == shape.members else None
+    data = _decode_bytes(raw)
+    return data if data is not None and counted_members(data) == shape.members else None
 
 
 def _decode_bytes(raw: bytes) -> Any | None:
@@ -343,10 +339,9 @@ def _decode_bytes(raw: bytes) -> Any | None:
     msgspec refuses every text this reader refuses (malformed JSON, ``NaN``, lone surrogates, bytes
     that are not UTF-8, nesting too deep) and some it reads (numbers beyond a double, which
     ``json.loads`` makes infinite); where both read a text they build equal values, floats to the
-    bit (``tests/io/test_fast_decode.py``: JSONTestSuite and a million numbers). So a refusal here
-    only sends the text to :func:`_parse_counted` and the checked parse, which name the problem as
-    they always have; what it reads, the members counted decide as they do for ``json.loads``.
-    (131,072 GPUs, 109 MB: 0.5 s, where decoding the text, ``json.loads`` and the search for
+    bit (``tests/io/test_fast_decode.py``: JSONTestSuite and 120,000 numbers). So a refusal here only
+    sends the text to the checked parse, which names the problem as it always has. (131,072 GPUs,
+    109 MB: 0.5 s, where decoding the text, ``json.loads`` without the check and the search for
     surrogate escapes took 0.9 s.)
     """
     import msgspec  # only files this large come here
@@ -450,26 +445,19 @@ def _designs_from_owned_bytes(holder: list[bytes], source: str) -> list[Design]:
     if not raw or raw.isspace():
         raise DesignFileError(f"{source}: file is empty")
     shape = _check_shape(raw, source)
-    decoded = False  # msgspec read the bytes (then json.loads would read them alike)
     if shape is not None:
         with gc_paused():
-            data = _decode_bytes(raw)
+            data = _decode_counted(raw, shape)
             if data is not None:
-                decoded = True
-                if counted_members(data) == shape.members:
-                    del raw
-                    return designs_from_data(data, source)
-            del data
+                del raw
+                return designs_from_data(data, source)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise DesignFileError(f"{source}: not UTF-8 text (byte {e.start})") from None
     del raw
     with gc_paused():
-        # A key repeated in what msgspec read is repeated for json.loads too: the checked parse names it.
-        data = _parse_counted(text, source, shape) if shape is not None and not decoded else None
-        if data is None:
-            data = parse_json(text, source)
+        data = parse_json(text, source)
         del text
         return designs_from_data(data, source)
 

@@ -164,25 +164,18 @@ def _decode_error_text(e: json.JSONDecodeError, text: str) -> str:
 
 
 def parse_json(text: str, source: str, what: str, error: Callable[[str], Exception], *,
-               max_members: int | None = None, too_many: Callable[[int], str] | None = None,
-               check_objects: bool = True) -> Any:
+               max_members: int | None = None, too_many: Callable[[int], str] | None = None) -> Any:
     """Parse a document's JSON ``text``; every refusal is ``error("source: reason")`` in one line.
 
     ``what`` names the kind of document ("a design file"). Refused: malformed JSON, ``NaN`` and
     ``Infinity``, duplicate keys, objects over ``max_members`` members, nesting too deep for the
     parser, and lone surrogates (text that cannot be written back as UTF-8).
-
-    ``check_objects=False`` lets the parser build each object itself, without the Python check of
-    its keys and size (a third of the parse): a duplicate key then keeps its last value unnoticed.
-    Only for a caller that has bounded every object and counts the members afterwards (see
-    :mod:`designer.io.design_file`).
     """
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not allowed in {what}")
 
-    hook = object_pairs(max_members, too_many) if check_objects else None
     try:
-        data = json.loads(text, parse_constant=no_constant, object_pairs_hook=hook)
+        data = json.loads(text, parse_constant=no_constant, object_pairs_hook=object_pairs(max_members, too_many))
     except RecursionError:
         raise error(f"{source}: nested too deeply to be {what}") from None
     except json.JSONDecodeError as e:
