@@ -21,7 +21,8 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_designs"
 
 
 def _careful(raw: bytes):
-    """What the careful reader makes of ``raw``: ("refused", None) or ("read", value)."""
+    """What the careful reader makes of ``raw``, its check of each object's keys aside (a repeated key
+    is found by counting members, for both readers): ("refused", None) or ("read", value)."""
     try:
         text = raw.decode("utf-8-sig")
         value = json.loads(text, parse_constant=lambda name: (_ for _ in ()).throw(ValueError(name)))
@@ -144,7 +145,8 @@ def test_a_measured_file_reads_as_json_reads_it_with_or_without_a_byte_order_mar
         fast, slow = tmp_path / "fast.json", tmp_path / "slow.json"
         save_design(load_design(path), fast)
         save_design(_without_msgspec(monkeypatch, path), slow)
-        assert fast.read_bytes() == slow.read_bytes() == (tmp_path / "fast.json").read_bytes()
+        assert _decode_bytes(path.read_bytes()) is not None  # msgspec read it
+        assert fast.read_bytes() == slow.read_bytes()
     assert fast.read_bytes().replace(b"\r\n", b"\n") == sample.read_bytes().replace(b"\r\n", b"\n")
 
 
@@ -155,7 +157,7 @@ def test_a_measured_file_reads_as_json_reads_it_with_or_without_a_byte_order_mar
     ('"qm9700"', '"qm\\ud800"'),  # a lone surrogate
     ('"qm9700"', '"qm\u00e9"'),  # not a problem: text beyond ASCII
 ])
-def test_a_measured_file_msgspec_refuses_is_refused_or_read_as_before(tmp_path, measured, monkeypatch, old, new):
+def test_an_unusual_number_or_text_in_a_measured_file_reads_as_before(tmp_path, measured, monkeypatch, old, new):
     text = (SAMPLES / "superpod-h100-1su.json").read_text()
     assert old in text
     path = tmp_path / "edited.json"
@@ -174,7 +176,7 @@ def test_a_measured_file_msgspec_refuses_is_refused_or_read_as_before(tmp_path, 
         assert a.read_bytes() == b.read_bytes()
 
 
-def test_bytes_that_are_not_utf8_are_named_as_before(tmp_path, measured, monkeypatch):
+def test_bytes_that_are_not_utf8_are_named_as_before(tmp_path, measured):
     raw = (SAMPLES / "superpod-h100-1su.json").read_bytes()
     path = tmp_path / "latin1.json"
     path.write_bytes(raw.replace(b'"qm9700"', b'"qm\xe9"', 1))
