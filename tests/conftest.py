@@ -19,6 +19,7 @@ def pytest_configure(config):
     home = tempfile.mkdtemp(prefix="topo-designer-test-home-")
     os.environ["XDG_CONFIG_HOME"] = os.path.join(home, "config")
     os.environ["XDG_DATA_HOME"] = os.path.join(home, "data")
+    os.environ["XDG_CACHE_HOME"] = os.path.join(home, "cache")
 
 
 # ---------------------------------------------------------------- shared designs
@@ -26,9 +27,21 @@ def pytest_configure(config):
 # them (a 16,384-GPU design takes seconds to build, to load and to check). A test that edits a
 # design builds or loads its own.
 import functools  # noqa: E402
+import itertools  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+
+_CACHES = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_folder(monkeypatch):
+    """Each test starts with no record of files checked before (designer.io.checked_files): a file
+    another test read must not take a test's reading past the checks it exercises."""
+    base = os.environ["XDG_CACHE_HOME"].split(os.sep + "test-")[0]
+    monkeypatch.setenv("XDG_CACHE_HOME", os.path.join(base, f"test-{next(_CACHES)}"))
+
 
 SAMPLE_FOLDER = Path(__file__).resolve().parents[1] / "sample_designs"
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from itertools import chain, compress, repeat
 from operator import attrgetter, is_not, itemgetter, not_
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -135,48 +135,92 @@ def bulk_groups(table: Table, known: frozenset[str] | set[str], max_text: int
     return groups, dict(zip(ids, range(len(ids)), strict=True))
 
 
-def bulk_devices(table: Table, known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],
-                 group_ids: dict[str, int], max_text: int,
-                 port_groups: Callable[[Any, str], tuple[PortGroup, ...] | None]) -> list[Device] | None:
-    """The devices of ``table`` when every record passes every check; None to read the table record
-    by record. A record's ports are its model's entry in ``models``, or its own ``ports`` read by
-    ``port_groups`` (the careful path's reader; None when they break the format)."""
+class _DeviceColumns(NamedTuple):
+    """A device table's columns (:meth:`~designer.io.design_tables.Table.columns`)."""
+
+    path: str
+    ids: list[Any]
+    kinds: list[Any]
+    models: list[Any]
+    names: list[Any]
+    tiers: list[Any]
+    xs: list[Any]
+    ys: list[Any]
+    groups: list[Any]
+    props: list[Any]
+    own_ports: list[Any]
+    #: Whether each row holds ports of its own, and the rows that do.
+    has_ports: list[bool]
+    own: list[int]
+
+
+def _device_columns(table: Table, known: frozenset[str] | set[str]) -> _DeviceColumns | None:
     column = table.columns(known)
     if column is None:
         return None
     ids = column("id", None)
-    kinds = column("kind", None)
-    models = column("model", "")
-    names = column("name", "")
-    tiers = column("tier", "")
-    xs = column("x", 0.0)
-    ys = column("y", 0.0)
-    groups = column("group", None)
-    props = column("properties", {})
     own_ports = column("ports", _ABSENT)
     has_ports = list(map(is_not, own_ports, repeat(_ABSENT)))
-    own = list(compress(range(len(ids)), has_ports))
-    modelled = list(compress(models, map(not_, has_ports))) if own else models
-    if not (_valid_ids(ids) and _hashable(kinds) and set(kinds) <= _DEVICE_KINDS and _texts(models, max_text)
-            and set(modelled) <= templates.keys() and _texts(names, max_text) and _texts(tiers, max_text)
-            and _numbers(xs, -MAX_COORD, MAX_COORD) and _numbers(ys, -MAX_COORD, MAX_COORD)
-            and set(map(type, props)) <= _DICT and set(map(type, groups)) <= _STR_OR_NONE
-            and set(groups) - {None} <= group_ids.keys()):
+    return _DeviceColumns(table.path, ids, column("kind", None), column("model", ""), column("name", ""),
+                          column("tier", ""), column("x", 0.0), column("y", 0.0), column("group", None),
+                          column("properties", {}), own_ports, has_ports, list(compress(range(len(ids)), has_ports)))
+
+
+def _devices_pass(cols: _DeviceColumns, templates: dict[str, tuple[PortGroup, ...]], group_ids: dict[str, int],
+                  max_text: int) -> bool:
+    """Every field of every device of the right type and in its range (those of the careful path)."""
+    models = cols.models
+    modelled = list(compress(models, map(not_, cols.has_ports))) if cols.own else models
+    return (_valid_ids(cols.ids) and _hashable(cols.kinds) and set(cols.kinds) <= _DEVICE_KINDS
+            and _texts(models, max_text) and set(modelled) <= templates.keys() and _texts(cols.names, max_text)
+            and _texts(cols.tiers, max_text) and _numbers(cols.xs, -MAX_COORD, MAX_COORD)
+            and _numbers(cols.ys, -MAX_COORD, MAX_COORD) and set(map(type, cols.props)) <= _DICT
+            and set(map(type, cols.groups)) <= _STR_OR_NONE and set(cols.groups) - {None} <= group_ids.keys())
+
+
+def _devices(table: Table, known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],
+             group_ids: dict[str, int], max_text: int,
+             port_groups: Callable[[Any, str], tuple[PortGroup, ...] | None], check: bool
+             ) -> tuple[_DeviceColumns, list[tuple[PortGroup, ...]], list[dict[str, Any]]] | None:
+    """The device table's columns, each device's port groups and its properties (normalised), when every
+    record passes every check (``check=False``: without the checks of each field, see
+    :func:`bulk_devices`); None to read the table record by record."""
+    cols = _device_columns(table, known)
+    if cols is None or (check and not _devices_pass(cols, templates, group_ids, max_text)):
         return None
-    ports: list[tuple[PortGroup, ...] | None] = list(map(templates.get, models, repeat(())))
-    for i in own:
-        ports[i] = port_groups(own_ports[i], f"{table.path}[{i}].ports")
+    ports: list[tuple[PortGroup, ...] | None] = list(map(templates.get, cols.models, repeat(())))
+    for i in cols.own:
+        ports[i] = port_groups(cols.own_ports[i], f"{cols.path}[{i}].ports")
     if None in ports:
         return None
     for groups_of_ports in dict(zip(map(id, ports), ports, strict=True)).values():
-        prefixes = [g.prefix for g in groups_of_ports]
+        prefixes = [g.prefix for g in groups_of_ports]  # type: ignore[union-attr]
         if len(set(prefixes)) != len(prefixes):
             return None
-    props = list(map(dict, props))
+    props = list(map(dict, cols.props))
     if not _checked_properties(props, DEVICE_PROPERTY_RULES):
         return None
-    return checked_devices(zip(ids, kinds, ports, models, names, tiers, map(float, xs), map(float, ys), groups,
-                               props, strict=True))
+    return cols, ports, props  # type: ignore[return-value]
+
+
+def bulk_devices(table: Table, known: frozenset[str] | set[str], templates: dict[str, tuple[PortGroup, ...]],
+                 group_ids: dict[str, int], max_text: int,
+                 port_groups: Callable[[Any, str], tuple[PortGroup, ...] | None], *,
+                 check: bool = True) -> list[Device] | None:
+    """The devices of ``table`` when every record passes every check; None to read the table record
+    by record. A record's ports are its model's entry in ``models``, or its own ``ports`` read by
+    ``port_groups`` (the careful path's reader; None when they break the format).
+
+    ``check=False`` builds what the table holds without checking each field's type and range (a text
+    where a number belongs may still raise here): for text whose tables passed every check here
+    before (:mod:`designer.io.checked_files`), from which it builds exactly what the checked call built.
+    """
+    read = _devices(table, known, templates, group_ids, max_text, port_groups, check)
+    if read is None:
+        return None
+    cols, ports, props = read
+    return checked_devices(zip(cols.ids, cols.kinds, ports, cols.models, cols.names, cols.tiers, map(float, cols.xs),
+                               map(float, cols.ys), cols.groups, props, strict=True))
 
 
 def _ports_exist(devices: list[Device], dev_a: list[str], port_a: list[str], dev_b: list[str],
@@ -223,39 +267,73 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
     separators = joined.encode("utf-8", "surrogatepass").translate(None, _NOT_SEPARATORS)
     if separators != b":\n" * (len(refs) - 1) + b":":
         return None
+    return _split_ends(joined)
+
+
+def _split_ends(joined: str) -> tuple[list[str], list[str]]:
+    """The devices and ports of ``device:port`` texts joined by line breaks (unchecked: see :func:`_ends`)."""
     parts = joined.replace(":", "\n").split("\n")
     return parts[0::2], parts[1::2]
 
 
-def bulk_links(table: Table, known: frozenset[str] | set[str], devices: list[Device],
-               max_text: int) -> list[Link] | None:
-    """The links of ``table`` when every record passes every check (ends on existing ports of two
-    different devices, each port holding one link); None to read the table record by record."""
+class _LinkColumns(NamedTuple):
+    """A link table's columns (:meth:`~designer.io.design_tables.Table.columns`)."""
+
+    ids: list[Any]
+    a: list[Any]
+    b: list[Any]
+    media: list[Any]
+    lengths: list[Any]
+    cables: list[Any]
+    failed: list[Any]
+    props: list[Any]
+
+
+def _link_columns(table: Table, known: frozenset[str] | set[str]) -> _LinkColumns | None:
     column = table.columns(known)
     if column is None:
         return None
-    ids = column("id", None)
-    a = column("a", None)
-    b = column("b", None)
-    media = column("medium", None)
-    lengths = column("length_m", None)
-    cables = column("cable", "")
-    failed = column("failed", False)
-    props = column("properties", {})
-    if not (_valid_ids(ids) and _hashable(media) and set(media) <= _MEDIA and _numbers(lengths, 0.0, MAX_LINK_LENGTH_M)
-            and _texts(cables, max_text)
-            and set(map(type, failed)) <= _BOOL and set(map(type, props)) <= _DICT):
+    return _LinkColumns(column("id", None), column("a", None), column("b", None), column("medium", None),
+                        column("length_m", None), column("cable", ""), column("failed", False),
+                        column("properties", {}))
+
+
+def _checked_ends(cols: _LinkColumns, devices: list[Device], max_text: int
+                  ) -> tuple[list[str], list[str], list[str], list[str]] | None:
+    """Every check of every link (ends on existing ports of two different ``devices``, each port
+    holding one link): the ends' devices and ports, or None."""
+    if not (_valid_ids(cols.ids) and _hashable(cols.media) and set(cols.media) <= _MEDIA
+            and _numbers(cols.lengths, 0.0, MAX_LINK_LENGTH_M) and _texts(cols.cables, max_text)
+            and set(map(type, cols.failed)) <= _BOOL and set(map(type, cols.props)) <= _DICT):
         return None
-    ends_a, ends_b = _ends(a), _ends(b)
+    ends_a, ends_b = _ends(cols.a), _ends(cols.b)
     if ends_a is None or ends_b is None:
         return None
     (dev_a, port_a), (dev_b, port_b) = ends_a, ends_b
     # Each end's text holds one colon (_ends): equal texts are the same port of the same device.
-    if (not _distinct(a, b) or not _ports_exist(devices, dev_a, port_a, dev_b, port_b)
+    if (not _distinct(cols.a, cols.b) or not _ports_exist(devices, dev_a, port_a, dev_b, port_b)
             or any(map(str.__eq__, dev_a, dev_b))):
         return None
-    return checked_links(zip(ids, dev_a, port_a, dev_b, port_b, media, map(float, lengths), cables, map(dict, props),
-                             failed, strict=True))
+    return dev_a, port_a, dev_b, port_b
+
+
+def bulk_links(table: Table, known: frozenset[str] | set[str], devices: list[Device],
+               max_text: int, *, check: bool = True) -> list[Link] | None:
+    """The links of ``table`` when every record passes every check (ends on existing ports of two
+    different devices, each port holding one link); None to read the table record by record.
+    ``check=False``: built without the checks, as :func:`bulk_devices`."""
+    cols = _link_columns(table, known)
+    if cols is None:
+        return None
+    if check:
+        ends = _checked_ends(cols, devices, max_text)
+        if ends is None:
+            return None
+        dev_a, port_a, dev_b, port_b = ends
+    else:
+        (dev_a, port_a), (dev_b, port_b) = _split_ends("\n".join(cols.a)), _split_ends("\n".join(cols.b))
+    return checked_links(zip(cols.ids, dev_a, port_a, dev_b, port_b, cols.media, map(float, cols.lengths),
+                             cols.cables, map(dict, cols.props), cols.failed, strict=True))
 
 
 #: The fields of each table's records that the format lets hold objects or arrays; every other field

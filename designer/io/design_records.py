@@ -194,8 +194,20 @@ def _fast_link(raw: dict[str, Any], devices: dict[str, tuple[Device, int]], link
         return None
 
 
-def build_design(data: dict[str, Any]) -> Design:
-    """Validate the records of a migrated file and build the design (raise RecordError)."""
+class NotWholeTables(Exception):
+    """A table that :func:`build_design` with ``check=False`` cannot build a column at a time."""
+
+
+def build_design(data: dict[str, Any], *, check: bool = True, careful: list[str] | None = None) -> Design:
+    """Validate the records of a migrated file and build the design (raise RecordError).
+
+    ``careful``: the path of each device or link table that was read record by record (it did not
+    pass every check of the whole-table path) is appended to it. ``check=False`` builds the device
+    and link tables a column at a time without the checks of each field
+    (:func:`designer.io.design_bulk.bulk_devices`), or raises :class:`NotWholeTables`: only for text
+    whose tables passed every one of those checks before (:mod:`designer.io.checked_files`), from
+    which it builds what the checked path built. Everything else is checked as always.
+    """
     head = _obj(data.get("design", {}), "design")
     design = Design(_text(head, "name", "design", "Untitled"), _text(head, "description", "design", ""))
     design.properties = _props(head, "design", DESIGN_PROPERTY_RULES)
@@ -216,12 +228,20 @@ def build_design(data: dict[str, Any]) -> Design:
         except RecordError:
             return None  # the careful path names the problem
 
-    devices = bulk_devices(devices_table, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports)
+    devices = bulk_devices(devices_table, _KNOWN["device"], templates, group_ids, MAX_TEXT, own_ports, check=check)
     if devices is None:
+        if not check:
+            raise NotWholeTables(devices_table.path)
         devices = _devices_one_by_one(devices_table, templates, group_ids, port_groups)
-    links = bulk_links(links_table, _KNOWN["link"], devices, MAX_TEXT)
+        if careful is not None:
+            careful.append(devices_table.path)
+    links = bulk_links(links_table, _KNOWN["link"], devices, MAX_TEXT, check=check)
     if links is None:
+        if not check:
+            raise NotWholeTables(links_table.path)
         links = _links_one_by_one(links_table, {dev.id: (dev, i) for i, dev in enumerate(devices)})
+        if careful is not None:
+            careful.append(links_table.path)
     design.extend(ordered, devices, links, validated=True)  # every link was checked above
     return design
 

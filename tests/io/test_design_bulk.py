@@ -22,8 +22,8 @@ def test_whole_tables_build_what_records_build(name, monkeypatch):
     text = (SAMPLE_FOLDER / name).read_text()
     fast = design_from_text(text)
     monkeypatch.setattr(records, "bulk_groups", lambda *a: None)
-    monkeypatch.setattr(records, "bulk_devices", lambda *a: None)
-    monkeypatch.setattr(records, "bulk_links", lambda *a: None)
+    monkeypatch.setattr(records, "bulk_devices", lambda *a, **k: None)
+    monkeypatch.setattr(records, "bulk_links", lambda *a, **k: None)
     slow = design_from_text(text)
     assert [(g.id, g.kind, g.name, g.parent, g.collapsed, g.properties) for g in fast.iter_groups()] == \
         [(g.id, g.kind, g.name, g.parent, g.collapsed, g.properties) for g in slow.iter_groups()]

@@ -48,8 +48,8 @@ def test_rows_and_records_read_as_the_same_design_either_way(name, monkeypatch):
     old["version"] = 2
     texts = [rows, json.dumps(as_records(old))]
     fast = [design_to_text(design_from_text(t)) for t in texts]
-    monkeypatch.setattr(records, "bulk_devices", lambda *a: None)
-    monkeypatch.setattr(records, "bulk_links", lambda *a: None)
+    monkeypatch.setattr(records, "bulk_devices", lambda *a, **k: None)
+    monkeypatch.setattr(records, "bulk_links", lambda *a, **k: None)
     slow = [design_to_text(design_from_text(t)) for t in texts]
     assert fast == slow == [rows, rows]
 
