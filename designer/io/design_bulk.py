@@ -267,11 +267,15 @@ def _ends(refs: list[str]) -> tuple[list[str], list[str]] | None:
     separators = joined.encode("utf-8", "surrogatepass").translate(None, _NOT_SEPARATORS)
     if separators != b":\n" * (len(refs) - 1) + b":":
         return None
-    return _split_ends(joined)
+    return _split_joined(joined)
 
 
-def _split_ends(joined: str) -> tuple[list[str], list[str]]:
-    """The devices and ports of ``device:port`` texts joined by line breaks (unchecked: see :func:`_ends`)."""
+def _split_ends(refs: list[str]) -> tuple[list[str], list[str]]:
+    """The device and port of each ``device:port`` text, unchecked (:func:`_ends` checks them)."""
+    return ([], []) if not refs else _split_joined("\n".join(refs))
+
+
+def _split_joined(joined: str) -> tuple[list[str], list[str]]:
     parts = joined.replace(":", "\n").split("\n")
     return parts[0::2], parts[1::2]
 
@@ -331,7 +335,7 @@ def bulk_links(table: Table, known: frozenset[str] | set[str], devices: list[Dev
             return None
         dev_a, port_a, dev_b, port_b = ends
     else:
-        (dev_a, port_a), (dev_b, port_b) = _split_ends("\n".join(cols.a)), _split_ends("\n".join(cols.b))
+        (dev_a, port_a), (dev_b, port_b) = _split_ends(cols.a), _split_ends(cols.b)
     return checked_links(zip(cols.ids, dev_a, port_a, dev_b, port_b, cols.media, map(float, cols.lengths),
                              cols.cables, map(dict, cols.props), cols.failed, strict=True))
 

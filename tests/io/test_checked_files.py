@@ -70,6 +70,18 @@ def test_every_variant_is_read_again_without_its_checks(checks, tmp_path):
     assert again[1].name == "the other"
 
 
+def test_a_design_without_links_is_read_again_without_its_checks(checks, tmp_path):
+    data = json.loads(SMALL.read_text())
+    data["links"]["rows"] = []
+    path = tmp_path / "no-links.json"
+    path.write_text(json.dumps(data))
+    first = load_design(path)
+    checks.clear()
+    again = load_design(path)
+    assert checks == ["skipped", "skipped"] and again.link_count() == 0
+    assert design_to_text(again) == design_to_text(first)
+
+
 def test_one_byte_more_is_a_file_never_read(checks, tmp_path):
     path = _copy(tmp_path)
     load_design(path)
