@@ -12,6 +12,10 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: order kept within each
 
 
+#: The session's cache folder (pytest_configure), under which each test gets its own.
+_CACHE_BASE = [""]
+
+
 def pytest_configure(config):
     # Never read or write the developer's own configuration while testing.
     import tempfile
@@ -19,7 +23,7 @@ def pytest_configure(config):
     home = tempfile.mkdtemp(prefix="topo-designer-test-home-")
     os.environ["XDG_CONFIG_HOME"] = os.path.join(home, "config")
     os.environ["XDG_DATA_HOME"] = os.path.join(home, "data")
-    os.environ["XDG_CACHE_HOME"] = os.path.join(home, "cache")
+    os.environ["XDG_CACHE_HOME"] = _CACHE_BASE[0] = os.path.join(home, "cache")
 
 
 # ---------------------------------------------------------------- shared designs
@@ -39,8 +43,7 @@ _CACHES = itertools.count()
 def _own_cache_folder(monkeypatch):
     """Each test starts with no record of files checked before (designer.io.checked_files): a file
     another test read must not take a test's reading past the checks it exercises."""
-    base = os.environ["XDG_CACHE_HOME"].split(os.sep + "test-")[0]
-    monkeypatch.setenv("XDG_CACHE_HOME", os.path.join(base, f"test-{next(_CACHES)}"))
+    monkeypatch.setenv("XDG_CACHE_HOME", os.path.join(_CACHE_BASE[0], f"test-{next(_CACHES)}"))
 
 
 SAMPLE_FOLDER = Path(__file__).resolve().parents[1] / "sample_designs"

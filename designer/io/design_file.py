@@ -447,8 +447,8 @@ def load_design_stream(stream: BinaryIO, source: str = "<stdin>") -> Design:
 def _designs_checked_before(raw: bytes, source: str) -> list[Design] | None:
     """The designs of a file whose exact bytes passed every check of the reading before, with this
     program's reading code (:mod:`designer.io.checked_files`): parsed and their tables built without
-    the checks, which builds what the checked reading built (131,072 GPUs, 109 MB: 2.9 s where the
-    checked reading takes 4.3 s). None if that fails after all: the checked reading then reads it."""
+    the checks, which builds what the checked reading built (131,072 GPUs, 109 MB: 2.4-2.9 s where
+    the checked reading takes 3.8-4.2 s). None if that fails after all: the checked reading then reads it."""
     with gc_paused():
         data = _decode_bytes(raw)
         if data is None:
